@@ -1,0 +1,1 @@
+"""Drop7 under the research ruleset: rules, random streams, fast core, replay."""

@@ -1,0 +1,32 @@
+"""``drop7 bench TARGET``: throughput benchmarks that print one JSON object.
+
+Targets live with their code (``engine`` in :mod:`engines.drop7.engine_bench`,
+``train`` in :mod:`engines.train.bench`, ``search`` in
+:mod:`engines.search.bench`); each module exposes ``add_arguments(parser)``
+and ``run(args) -> int``.  Every benchmark warms numba up before it starts
+the clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+TARGETS = {
+    "engine": ("engines.drop7.engine_bench", "random legal play on one core: moves/s"),
+    "train": ("engines.train.bench", "TC-TD training moves/s and table lookups/s"),
+    "search": ("engines.search.bench", "dDsS search decisions/s and nodes/s"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register one sub-parser per benchmark target."""
+    sub = parser.add_subparsers(dest="target", required=True, metavar="TARGET")
+    for name, (module_name, text) in TARGETS.items():
+        p = sub.add_parser(name, help=text, description=text)
+        importlib.import_module(module_name).add_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen target."""
+    return importlib.import_module(TARGETS[args.target][0]).run(args)

@@ -1,0 +1,55 @@
+"""The ``drop7`` console script: one dispatcher, subcommands live with their code.
+
+Each subcommand is a module exposing ``add_arguments(parser)`` and
+``run(args) -> int``; it is imported only when called, so ``drop7 replay``
+does not pay for the statistics or the search.  Bad input is reported as one
+line on stderr with exit status 2: a subcommand raises :class:`InputError`
+(or ``ValueError`` / ``OSError``) and the dispatcher prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("engines.drop7.replay", "replay drop7-replay-v1 records (FILE or -)"),
+    "play": ("engines.play.play_cli", "play whole games of a policy on a seed range"),
+    "bench": ("engines.drop7.bench", "benchmarks printing JSON: engine, train, search"),
+    "leaf-terms": ("engines.leaves.cli", "the frozen fair leaf's 18 terms and value"),
+    "train": ("engines.train.cli", "train n-tuple or linear-trained weights by TC-TD(0)"),
+    "stats": ("analysis.cli", "paired-screen statistics of a games table"),
+    "run-arms": ("engines.play.runner_cli", "play several arms on one seed block, one shard"),
+}
+
+
+class InputError(Exception):
+    """Bad user input: reported as one line, exit status 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``drop7`` and ``python -m engines.drop7``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        lines = [f"  {name:<11} {text}" for name, (_, text) in COMMANDS.items()]
+        usage = "usage: drop7 COMMAND [ARGS]\n\ncommands:\n" + "\n".join(lines)
+        if argv and argv[0] not in ("-h", "--help"):
+            print(f"drop7: error: unknown command {argv[0]!r}\n{usage}", file=sys.stderr)
+            return 2
+        print(usage)
+        return 0 if argv else 2
+    name = argv[0]
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"drop7 {name}", description=COMMANDS[name][1])
+    module.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    try:
+        return int(module.run(args) or 0)
+    except (InputError, ValueError, OSError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"drop7 {name}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

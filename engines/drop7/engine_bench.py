@@ -1,0 +1,58 @@
+"""``drop7 bench engine``: random legal play on one core."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+
+import numpy as np
+
+from engines.drop7 import core
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``drop7 bench engine``."""
+    parser.add_argument("--games", type=int, default=200_000, help="games of random play")
+    parser.add_argument("--seed-start", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, help="best of N timed runs")
+    parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
+
+
+def machine_facts() -> dict:
+    """Facts about the machine a benchmark ran on."""
+    return {"python": platform.python_version(), "machine": platform.machine(),
+            "processor": platform.processor() or platform.machine()}
+
+
+def engine_throughput(games: int, seed_start: int = 1, repeats: int = 3) -> dict:
+    """Random legal play of ``games`` whole games, best of ``repeats``, one core."""
+    seeds = np.arange(seed_start, seed_start + games, dtype=np.uint64)
+    results = np.zeros((games, core.ST_LEN), dtype=np.int64)
+    core.play_baseline_games(seeds[:8], core.POLICY_RANDOM, results[:8])  # warm up
+    best = float("inf")
+    moves = 0
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        moves = int(core.play_baseline_games(seeds, core.POLICY_RANDOM, results))
+        best = min(best, time.perf_counter() - t0)
+    return {
+        "benchmark": "engine",
+        "policy": "random",
+        "games": games,
+        "moves": moves,
+        "seconds": round(best, 4),
+        "moves_per_s": round(moves / best),
+        "ns_per_move": round(1e9 * best / moves, 2),
+        "mean_score": float(results[:, core.ST_SCORE].mean()),
+        **machine_facts(),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """``drop7 bench engine``."""
+    if args.games < 1:
+        raise ValueError("--games must be at least 1")
+    print(json.dumps(engine_throughput(args.games, args.seed_start, args.repeats)))
+    return 0
