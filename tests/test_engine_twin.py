@@ -137,3 +137,34 @@ def test_censoring_after_2000_moves():
                      state, cols, scratch, out)
     assert state[core.ST_CENSORED] == 1 and state[core.ST_GAME_OVER] == 0
     assert state[core.ST_MOVES_PLAYED] == 2000 and core.finished(state)
+
+
+def test_seeded_games_agree_with_readable_rules():
+    """Whole seeded games (the settled-board fast path) against the readable rules."""
+    from engines.drop7 import rng
+    from engines.drop7.board import unpack
+
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    cols = np.zeros(7, dtype=np.int64)
+    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
+    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    moves = 0
+    for policy in (core.POLICY_RANDOM, core.POLICY_CENTRE_FIRST, core.POLICY_LOWEST_COLUMN):
+        for seed in np.arange(1, 301, dtype=np.uint64):
+            core.new_game(seed, state, cols)
+            position = rules.Position()
+            while not core.finished(state):
+                m = int(state[core.ST_MOVES_PLAYED])
+                key = np.uint64(rng.reveal_key(seed, m))
+                draws = iter(range(100))
+                column = int(core.baseline_choice(policy, seed, state, cols))
+                result = rules.play(position, column, int(state[core.ST_NEXT_DISC]),
+                                    lambda d=draws, k=key: int(rng.reveal_value(k, next(d))))
+                core.advance(seed, column, state, cols, scratch, out)
+                moves += 1
+                assert unpack(cols).tolist() == position.grid
+                assert state[core.ST_SCORE] == position.score
+                assert out[core.OUT_WAVES] == result.waves
+                assert bool(state[core.ST_GAME_OVER]) == position.game_over
+            assert state[core.ST_LEVEL] == position.level
+    assert moves > 10_000

@@ -121,81 +121,82 @@ def _reveal(kind, key, rarr, pos, strata, sample, j):
     return v if v <= 7 else 7
 
 
+_LOW = 0x1111111  # bit 0 of each of the seven nibbles
+
+
+@njit(cache=True, inline="always")
+def _zero_nibbles(x: np.int64) -> np.int64:
+    """Flag (bit 4k) of every nibble of ``x`` that is zero."""
+    return ~(x | (x >> 1) | (x >> 2) | (x >> 3)) & _LOW
+
+
 @njit(cache=True)
 def cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out):
     """Resolve waves from chain depth ``depth`` until none pops.
 
-    Adds points, waves, popped discs and reveals used to ``out``; returns the
-    depth after the last wave (unchanged if nothing popped), or -1 when a
-    list source runs out of reveals.
+    Works on nibble flags (bit ``4k`` of a column word's companion mask marks
+    the cell at height ``k``): a numbered disc of value v pops when v equals
+    the column height (``col_height``) or its row run (``RUNLEN``).  Adds
+    points, waves, popped discs and reveals used to ``out``; returns the depth
+    after the last wave (unchanged if nothing popped), or -1 when a list
+    source runs out of reveals.
+
+    Scratch layout: [0:7] heights, [7:14] row masks, [14:21] popper flags,
+    [21:28] solid flags, [28:35] cracked flags, [35:42] reveal flags.
     """
-    h = scratch[0:7]
-    rowmask = scratch[7:14]
-    pop = scratch[14:21]
-    solid = scratch[21:28]
-    crack = scratch[28:35]
-    rev = scratch[35:42]
     while True:
         for k in range(7):
-            rowmask[k] = 0
+            scratch[7 + k] = 0
         for c in range(7):
             hc = col_height(cols[c])
-            h[c] = hc
-            for k in range(hc):
-                rowmask[k] |= 1 << c
-        n = 0
+            scratch[c] = hc
+            for k in range(7):
+                scratch[7 + k] |= (hc > k) << c
+        any_pop = 0
         for c in range(7):
             w = cols[c]
-            hc = h[c]
-            p = 0
-            s = 0
-            cr = 0
-            for k in range(hc):
-                v = (w >> (4 * k)) & 0xF
-                if v <= 7:
-                    if v == hc or v == RUNLEN[rowmask[k], c]:
-                        p |= 1 << k
-                        n += 1
-                elif v == 8:
-                    s |= 1 << k
-                else:
-                    cr |= 1 << k
-            pop[c] = p
-            solid[c] = s
-            crack[c] = cr
-        if n == 0:
+            hc = scratch[c]
+            grey = (w >> 3) & _LOW
+            numbered = ~_zero_nibbles(w) & ~grey & _LOW
+            runs = 0
+            for k in range(7):
+                runs |= RUNLEN[scratch[7 + k], c] << (4 * k)
+            pop = numbered & (_zero_nibbles(w ^ (hc * _LOW)) | _zero_nibbles(w ^ runs))
+            scratch[14 + c] = pop
+            scratch[21 + c] = grey & ~w
+            scratch[28 + c] = grey & w
+            any_pop |= pop
+        if any_pop == 0:
             return depth
+        n = 0
+        for c in range(7):
+            n += ((scratch[14 + c] * _LOW) >> 24) & 0xF
         out[OUT_POINTS] += n * WAVE_SCORE[depth]
         out[OUT_WAVES] += 1
         out[OUT_POPPED] += n
         any_rev = 0
         for c in range(7):
-            s = solid[c]
-            cr = crack[c]
-            rev[c] = 0
-            if s == 0 and cr == 0:
+            solid = scratch[21 + c]
+            cracked = scratch[28 + c]
+            scratch[35 + c] = 0
+            if solid == 0 and cracked == 0:
                 continue
-            left = pop[c - 1] if c > 0 else 0
-            right = pop[c + 1] if c < 6 else 0
-            below = (pop[c] << 1) & 0x7F
-            above = pop[c] >> 1
+            left = scratch[13 + c] if c > 0 else 0
+            right = scratch[15 + c] if c < 6 else 0
+            below = (scratch[14 + c] << 4) & _LOW
+            above = scratch[14 + c] >> 4
             hit1 = left | right | below | above
             hit2 = ((left & right) | (left & below) | (left & above)
                     | (right & below) | (right & above) | (below & above))
-            rv = (cr & hit1) | (s & hit2)
-            rev[c] = rv
+            rv = (cracked & hit1) | (solid & hit2)
+            scratch[35 + c] = rv
             any_rev |= rv
-            cracked_now = s & hit1 & ~hit2
-            w = cols[c]
-            for k in range(h[c]):
-                if cracked_now >> k & 1:
-                    w = (w & ~(0xF << (4 * k))) | (9 << (4 * k))
-            cols[c] = w
+            cols[c] |= solid & hit1 & ~hit2  # 8 -> 9: set bit 0 of the nibble
         if any_rev:
             j = out[OUT_REVEALS]
             for k in range(6, -1, -1):  # row-major order: top row first
                 for c in range(7):
-                    if rev[c] >> k & 1:
+                    if (scratch[35 + c] >> (4 * k)) & 1:
                         v = _reveal(kind, key, rarr, rpos, strata, sample, j)
                         if v < 0:
                             return -1
@@ -203,14 +204,14 @@ def cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out):
                         cols[c] = (cols[c] & ~(0xF << (4 * k))) | (v << (4 * k))
             out[OUT_REVEALS] = j
         for c in range(7):
-            p = pop[c]
+            p = scratch[14 + c]
             if p == 0:
                 continue
             w = cols[c]
             nw = 0
             j2 = 0
-            for k in range(h[c]):
-                if not (p >> k & 1):
+            for k in range(scratch[c]):
+                if not ((p >> (4 * k)) & 1):
                     nw |= ((w >> (4 * k)) & 0xF) << (4 * j2)
                     j2 += 1
             cols[c] = nw
@@ -218,10 +219,39 @@ def cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out):
 
 
 @njit(cache=True)
+def _drop_may_pop(cols, column, hc) -> bool:
+    """Can a disc just dropped at height ``hc`` of ``column`` start a wave?
+
+    Assumes the board was settled before the drop (true of every position
+    reached by play): only the dropped column (its height grew) and the row
+    run through the new disc (its length grew) can hold a new popper.
+    """
+    w = cols[column]
+    numbered = ~_zero_nibbles(w) & ~(w >> 3) & _LOW
+    if numbered & _zero_nibbles(w ^ ((hc + 1) * _LOW)):
+        return True
+    lo = column
+    while lo > 0 and col_height(cols[lo - 1]) > hc:
+        lo -= 1
+    hi = column
+    while hi < 6 and col_height(cols[hi + 1]) > hc:
+        hi += 1
+    run = hi - lo + 1
+    shift = 4 * hc
+    for c in range(lo, hi + 1):
+        if ((cols[c] >> shift) & 0xF) == run:
+            return True
+    return False
+
+
+@njit(cache=True)
 def play_move(cols, column, disc, moves_remaining, kind, key, rarr, rpos, strata, sample,
               scratch, out):
     """Drop ``disc`` in ``column`` and resolve the whole move in place.
 
+    Seeded and stratified sources assume a settled board (no latent
+    poppers), which lets a drop that cannot pop skip the board scan; list
+    sources (replay, whose start boards may hold latent poppers) always scan.
     ``out`` receives points, waves, popped, reveals used, cleared, rose and
     game_over (``OUT_*``); returns ``(status, moves_remaining_after)``.
     The caller guarantees the game is not over.
@@ -233,7 +263,10 @@ def play_move(cols, column, disc, moves_remaining, kind, key, rarr, rpos, strata
     w = cols[column]
     hc = col_height(w)
     cols[column] = w | (disc << (4 * hc))
-    depth = cascade(cols, 1, kind, key, rarr, rpos, strata, sample, scratch, out)
+    if kind == SRC_LIST or _drop_may_pop(cols, column, hc):
+        depth = cascade(cols, 1, kind, key, rarr, rpos, strata, sample, scratch, out)
+    else:
+        depth = 1
     if depth < 0:
         return ERR_REVEALS, moves_remaining
     empty = True
