@@ -1,0 +1,106 @@
+"""``drop7 stats GAMES.csv [...] --candidate ARM --baseline ARM [--json]``.
+
+Pairs two arms of one or more games CSVs by seed and prints the paired
+contrast (text, or one JSON object with ``--json``); ``--out`` also writes the
+JSON atomically.  ``--oc`` adds the screen's operating characteristic to the
+JSON and ``--oc-png`` saves its figure.  Bad input raises ``ValueError``
+(the dispatcher prints one line and exits 2); nothing is written then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from analysis import atomic_write
+from analysis.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from analysis.contrast import CRITERIA, Contrast, contrast_paired
+from analysis.games_table import pair_arms, read_games
+from analysis.power import OC_SEED, OC_SIMS, operating_characteristic
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the ``stats`` options."""
+    parser.add_argument("games", nargs="+", help="games CSV file(s), e.g. the shards of one block")
+    parser.add_argument("--candidate", required=True, help="candidate arm name")
+    parser.add_argument("--baseline", required=True, help="comparator arm name")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--out", help="also write the JSON object to this file")
+    parser.add_argument("--expected-hash", help="frozen SHA-256 of the candidate's weights")
+    parser.add_argument("--actual-hash", help="SHA-256 of the weights that were screened")
+    parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES,
+                        help=f"bootstrap resamples (default {BOOTSTRAP_RESAMPLES})")
+    parser.add_argument("--bootstrap-seed", type=int, default=BOOTSTRAP_SEED,
+                        help=f"bootstrap generator seed (default {BOOTSTRAP_SEED})")
+    parser.add_argument("--oc", action="store_true",
+                        help="add the operating characteristic under key 'oc'")
+    parser.add_argument("--oc-sims", type=int, default=OC_SIMS,
+                        help=f"simulated screens for the OC (default {OC_SIMS})")
+    parser.add_argument("--oc-png", help="save the OC figure (PNG) to this file")
+
+
+def stats_payload(args: argparse.Namespace) -> tuple[Contrast, dict[str, Any], bytes | None]:
+    """Compute the contrast (and OC if asked): (contrast, JSON payload, PNG or None)."""
+    if args.resamples < 100:
+        raise ValueError(f"--resamples {args.resamples} is too small (need at least 100)")
+    if args.oc_sims < 100:
+        raise ValueError(f"--oc-sims {args.oc_sims} is too small (need at least 100)")
+    paired = pair_arms(read_games(args.games), args.candidate, args.baseline)
+    result = contrast_paired(
+        paired,
+        expected_hash=args.expected_hash,
+        actual_hash=args.actual_hash,
+        n_resamples=args.resamples,
+        seed=args.bootstrap_seed,
+    )
+    payload = result.to_dict()
+    png = None
+    if args.oc or args.oc_png:
+        oc = operating_characteristic(paired.candidate_scores, paired.baseline_scores,
+                                      n_sims=args.oc_sims, seed=OC_SEED)
+        payload["oc"] = oc.to_dict()
+        if args.oc_png:
+            from analysis.oc_plot import oc_figure_png
+
+            png = oc_figure_png(oc, f"{args.candidate} vs {args.baseline}: screen operating "
+                                    f"characteristic (n = {oc.n})")
+    return result, payload, png
+
+
+def format_text(c: Contrast) -> str:
+    """A short human-readable summary of a contrast."""
+    def f(x: float | None) -> str:
+        return "-" if x is None else f"{x:,.1f}"
+
+    lines = [
+        f"{c.candidate} vs {c.baseline}: n = {c.n} pairs",
+        f"  mean        {f(c.mean_candidate):>14} {f(c.mean_baseline):>14}",
+        f"  median      {f(c.median_candidate):>14} {f(c.median_baseline):>14}",
+        f"  Q25 / Q75   {f(c.q25_candidate):>14} {f(c.q25_baseline):>14}  /"
+        f" {f(c.q75_candidate)} {f(c.q75_baseline)}",
+        f"  moves/game  {f(c.mean_moves_candidate):>14} {f(c.mean_moves_baseline):>14}",
+        f"  mean delta {c.mean_delta:+,.1f}  sd {c.sd_delta:,.1f}  "
+        f"detection floor {c.detection_floor:,.1f}",
+        f"  bootstrap 95% LB {c.bootstrap_lb:+,.1f}  UB {c.bootstrap_ub:+,.1f}  "
+        f"({c.n_bootstrap} resamples, seed {c.bootstrap_seed})",
+        f"  t LB {c.t_lb:+,.1f} (t_0.95({c.n - 1}) = {c.t_critical:.4f})",
+        f"  halves {c.halves[0]:+,.1f} / {c.halves[1]:+,.1f}   "
+        f"W-T-L {c.wins}-{c.ties}-{c.losses}",
+        "  criteria: " + ", ".join(f"{k} {c.criteria[k]}" for k in CRITERIA),
+        f"  {'PASS' if c.passed else 'FAIL (' + ', '.join(c.failed) + ')'}",
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``drop7 stats``: 0 whether the contrast passes or not; bad input raises."""
+    result, payload, png = stats_payload(args)
+    text = json.dumps(payload, indent=None, allow_nan=False)
+    if args.out:
+        atomic_write(args.out, text + "\n")
+    if png is not None:
+        atomic_write(args.oc_png, png)
+    print(text if args.json else format_text(result), file=sys.stdout)
+    return 0
