@@ -1,0 +1,1 @@
+"""Players and games: policy strings, whole-game loops, the sharded paired runner."""

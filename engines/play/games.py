@@ -1,0 +1,106 @@
+"""Whole games for any policy, one row per game.
+
+The driver owns the seed and the random streams (:func:`engines.drop7.core.advance`);
+the policy only sees the public state.  Each decision is one call into the
+policy (for search, one compiled kernel call), timed and checked:
+
+* ``decisions``: columns asked of the policy;
+* ``illegal``: the policy returned a column that is not legal; the driver
+  records it and plays centre-first instead, so the game continues;
+* ``unfinished``: the policy raised an error (centre-first is played instead)
+  or took longer than the optional per-decision budget.  A budget overrun is
+  only counted: the policy's column is still played, so results never depend
+  on the machine's speed or load.
+
+Baseline policies run whole games in one compiled call
+(:func:`engines.drop7.core.play_baseline_games`); their decisions equal their
+moves and they are never illegal or late.  A game that fails outside the
+policy keeps the state it reached, counts one unfinished decision and the
+error is logged: one bad game never loses the others.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from engines.drop7 import core
+from engines.play.policy import BaselinePolicy, Policy
+
+#: The games table, one row per game in seed order.
+GAME_COLUMNS = ("arm", "policy", "seed", "game", "score", "moves", "levels", "clears",
+                "censored", "popped", "decisions", "illegal", "unfinished", "wall_s")
+
+Log = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def centre_first(cols: np.ndarray) -> int:
+    """The fallback column: the most central legal one (-1 if none)."""
+    for c in (3, 2, 4, 1, 5, 0, 6):
+        if core.is_legal(cols, c):
+            return c
+    return -1
+
+
+def _row(state: np.ndarray, decisions: int, illegal: int, unfinished: int,
+         wall: float) -> dict:
+    return {"score": int(state[core.ST_SCORE]), "moves": int(state[core.ST_MOVES_PLAYED]),
+            "levels": int(state[core.ST_LEVEL]), "clears": int(state[core.ST_CLEARS]),
+            "censored": int(state[core.ST_CENSORED]), "popped": int(state[core.ST_POPPED]),
+            "decisions": decisions, "illegal": illegal, "unfinished": unfinished,
+            "wall_s": round(wall, 4)}
+
+
+def _baseline_game(policy: BaselinePolicy, seed: int) -> dict:
+    t0 = time.perf_counter()
+    result = np.zeros((1, core.ST_LEN), dtype=np.int64)
+    core.play_baseline_games(np.array([seed], dtype=np.uint64), policy.policy_id, result)
+    moves = int(result[0, core.ST_MOVES_PLAYED])
+    return _row(result[0], moves, 0, 0, time.perf_counter() - t0)
+
+
+def play_game(policy: Policy, seed: int, budget_s: float | None = None,
+              log: Log = _stderr) -> dict:
+    """Play one whole game of ``policy`` on ``seed``; the games-table fields after ``game``."""
+    if isinstance(policy, BaselinePolicy):
+        return _baseline_game(policy, seed)
+    t0 = time.perf_counter()
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    cols = np.zeros(7, dtype=np.int64)
+    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
+    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    decisions = illegal = unfinished = 0
+    try:
+        core.new_game(np.uint64(seed), state, cols)
+        policy.new_game(seed)
+        while not core.finished(state):
+            decisions += 1
+            t = time.perf_counter()
+            try:
+                column = policy.choose(state, cols)
+            except Exception as exc:  # recorded, the game goes on
+                unfinished += 1
+                log(f"seed {seed} move {int(state[core.ST_MOVES_PLAYED])}: "
+                    f"{policy.name} failed ({type(exc).__name__}: {exc}); centre-first played")
+                column = centre_first(cols)
+            else:
+                if budget_s is not None and time.perf_counter() - t > budget_s:
+                    unfinished += 1
+                if not (0 <= column <= 6 and core.is_legal(cols, column)):
+                    illegal += 1
+                    column = centre_first(cols)
+            status = core.advance(np.uint64(seed), column, state, cols, scratch, out)
+            if status != core.OK:
+                raise RuntimeError(f"engine status {status} at move "
+                                   f"{int(state[core.ST_MOVES_PLAYED])}")
+    except Exception as exc:  # one bad game never loses the others
+        unfinished += 1
+        log(f"seed {seed}: game stopped early ({type(exc).__name__}: {exc})")
+    return _row(state, decisions, illegal, unfinished, time.perf_counter() - t0)

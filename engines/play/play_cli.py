@@ -1,0 +1,53 @@
+"""``drop7 play --policy NAME --seeds START:COUNT --out games.csv``.
+
+Whole games of one policy, one row per game (the games table of
+:mod:`engines.play.games`; the arm is the canonical policy string unless
+``--arm`` names it).  ``--shard k/K`` plays part of the block, as
+``drop7 run-arms`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from engines.play.runner import (
+    Arm,
+    log_summary,
+    parse_arm,
+    parse_seeds,
+    parse_shard,
+    run_shard,
+    write_games,
+)
+from engines.play.runner_cli import add_play_options, check_play_options
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``drop7 play``."""
+    parser.add_argument("--policy", required=True,
+                        help="random, centre-first, lowest-column, search:leaf=LEAF,d=3,s=7 "
+                             "or direct:leaf=LEAF (LEAF: linear, zero, linear-trained:PATH, "
+                             "ntuple:PATH)")
+    parser.add_argument("--seeds", required=True, metavar="START:COUNT",
+                        help="play seeds START .. START+COUNT-1")
+    parser.add_argument("--out", required=True, help="output CSV (written atomically)")
+    parser.add_argument("--arm", default=None, help="arm name (default: the policy string)")
+    parser.add_argument("--shard", default="1/1", metavar="k/K", help="play shard k of K")
+    add_play_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the games and write the table."""
+    check_play_options(args)
+    start, count = parse_seeds(args.seeds)
+    shard, shards = parse_shard(args.shard)
+    if args.arm is None:
+        probe = parse_arm(f"x={args.policy}")
+        arm = Arm(probe.policy, probe.policy)
+    else:
+        arm = parse_arm(f"{args.arm}={args.policy}")
+    rows = run_shard([arm], start, count, shard, shards, args.budget_s, args.workers,
+                     progress_s=args.progress_s)
+    write_games(rows, args.out)
+    log_summary(rows)
+    return 0

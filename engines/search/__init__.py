@@ -1,0 +1,1 @@
+"""Fair dDsS expectimax over the public state, its leaves and its benchmark."""

@@ -1,0 +1,132 @@
+"""``drop7 bench search``: dDsS decisions on positions from real games, one core.
+
+Positions are public states sampled from games of ``direct:leaf=linear``
+play (every ``--every``-th move of ``--games`` games from ``--seed-start``).
+The kernel is warmed up first (compilation / cache load), then each decision
+is timed alone.  Printed (one JSON object): ``decisions_per_s``,
+``nodes_per_s`` (moves applied: chance samples played), ``leaves_per_s``,
+``median_decision_s``, ``p90_decision_s``, ``mean_nodes``, and
+``median_decision_cpu_s`` (this thread's CPU time: less sensitive to other load).
+
+``--leaf ntuple`` without a path allocates full-size layout A tables (fresh:
+every entry at its initial value, every page touched), so the figure includes
+real memory traffic; ``ntuple:PATH`` memory-maps trained tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from engines.drop7 import core
+from engines.drop7.engine_bench import machine_facts
+from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
+from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``drop7 bench search``."""
+    parser.add_argument("--leaf", default="linear",
+                        help="zero, linear, linear-trained:PATH, ntuple (fresh layout A "
+                             "tables) or ntuple:PATH")
+    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--strata", type=int, default=7)
+    parser.add_argument("--positions", type=int, default=60, help="decisions to time")
+    parser.add_argument("--games", type=int, default=4, help="games positions come from")
+    parser.add_argument("--every", type=int, default=3, help="take every N-th move")
+    parser.add_argument("--seed-start", type=int, default=1)
+    parser.add_argument("--layout", default="A", help="layout of fresh n-tuple tables")
+    parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
+
+
+def fresh_ntuple_leaf(layout_name: str = "A") -> Leaf:
+    """Full-size fresh tables of a layout, every page touched (real memory traffic)."""
+    from engines.ntuple.layouts import get_layout
+    from engines.ntuple.storage import alloc_zeroed
+
+    layout = get_layout(layout_name)
+    tables = alloc_zeroed((layout.entries,), np.float32)
+    tables.fill(np.float32(layout.initial_entry))
+    return Leaf(LEAF_NTUPLE, f"ntuple:fresh-{layout_name}", tables=tables, spec=layout.spec)
+
+
+def bench_leaf(text: str, layout: str = "A") -> Leaf:
+    """The leaf named on the command line."""
+    if text == "ntuple":
+        return fresh_ntuple_leaf(layout)
+    kind, _, path = text.partition(":")
+    if kind in ("linear-trained", "ntuple") and path:
+        return load_leaf(kind, path)
+    if kind in ("zero", "linear") and not path:
+        return load_leaf(kind)
+    raise ValueError(f"unknown leaf {text!r} (zero, linear, linear-trained:PATH, ntuple[:PATH])")
+
+
+def game_positions(games: int, every: int, seed_start: int = 1) -> list[tuple]:
+    """Public states ``(cols, disc, moves_remaining)`` from games of direct linear play."""
+    player = Searcher(load_leaf("linear"), 1, 7)
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    cols = np.zeros(7, dtype=np.int64)
+    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
+    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    positions = []
+    for seed in range(seed_start, seed_start + games):
+        core.new_game(np.uint64(seed), state, cols)
+        while not core.finished(state):
+            disc, mr = int(state[core.ST_NEXT_DISC]), int(state[core.ST_MOVES_REMAINING])
+            if state[core.ST_MOVES_PLAYED] % every == 0:
+                positions.append((cols.copy(), disc, mr))
+            core.advance(np.uint64(seed), player.choose(cols, disc, mr), state, cols, scratch,
+                         out)
+    return positions
+
+
+def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple]) -> dict:
+    """Time one decision per position (after a warm-up); a JSON-ready dict."""
+    searcher = Searcher(leaf, depth, strata)
+    for cols, disc, mr in positions[:2]:  # warm up: cache load and first touches
+        searcher.choose(cols, disc, mr)
+    searcher.stats[:] = 0
+    times, cpu = [], []
+    for cols, disc, mr in positions:
+        c0 = time.thread_time()
+        t0 = time.perf_counter()
+        searcher.choose(cols, disc, mr)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    total = float(sum(times))
+    n = len(times)
+    nodes = int(searcher.stats[STAT_NODES])
+    leaves = int(searcher.stats[STAT_LEAVES])
+    return {
+        "benchmark": "search", "leaf": leaf.name, "depth": depth, "strata": strata,
+        "decisions": n, "seconds": round(total, 4),
+        "decisions_per_s": round(n / total, 2),
+        "nodes_per_s": round(nodes / total),
+        "leaves_per_s": round(leaves / total),
+        "median_decision_s": round(float(np.median(times)), 6),
+        "p90_decision_s": round(float(np.quantile(times, 0.9)), 6),
+        "median_decision_cpu_s": round(float(np.median(cpu)), 6),
+        "mean_nodes": round(nodes / n, 1),
+        "mean_leaves": round(leaves / n, 1),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """``drop7 bench search``."""
+    if args.positions < 1 or args.games < 1 or args.every < 1:
+        raise ValueError("--positions, --games and --every must be at least 1")
+    if not 1 <= args.depth <= 6 or not 1 <= args.strata <= 64:
+        raise ValueError("--depth must be 1..6 and --strata 1..64")
+    leaf = bench_leaf(args.leaf, args.layout)
+    positions = game_positions(args.games, args.every, args.seed_start)
+    if len(positions) > args.positions:
+        pick = np.linspace(0, len(positions) - 1, args.positions).round().astype(int)
+        positions = [positions[i] for i in pick]
+    result = bench_search(leaf, args.depth, args.strata, positions)
+    result.update(machine_facts())
+    print(json.dumps(result))
+    return 0

@@ -1,0 +1,118 @@
+"""Leaf dispatch for the search: one compiled kernel serves every leaf.
+
+A leaf is a function of the public state at a search frontier: the board
+(the search hands the linear leaf the mirror-canonical board; the n-tuple
+leaf canonicalises itself), the moves remaining and the next disc.  It is
+split in two so a chance node with no reveals can share work across its
+samples:
+
+* :func:`leaf_base` - the part that does not depend on the next disc;
+* :func:`leaf_disc` - the next-disc part (0 for leaves without one).
+
+The value is ``leaf_base + leaf_disc`` (points).  Leaf kinds:
+
+* ``LEAF_ZERO``: 0 everywhere (search by points alone);
+* ``LEAF_LINEAR``: the 18-feature linear leaf with a weight vector
+  (frozen ``FAIR_WEIGHTS`` for ``linear``, fitted ones for ``linear-trained``);
+* ``LEAF_NTUPLE``: an n-tuple value function (units of one rise) times
+  17,000; it ignores the next disc (a chance-state value).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from engines.drop7.board import LEVEL_BONUS
+from engines.leaves.linear import linear_value_no_disc, next_disc_term
+from engines.ntuple.value import ntuple_value
+
+LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE = 0, 1, 2
+
+#: Index of the next-disc term among the 18 linear features.
+NEXT_DISC_TERM = 17
+#: n-tuple values are in units of one rise; the search works in points.
+NTUPLE_SCALE = np.float64(LEVEL_BONUS)
+
+
+@njit(cache=True, inline="always")
+def has_disc_part(kind: np.int64) -> bool:
+    """True when the leaf depends on the next disc."""
+    return kind == LEAF_LINEAR
+
+
+@njit(cache=True)
+def leaf_base(kind, cols, moves_remaining, weights, tables, spec) -> np.float64:
+    """The disc-free part of the leaf value (points)."""
+    if kind == LEAF_LINEAR:
+        return linear_value_no_disc(cols, moves_remaining, weights)
+    if kind == LEAF_NTUPLE:
+        return NTUPLE_SCALE * ntuple_value(cols, moves_remaining, tables, spec)
+    return 0.0
+
+
+@njit(cache=True)
+def leaf_disc(kind, cols, disc, weights) -> np.float64:
+    """The next-disc part of the leaf value (points)."""
+    if kind == LEAF_LINEAR:
+        return weights[NEXT_DISC_TERM] * next_disc_term(cols, disc)
+    return 0.0
+
+
+def _readonly(arr: np.ndarray, dtype: type) -> np.ndarray:
+    """A C-contiguous read-only view (every leaf passes the same array types)."""
+    out = np.ascontiguousarray(arr, dtype=dtype)
+    out = out.view()
+    out.setflags(write=False)
+    return out
+
+
+class Leaf:
+    """A loaded leaf: its kind and the arrays the kernel needs.
+
+    ``weights`` is float64[18] (unused by non-linear kinds), ``tables`` the
+    float32 n-tuple values (possibly memory-mapped) and ``spec`` the int64
+    layout descriptor; unused arrays are length-1 placeholders, and all three
+    are read-only, so every leaf shares one compiled kernel.
+    """
+
+    def __init__(self, kind: int, name: str, weights: np.ndarray | None = None,
+                 tables: np.ndarray | None = None, spec: np.ndarray | None = None) -> None:
+        self.kind = int(kind)
+        self.name = name
+        self.weights = _readonly(np.zeros(18) if weights is None else weights, np.float64)
+        self.tables = _readonly(np.zeros(1) if tables is None else tables, np.float32)
+        self.spec = _readonly(np.zeros(1) if spec is None else spec, np.int64)
+        if self.weights.shape != (18,):
+            raise ValueError(f"leaf {name}: expected 18 weights, got {self.weights.shape}")
+        if self.tables.ndim != 1:
+            raise ValueError(f"leaf {name}: tables must be one flat float32 array")
+
+    def __repr__(self) -> str:
+        return f"Leaf({self.name})"
+
+
+def load_leaf(kind: str, path: str | None = None, verify: bool = True) -> Leaf:
+    """Load a leaf by its policy-string kind (``zero``, ``linear``, ``linear-trained``,
+    ``ntuple``) and, for the table leaves, the weights directory ``path``.
+
+    Table files are memory-mapped and checked against their manifest (the
+    SHA-256 too unless ``verify`` is false); errors are ``ValueError``s.
+    """
+    if kind == "zero":
+        return Leaf(LEAF_ZERO, "zero")
+    if kind == "linear":
+        from engines.leaves.linear import FAIR_WEIGHTS
+
+        return Leaf(LEAF_LINEAR, "linear", FAIR_WEIGHTS)
+    from engines.ntuple.storage import load_linear, load_ntuple
+
+    if kind == "linear-trained":
+        weights, _ = load_linear(Path(str(path)), verify)
+        return Leaf(LEAF_LINEAR, f"linear-trained:{path}", weights)
+    if kind == "ntuple":
+        tables, layout, _ = load_ntuple(Path(str(path)), verify)
+        return Leaf(LEAF_NTUPLE, f"ntuple:{path}", tables=tables, spec=layout.spec)
+    raise ValueError(f"unknown leaf kind {kind!r}")

@@ -1,0 +1,213 @@
+"""The dDsS expectimax kernel against a plain reference, on hand and game positions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engines.drop7 import core
+from engines.drop7.board import TERMINAL_UTILITY, rows_to_cols
+from engines.drop7.chance import canonicalise, chance_key, play_sample, sample_disc
+from engines.leaves.linear import FAIR_WEIGHTS, linear_value
+from engines.ntuple.layouts import Layout
+from engines.ntuple.value import ntuple_value
+from engines.search.expectimax import Searcher
+from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf
+
+CENTRE = (3, 2, 4, 1, 5, 0, 6)
+
+
+def _leaf_ref(kind: str, cols: np.ndarray, mr: int, disc: int) -> float:
+    if kind == "ntuple":
+        leaf = _ntuple_leaf()
+        return 17_000.0 * float(ntuple_value(cols, mr, leaf.tables, leaf.spec))
+    canon = np.zeros(7, dtype=np.int64)
+    canonicalise(cols, canon)
+    return 0.0 if kind == "zero" else float(linear_value(canon, mr, disc, FAIR_WEIGHTS))
+
+
+_NTUPLE: list[Leaf] = []
+
+
+def _ntuple_leaf() -> Leaf:
+    """Random tables of a small layout with every family (one phased) and asymmetric slots."""
+    if not _NTUPLE:
+        layout = Layout("test-search", ("rows", "cols", "win23", "win32"), ("win32",),
+                        slots=(2, 10, 14, 25, 43, 44, 60, 73))
+        rng = np.random.default_rng(5)
+        tables = rng.random(layout.entries, dtype=np.float32)
+        _NTUPLE.append(Leaf(LEAF_NTUPLE, "ntuple:test", tables=tables, spec=layout.spec))
+    return _NTUPLE[0]
+
+
+def _leaf(kind: str) -> Leaf:
+    return _ntuple_leaf() if kind == "ntuple" else load_leaf(kind)
+
+
+def _values_ref(kind: str, cols: np.ndarray, disc: int, mr: int, depth: int,
+                strata: int) -> tuple[float, list[float], bool]:
+    """Readable expectimax: every sample played, no shortcuts (canonical columns)."""
+    canon = np.zeros(7, dtype=np.int64)
+    mirrored = bool(canonicalise(cols, canon))
+    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
+    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    values = [-np.inf] * 7
+    for c in range(7):
+        if not core.is_legal(canon, c):
+            continue
+        key = np.uint64(chance_key(canon, disc, mr, c))
+        total = 0.0
+        for s in range(strata):
+            child = canon.copy()
+            _, mr2 = play_sample(child, c, disc, mr, key, strata, s, scratch, out)
+            pts = float(out[core.OUT_POINTS])
+            nxt = int(sample_disc(key, strata, s))
+            if out[core.OUT_OVER]:
+                total += pts + TERMINAL_UTILITY
+            elif depth == 1:
+                total += pts + _leaf_ref(kind, child, int(mr2), nxt)
+            else:
+                total += pts + _values_ref(kind, child, nxt, int(mr2), depth - 1, strata)[0]
+        values[c] = total / strata
+    return max(values), values, mirrored
+
+
+def _game_positions(n_games: int, every: int) -> list[tuple[np.ndarray, int, int]]:
+    """Public states from games of direct linear play (varied, with greys and reveals)."""
+    searcher = Searcher(load_leaf("linear"), 1, 7)
+    positions = []
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    cols = np.zeros(7, dtype=np.int64)
+    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
+    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    for seed in range(1, n_games + 1):
+        core.new_game(np.uint64(seed), state, cols)
+        while not core.finished(state):
+            disc, mr = int(state[core.ST_NEXT_DISC]), int(state[core.ST_MOVES_REMAINING])
+            if state[core.ST_MOVES_PLAYED] % every == 3:
+                positions.append((cols.copy(), disc, mr))
+            core.advance(np.uint64(seed), searcher.choose(cols, disc, mr), state, cols,
+                         scratch, out)
+    return positions
+
+
+POSITIONS = _game_positions(3, 9)
+
+
+@pytest.mark.parametrize(("kind", "depth", "strata"),
+                         [("linear", 1, 7), ("zero", 1, 7), ("linear", 2, 7), ("zero", 2, 3),
+                          ("linear", 1, 2), ("ntuple", 1, 7), ("ntuple", 2, 7), ("ntuple", 2, 3)])
+def test_kernel_equals_reference(kind: str, depth: int, strata: int) -> None:
+    searcher = Searcher(_leaf(kind), depth, strata)
+    checked = 0
+    for cols, disc, mr in POSITIONS[:: 3 if depth > 1 else 1]:
+        _, ref, mirrored = _values_ref(kind, cols, disc, mr, depth, strata)
+        ref = ref[::-1] if mirrored else ref
+        got = searcher.column_values(cols, disc, mr)
+        assert np.allclose(got, ref, rtol=1e-12, atol=1e-6), (cols, disc, mr)
+        best = max(ref)
+        order = CENTRE if not mirrored else tuple(6 - c for c in CENTRE)
+        # ties go to the first column in centre order of the canonical board
+        want = next(c for c in order if ref[c] == best)
+        if sum(1 for v in ref if abs(v - best) < 1e-6) == 1:
+            assert searcher.choose(cols, disc, mr) == want
+        checked += 1
+    assert checked >= 5
+
+
+def test_depth_one_search_is_direct() -> None:
+    """search d=1 and direct play are the same one-ply averaging."""
+    from engines.play.policy import load_policy
+
+    direct = load_policy("direct:leaf=linear")
+    search = load_policy("search:leaf=linear,d=1,s=7")
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    for cols, disc, mr in POSITIONS:
+        state[core.ST_NEXT_DISC], state[core.ST_MOVES_REMAINING] = disc, mr
+        _, ref, mirrored = _values_ref("linear", cols, disc, mr, 1, 7)
+        ref = ref[::-1] if mirrored else ref
+        assert direct.choose(state, cols) == search.choose(state, cols)
+        assert ref[direct.choose(state, cols)] == pytest.approx(max(ref), rel=1e-12)
+
+
+def _mirror(cols: np.ndarray) -> np.ndarray:
+    return cols[::-1].copy()
+
+
+@pytest.mark.parametrize(("kind", "depth"), [("linear", 1), ("linear", 2), ("ntuple", 2)])
+def test_mirror_equivariance(kind: str, depth: int) -> None:
+    searcher = Searcher(_leaf(kind), depth, 7)
+    asymmetric = 0
+    for cols, disc, mr in POSITIONS[:: 1 if depth == 1 else 4]:
+        v = searcher.column_values(cols, disc, mr)
+        vm = searcher.column_values(_mirror(cols), disc, mr)
+        assert np.array_equal(v, vm[::-1])  # bit for bit
+        if not np.array_equal(cols, _mirror(cols)):
+            asymmetric += 1
+            assert searcher.choose(_mirror(cols), disc, mr) == 6 - searcher.choose(cols, disc, mr)
+    assert asymmetric >= 3
+
+
+def test_takes_the_clear_and_breaks_ties_centre_first() -> None:
+    # a lone 2 in column 5; dropping a 2 in column 4, 5 or 6 pops both: +70,000
+    cols = rows_to_cols(["0000000"] * 6 + ["0000020"])
+    for kind, depth in (("zero", 1), ("linear", 1), ("linear", 2)):
+        searcher = Searcher(load_leaf(kind), depth, 7)
+        values = searcher.column_values(cols, 2, 3)
+        assert all(values[c] >= 70_000 for c in (4, 5, 6))
+        assert all(values[c] < 70_000 for c in (0, 1, 2, 3))
+        assert searcher.choose(cols, 2, 3) in (4, 5, 6)
+    zero = Searcher(load_leaf("zero"), 1, 7)
+    values = zero.column_values(cols, 2, 3)
+    assert values[4] == values[5] == values[6]  # a three-way tie ...
+    assert zero.choose(cols, 2, 3) == 4  # ... goes to the most central column
+    assert zero.choose(np.zeros(7, dtype=np.int64), 5, 5) == 3  # all equal: the centre
+
+
+def test_avoids_immediate_game_over_with_terminal_utility() -> None:
+    # column 0 holds six discs; with one move left before the rise, filling it ends the game
+    cols = rows_to_cols(["0000000", "2000000", "5000000", "4000000", "3000000", "2000000",
+                         "8888888"])
+    for kind, depth in (("zero", 1), ("linear", 1), ("zero", 2)):
+        searcher = Searcher(load_leaf(kind), depth, 7)
+        values = searcher.column_values(cols, 3, 1)
+        # a 3 in column 0 pops nothing (column height 7, row runs 1): the rise ends the game
+        assert values[0] == pytest.approx(TERMINAL_UTILITY, abs=1.0)
+        assert all(values[c] > -100_000 for c in range(1, 7))
+        assert searcher.choose(cols, 3, 1) != 0
+
+
+def test_no_legal_column() -> None:
+    cols = rows_to_cols(["1234567"] * 7)
+    assert Searcher(load_leaf("zero"), 1, 7).choose(cols, 3, 5) == -1
+
+
+def test_leaf_arrays_share_one_kernel_type() -> None:
+    a, b = load_leaf("zero"), Leaf(1, "w", np.arange(18.0))
+    for leaf in (a, b):
+        assert not leaf.weights.flags.writeable and not leaf.tables.flags.writeable
+        assert not leaf.spec.flags.writeable
+
+
+def test_searcher_rejects_bad_depth_and_strata() -> None:
+    with pytest.raises(ValueError, match="depth"):
+        Searcher(load_leaf("zero"), 0, 7)
+    with pytest.raises(ValueError, match="strata"):
+        Searcher(load_leaf("zero"), 3, 0)
+
+
+@pytest.mark.parametrize("kind", ["linear", "ntuple"])
+def test_a_searcher_keeps_no_state_between_decisions(kind: str) -> None:
+    reused = Searcher(_leaf(kind), 2, 7)
+    sequence = POSITIONS[::4] + POSITIONS[::-5]
+    for cols, disc, mr in sequence:
+        fresh = Searcher(_leaf(kind), 2, 7).column_values(cols, disc, mr)
+        assert np.array_equal(reused.column_values(cols, disc, mr), fresh)
+
+
+def test_stats_count_nodes_and_decisions() -> None:
+    searcher = Searcher(load_leaf("zero"), 2, 7)
+    cols, disc, mr = POSITIONS[0]
+    searcher.choose(cols, disc, mr)
+    nodes, leaves, decisions = searcher.stats[:3]
+    assert decisions == 1 and nodes >= 7 + 7 * 7 and 0 < leaves <= nodes
