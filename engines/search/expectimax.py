@@ -44,7 +44,6 @@ from engines.drop7.core import (
     col_height,
     play_move,
 )
-from engines.search.cache import drop_stale_kernels
 from engines.search.leaf import (
     LEAF_NTUPLE,
     LEAF_ZERO,
@@ -307,4 +306,3 @@ class Searcher:
         return row[::-1].copy() if mirrored else row
 
 
-drop_stale_kernels(node_value)  # before any kernel runs: see engines.search.cache
