@@ -1,0 +1,1 @@
+"""N-tuple value functions: layouts A-E as data, numba value kernels, weight files."""

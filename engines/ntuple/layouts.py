@@ -1,0 +1,139 @@
+"""N-tuple layouts A-E as data, and the ``spec`` descriptor the kernels read.
+
+A *tuple* is a fixed set of board cells with its own table (absolute
+position, no weight sharing): 10 cell states, so a 7-cell line has ``10^7``
+patterns and a 6-cell window ``10^6``.  Every board the kernels see is first
+mirror-canonicalised (:func:`engines.drop7.chance.canonicalise`).
+
+The 74 *slots* (every tuple a layout may use), in this fixed order:
+
+====== ======= =========================================================
+slots  family  cells, pattern digit order (digit ``i`` weighs ``10^i``)
+====== ======= =========================================================
+0-6    rows    row ``r`` (0 = top): the cell of column ``c`` is digit ``c``
+7-13   cols    column ``c``: the cell at height ``k`` (0 = bottom) is digit ``k``
+14-43  win23   2 wide x 3 tall, placement ``(c0, k0)`` = left column and
+               bottom height, slot ``14 + 5 c0 + k0`` (c0 0..5, k0 0..4);
+               cell ``(c0 + dc, k0 + dk)`` is digit ``dk + 3 dc``
+44-73  win32   3 wide x 2 tall, slot ``44 + 6 c0 + k0`` (c0 0..4, k0 0..5);
+               cell ``(c0 + dc, k0 + dk)`` is digit ``dk + 2 dc``
+====== ======= =========================================================
+
+A layout picks families and which of them are conditioned on the phase
+``clamp(moves_remaining, 1, 5) - 1``; a phased tuple owns five consecutive
+tables, one per phase.  Tables are concatenated in slot order.  (Keeping the
+five phase values of a pattern side by side was measured too: no gain on
+layout A, so the simpler phase-major order stays.)
+
+``spec`` (``int64``) is what the numba kernels read::
+
+    spec[0] = SPEC_MAGIC, spec[1] = n (active tuples), spec[2] = entries
+    spec[3 + 3 j : 6 + 3 j] = (slot, first entry, phase stride) of tuple j
+
+and the entry of tuple ``j`` is ``first + phase * stride + pattern(slot)``
+(``stride`` is 0 for an unphased tuple).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+FAMILIES: dict[str, tuple[int, int, int]] = {
+    # family: (first slot, number of tuples, patterns per table)
+    "rows": (0, 7, 10**7),
+    "cols": (7, 7, 10**7),
+    "win23": (14, 30, 10**6),
+    "win32": (44, 30, 10**6),
+}
+N_SLOTS = 74
+N_PHASES = 5
+SPEC_MAGIC = 0x4E54_5550_4C45  # "NTUPLE"
+SPEC_HEADER = 3
+SPEC_FIELDS = 3
+#: An unseen state is worth this many rises: each entry starts at INITIAL_VALUE / n.
+INITIAL_VALUE = 20.0
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A set of tuples with their tables' places in one flat value array."""
+
+    name: str
+    families: tuple[str, ...]
+    phased: tuple[str, ...] = ()
+    slots: tuple[int, ...] | None = None  # restrict to these slots (small test layouts)
+    spec: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        unknown = [f for f in self.families + self.phased if f not in FAMILIES]
+        if unknown or not set(self.phased) <= set(self.families):
+            raise ValueError(f"layout {self.name}: bad families {self.families}/{self.phased}")
+        rows: list[tuple[int, int, int]] = []
+        first = 0
+        for fam in FAMILIES:
+            if fam not in self.families:
+                continue
+            start, count, size = FAMILIES[fam]
+            phases = N_PHASES if fam in self.phased else 1
+            for slot in range(start, start + count):
+                if self.slots is not None and slot not in self.slots:
+                    continue
+                rows.append((slot, first, size if phases > 1 else 0))
+                first += size * phases
+        spec = np.zeros(SPEC_HEADER + SPEC_FIELDS * len(rows), dtype=np.int64)
+        spec[0], spec[1], spec[2] = SPEC_MAGIC, len(rows), first
+        spec[SPEC_HEADER:] = np.array(rows, dtype=np.int64).reshape(-1)
+        spec.setflags(write=False)
+        object.__setattr__(self, "spec", spec)
+
+    @property
+    def entries(self) -> int:
+        """Number of table entries (float32 values)."""
+        return int(self.spec[2])
+
+    @property
+    def n_active(self) -> int:
+        """Active entries per state: the N of ``20 / N`` and ``delta / N``."""
+        return int(self.spec[1])
+
+    @property
+    def initial_entry(self) -> float:
+        """The starting value of every entry, ``20 / N`` rises."""
+        return INITIAL_VALUE / self.n_active
+
+    def describe(self) -> dict:
+        """Plain facts for manifests and docs."""
+        return {"layout": self.name, "families": list(self.families),
+                "phased": list(self.phased), "entries": self.entries,
+                "n_active": self.n_active,
+                "slots": None if self.slots is None else list(self.slots)}
+
+
+_ALL = ("rows", "cols", "win23", "win32")
+
+#: The five layouts of the research pilot.
+LAYOUTS: dict[str, Layout] = {
+    "A": Layout("A", _ALL, ("cols",)),
+    "B": Layout("B", _ALL),
+    "C": Layout("C", _ALL, _ALL),
+    "D": Layout("D", ("rows", "cols"), ("cols",)),
+    "E": Layout("E", ("win23", "win32")),
+}
+
+#: Small layouts for tests only (a few windows: a few million entries), and
+#: ``null`` (no tuples: U is the constant bias) for the engine-only benchmark.
+TEST_LAYOUTS: dict[str, Layout] = {
+    "null": Layout("null", ()),
+    "T3": Layout("T3", ("win23", "win32"), ("win32",), slots=(14, 31, 44, 73)),
+    "T1": Layout("T1", ("win32",), (), slots=(44, 60)),
+}
+
+
+def get_layout(name: str) -> Layout:
+    """The layout called ``name`` (A-E, or a test layout); ValueError if unknown."""
+    layout = LAYOUTS.get(name) or TEST_LAYOUTS.get(name)
+    if layout is None:
+        raise ValueError(f"unknown layout {name!r} (choose from {', '.join(LAYOUTS)})")
+    return layout

@@ -1,0 +1,295 @@
+"""N-tuple value of a chance state (numba), in units of one rise (17,000 points).
+
+``U(s)`` is the sum of the active entries of the chance state ``s``: the
+board after a move has fully resolved, with its moves remaining, before the
+next disc is known.  The board is mirror-canonicalised first, then each
+tuple of the layout reads its pattern (see :mod:`engines.ntuple.layouts`
+for slots and digit order) and the phase ``clamp(moves_remaining, 1, 5) - 1``
+picks the table of a phased tuple.
+
+Kernels (all ``@njit``):
+
+* ``ntuple_value(cols, moves_remaining, tables, spec) -> float`` for search:
+  ``tables`` is the float32 value array (a memmap is fine).
+* ``board_patterns(canon, pat)`` fills the 74 slot patterns of a board.
+* ``entry_indices(canon, moves_remaining, spec, pat, idx) -> n`` writes the
+  table entries of the ``n`` active tuples.
+* ``gather(values, bias, idx, n)``: ``bias + sum(values[idx[j]])``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from engines.drop7.chance import mirrored_is_smaller
+from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
+
+
+def _decimal_table() -> np.ndarray:
+    """``DEC3[x]``: the 3 nibbles of ``x`` (12 bits) read as decimal digits, low first."""
+    x = np.arange(4096, dtype=np.int64)
+    return ((x & 0xF) + 10 * ((x >> 4) & 0xF) + 100 * ((x >> 8) & 0xF)).astype(np.int32)
+
+
+DEC3 = _decimal_table()
+_P10 = np.array([10**i for i in range(8)], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def phase_of(moves_remaining) -> np.int64:
+    """Phase bucket ``clamp(moves_remaining, 1, 5) - 1``."""
+    m = moves_remaining
+    if m < 1:
+        m = 1
+    if m > 5:
+        m = 5
+    return m - 1
+
+
+@njit(cache=True)
+def board_patterns(canon, pat) -> None:
+    """Fill ``pat[0:74]`` with the pattern of every slot of the (canonical) board."""
+    for c in range(7):
+        w = canon[c]
+        pat[7 + c] = (DEC3[w & 0xFFF] + 1000 * np.int64(DEC3[(w >> 12) & 0xFFF])
+                      + 1000000 * ((w >> 24) & 0xF))
+    for k in range(7):
+        sh = 4 * k
+        acc = 0
+        for c in range(6, -1, -1):
+            acc = 10 * acc + ((canon[c] >> sh) & 0xF)
+        pat[k_to_row(k)] = acc
+    for c0 in range(6):
+        wl = canon[c0]
+        wr = canon[c0 + 1]
+        for k0 in range(5):
+            sh = 4 * k0
+            pat[14 + 5 * c0 + k0] = (DEC3[(wl >> sh) & 0xFFF]
+                                     + 1000 * np.int64(DEC3[(wr >> sh) & 0xFFF]))
+    for c0 in range(5):
+        w0 = canon[c0]
+        w1 = canon[c0 + 1]
+        w2 = canon[c0 + 2]
+        for k0 in range(6):
+            sh = 4 * k0
+            pat[44 + 6 * c0 + k0] = (DEC3[(w0 >> sh) & 0xFF]
+                                     + 100 * np.int64(DEC3[(w1 >> sh) & 0xFF])
+                                     + 10000 * np.int64(DEC3[(w2 >> sh) & 0xFF]))
+
+
+@njit(cache=True, inline="always")
+def k_to_row(k) -> np.int64:
+    """Row (0 = top) of height ``k`` (0 = bottom)."""
+    return 6 - k
+
+
+@njit(cache=True)
+def entry_indices(canon, moves_remaining, spec, pat, idx) -> np.int64:
+    """Write the table entry of each active tuple into ``idx``; returns their number."""
+    n = spec[1]
+    if n == 0:
+        return 0
+    board_patterns(canon, pat)
+    ph = phase_of(moves_remaining)
+    for j in range(n):
+        o = SPEC_HEADER + SPEC_FIELDS * j
+        idx[j] = spec[o + 1] + ph * spec[o + 2] + pat[spec[o]]
+    return n
+
+
+@intrinsic
+def prefetch(typingctx, arr, i):
+    """LLVM ``prefetch`` (read, high locality) of ``arr[i]`` (1-D array)."""
+    sig = types.void(arr, i)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
+                                       wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def prefetch_entries(tab, idx, n) -> None:
+    """Ask for ``tab[idx[j]]`` ahead of use, so the misses overlap other work."""
+    for j in range(n):
+        prefetch(tab, idx[j])
+
+
+@njit(cache=True, inline="always")
+def gather(tab, bias, idx, n) -> float:
+    """``bias + sum(tab[idx[j]])``: independent loads issued back to back.
+
+    The sum runs in four interleaved partial sums (tuple ``j`` into partial
+    ``j % 4``, then ``(p0 + p1) + (p2 + p3)``), the order
+    :func:`ntuple_value` uses too, so both give the same float.
+    """
+    p0 = 0.0
+    p1 = 0.0
+    p2 = 0.0
+    p3 = 0.0
+    j = 0
+    while j + 3 < n:
+        p0 += tab[idx[j]]
+        p1 += tab[idx[j + 1]]
+        p2 += tab[idx[j + 2]]
+        p3 += tab[idx[j + 3]]
+        j += 4
+    if j < n:
+        p0 += tab[idx[j]]
+    if j + 1 < n:
+        p1 += tab[idx[j + 1]]
+    if j + 2 < n:
+        p2 += tab[idx[j + 2]]
+    return bias + ((p0 + p1) + (p2 + p3))
+
+
+@njit(cache=True)
+def cell_map(spec):
+    """Which active tuples each cell feeds, and with which digit weight.
+
+    Returns ``(cj, cw, cn)``: for cell ``(c, k)`` (``i = 7 c + k``, ``k`` the
+    height), tuples ``cj[i, :cn[i]]`` read it as the digit of weight
+    ``cw[i, :]`` (a power of ten), so a disc ``v`` placed in an empty cell
+    adds ``v * cw`` to those tuples' entries.  Used to update indices after a drop.
+    """
+    cj = np.full((49, 14), -1, dtype=np.int64)
+    cw = np.zeros((49, 14), dtype=np.int64)
+    cn = np.zeros(49, dtype=np.int64)
+    for j in range(spec[1]):
+        slot = spec[SPEC_HEADER + SPEC_FIELDS * j]
+        for c in range(7):
+            for k in range(7):
+                d = -1
+                if slot < 7:
+                    if k == 6 - slot:
+                        d = c
+                elif slot < 14:
+                    if c == slot - 7:
+                        d = k
+                elif slot < 44:
+                    c0 = (slot - 14) // 5
+                    k0 = (slot - 14) % 5
+                    if c0 <= c <= c0 + 1 and k0 <= k <= k0 + 2:
+                        d = (k - k0) + 3 * (c - c0)
+                else:
+                    c0 = (slot - 44) // 6
+                    k0 = (slot - 44) % 6
+                    if c0 <= c <= c0 + 2 and k0 <= k <= k0 + 1:
+                        d = (k - k0) + 2 * (c - c0)
+                if d >= 0:
+                    i = 7 * c + k
+                    cj[i, cn[i]] = j
+                    cw[i, cn[i]] = _P10[d]
+                    cn[i] += 1
+    return cj, cw, cn
+
+
+@njit(cache=True, inline="always")
+def slot_pattern(canon, slot) -> np.int64:
+    """Pattern of one slot of the (canonical) board (no work arrays)."""
+    if slot < 7:
+        sh = 4 * (6 - slot)
+        acc = 0
+        for c in range(6, -1, -1):
+            acc = 10 * acc + ((canon[c] >> sh) & 0xF)
+        return acc
+    if slot < 14:
+        w = canon[slot - 7]
+        return (DEC3[w & 0xFFF] + 1000 * np.int64(DEC3[(w >> 12) & 0xFFF])
+                + 1000000 * ((w >> 24) & 0xF))
+    if slot < 44:
+        c0 = (slot - 14) // 5
+        sh = 4 * ((slot - 14) % 5)
+        return (DEC3[(canon[c0] >> sh) & 0xFFF]
+                + 1000 * np.int64(DEC3[(canon[c0 + 1] >> sh) & 0xFFF]))
+    c0 = (slot - 44) // 6
+    sh = 4 * ((slot - 44) % 6)
+    return (DEC3[(canon[c0] >> sh) & 0xFF] + 100 * np.int64(DEC3[(canon[c0 + 1] >> sh) & 0xFF])
+            + 10000 * np.int64(DEC3[(canon[c0 + 2] >> sh) & 0xFF]))
+
+
+@njit(cache=True)
+def ntuple_value(cols, moves_remaining, tables, spec) -> float:
+    """U of the chance state ``(cols, moves_remaining)`` in rises; ``tables`` = float32 values.
+
+    Allocation-free (search calls it at every leaf): the board is
+    canonicalised in registers and each tuple's pattern computed on the fly.
+    """
+    mirror = mirrored_is_smaller(cols)
+    c0, c1, c2, c3, c4, c5, c6 = cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]
+    if mirror:
+        c0, c1, c2, c3, c4, c5, c6 = c6, c5, c4, c3, c2, c1, c0
+    canon = (c0, c1, c2, c3, c4, c5, c6)
+    ph = phase_of(moves_remaining)
+    n = spec[1]
+    p0 = 0.0
+    p1 = 0.0
+    p2 = 0.0
+    p3 = 0.0
+    for j in range(0, n, 4):
+        p0 += tables[_entry(canon, ph, spec, j)]
+        if j + 1 < n:
+            p1 += tables[_entry(canon, ph, spec, j + 1)]
+        if j + 2 < n:
+            p2 += tables[_entry(canon, ph, spec, j + 2)]
+        if j + 3 < n:
+            p3 += tables[_entry(canon, ph, spec, j + 3)]
+    return (p0 + p1) + (p2 + p3)
+
+
+@njit(cache=True, inline="always")
+def _entry(canon, ph, spec, j) -> np.int64:
+    """Table entry of tuple ``j`` for a canonical board (a tuple of 7 words) in phase ``ph``."""
+    o = SPEC_HEADER + SPEC_FIELDS * j
+    return spec[o + 1] + ph * spec[o + 2] + slot_pattern(canon, spec[o])
+
+
+def ntuple_value_py(cols: np.ndarray, moves_remaining: int, tables: np.ndarray,
+                    spec: np.ndarray) -> float:
+    """Readable twin of :func:`ntuple_value` (tests hold the two equal)."""
+    from engines.drop7.board import unpack
+
+    grid = unpack(np.asarray(cols, dtype=np.int64)).astype(np.int64)  # row 0 on top
+    mirror = grid[:, ::-1]
+    if tuple(mirror.reshape(-1)) < tuple(grid.reshape(-1)):
+        grid = mirror
+
+    def cell(c: int, k: int) -> int:
+        return int(grid[6 - k, c])
+
+    pat = [0] * N_SLOTS
+    for r in range(7):
+        pat[r] = sum(int(grid[r, c]) * 10**c for c in range(7))
+    for c in range(7):
+        pat[7 + c] = sum(cell(c, k) * 10**k for k in range(7))
+    for c0 in range(6):
+        for k0 in range(5):
+            pat[14 + 5 * c0 + k0] = sum(cell(c0 + dc, k0 + dk) * 10 ** (dk + 3 * dc)
+                                        for dc in range(2) for dk in range(3))
+    for c0 in range(5):
+        for k0 in range(6):
+            pat[44 + 6 * c0 + k0] = sum(cell(c0 + dc, k0 + dk) * 10 ** (dk + 2 * dc)
+                                        for dc in range(3) for dk in range(2))
+    phase = min(max(int(moves_remaining), 1), 5) - 1
+    total = 0.0
+    for j in range(int(spec[1])):
+        slot, first, stride = (int(v) for v in spec[SPEC_HEADER + SPEC_FIELDS * j:][:3])
+        total += float(tables[first + phase * stride + pat[slot]])
+    return total
+
+
+__all__ = ["DEC3", "board_patterns", "cell_map", "entry_indices", "gather", "ntuple_value",
+           "ntuple_value_py", "phase_of", "prefetch", "prefetch_entries", "slot_pattern"]

@@ -1,0 +1,139 @@
+"""``drop7 bench train``: TC-TD training throughput, engine work and table work apart.
+
+Prints one JSON object.  With full-size tables of the chosen layout (A by
+default: 4.8e8 entries, 5.76 GB with the accumulators) it
+
+1. allocates values + accumulators (12 bytes an entry) and touches every
+   page (``touch_s``: the one-time cost of a fresh table; first-touch faults
+   are slow on this VM),
+2. warms numba up and trains ``--warm-moves`` moves (untimed),
+3. times ``--moves`` training moves: ``moves_per_s`` (wall) and
+   ``moves_per_cpu_s`` (process CPU time, less disturbed by other jobs),
+4. times the same greedy play with no tables (layout ``null``):
+   ``engine_moves_per_s``, the engine's share,
+5. records the afterstate boards the move choices evaluate and times their
+   feature extraction (``boards_per_s``) and their table lookups alone
+   (``lookups_per_s``, in the recorded order, so cache reuse among the
+   afterstates of a move is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+
+import numpy as np
+
+from engines.drop7 import core
+from engines.drop7.engine_bench import machine_facts
+from engines.ntuple.layouts import INITIAL_VALUE, get_layout
+from engines.ntuple.storage import alloc_zeroed
+from engines.train import kernel as kern
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``drop7 bench train``."""
+    parser.add_argument("--layout", default="A", help="n-tuple layout A-E (default A)")
+    parser.add_argument("--moves", type=int, default=200_000, help="timed training moves")
+    parser.add_argument("--warm-moves", type=int, default=100_000,
+                        help="untimed training moves first (default 100000)")
+    parser.add_argument("--boards", type=int, default=300_000,
+                        help="afterstate boards for the lookup timing")
+    parser.add_argument("--seed-start", type=int, default=1_000_000_000)
+    parser.add_argument("--no-touch", action="store_true",
+                        help="do not pre-fault the table pages")
+    parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
+
+
+def _timed(fn, *args):
+    """``(result, wall seconds, cpu seconds)`` of one call."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    result = fn(*args)
+    return result, time.perf_counter() - w0, time.process_time() - c0
+
+
+def _play(tables, layout, carry, state, cols, moves, learn, seed_start):
+    vals, acc = tables
+    fstats = np.zeros(kern.F_LEN)
+    return kern.train_moves(vals, acc, INITIAL_VALUE, layout.spec, 1.0, np.uint64(seed_start),
+                         1 << 40, carry, state, cols, moves, learn, fstats)
+
+
+def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_start: int,
+                touch: bool = True) -> dict:
+    """Run the benchmark; returns the JSON-ready dict."""
+    if moves < 1 or warm < 0 or nboards < 1:
+        raise ValueError("--moves and --boards must be positive, --warm-moves >= 0")
+    layout = get_layout(layout_name)
+    rec = (alloc_zeroed((layout.entries,)), alloc_zeroed((layout.entries, 2)))
+    touch_s = 0.0
+    if touch:
+        t0 = time.perf_counter()
+        for arr in rec:
+            arr.reshape(-1).view(np.uint8)[::4096] = 0
+        touch_s = time.perf_counter() - t0
+    carry = np.zeros(kern.C_LEN, dtype=np.int64)
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    cols = np.zeros(7, dtype=np.int64)
+    _play(rec, layout, carry, state, cols, 20, True, seed_start)  # compile
+    _play(rec, layout, carry, state, cols, warm, True, seed_start)
+    look0 = int(carry[kern.C_LOOKUPS])
+    played, wall, cpu = _timed(_play, rec, layout, carry, state, cols, moves, True, seed_start)
+    lookups_per_move = (int(carry[kern.C_LOOKUPS]) - look0) / played
+
+    null = get_layout("null")
+    nrec = (np.zeros(1, dtype=np.float32), np.zeros((1, 2), dtype=np.float32))
+    ncarry = np.zeros(kern.C_LEN, dtype=np.int64)
+    _play(nrec, null, ncarry, state.copy(), cols.copy(), 20, False, seed_start)
+    nstate = np.zeros(core.ST_LEN, dtype=np.int64)
+    ncols = np.zeros(7, dtype=np.int64)
+    ncarry[:] = 0
+    eplayed, ewall, ecpu = _timed(_play, nrec, null, ncarry, nstate, ncols, moves, False,
+                                  seed_start)
+
+    boards = np.zeros((nboards, 7), dtype=np.int64)
+    mrs = np.zeros(nboards, dtype=np.int64)
+    seeds = np.arange(seed_start, seed_start + 100_000, dtype=np.uint64)
+    nb = int(kern.collect_boards(rec[0], INITIAL_VALUE, layout.spec, seeds, boards, mrs))
+    boards, mrs = boards[:nb], mrs[:nb]
+    idx = np.zeros((nb, layout.n_active), dtype=np.int64)
+    idx.fill(1)  # fault the pages in before the clock starts (first touch is slow here)
+    kern.indices_of(boards[:10], mrs[:10], layout.spec, idx[:10])
+    _, iwall, icpu = _timed(kern.indices_of, boards, mrs, layout.spec, idx)
+    kern.gather_all(rec[0], INITIAL_VALUE, idx[:10], layout.n_active)
+    _, gwall, gcpu = _timed(kern.gather_all, rec[0], INITIAL_VALUE, idx, layout.n_active)
+    nlook = nb * layout.n_active
+    return {
+        "benchmark": "train",
+        "layout": layout.name,
+        "entries": layout.entries,
+        "n_active": layout.n_active,
+        "table_bytes": int(rec[0].nbytes + rec[1].nbytes),
+        "touch_s": round(touch_s, 2),
+        "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "moves": int(played),
+        "seconds": round(wall, 3),
+        "moves_per_s": round(played / wall),
+        "moves_per_cpu_s": round(played / max(cpu, 1e-9)),
+        "lookups_per_move": round(lookups_per_move, 1),
+        "training_lookups_per_s": round(lookups_per_move * played / wall),
+        "engine_moves_per_s": round(eplayed / ewall),
+        "engine_moves_per_cpu_s": round(eplayed / max(ecpu, 1e-9)),
+        "boards": nb,
+        "boards_per_s": round(nb / iwall),
+        "lookups_per_s": round(nlook / gwall),
+        "lookups_per_cpu_s": round(nlook / max(gcpu, 1e-9)),
+        "ns_per_lookup": round(1e9 * gwall / nlook, 2),
+        "games_trained": int(carry[kern.C_GAMES_DONE]),
+        **machine_facts(),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """``drop7 bench train``."""
+    result = train_bench(args.layout, args.moves, args.warm_moves, args.boards, args.seed_start,
+                         touch=not args.no_touch)
+    print(json.dumps(result))
+    return 0

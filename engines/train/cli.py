@@ -1,0 +1,101 @@
+"""``drop7 train``: train n-tuple tables (layouts A-E) or ``linear-trained`` weights.
+
+    drop7 train --layout A --moves 20000000 --every 5000000 --out results/train/ntuple-A
+    drop7 train --layout linear --moves 2000000 --seeds 0x1000000000000000:1000000 --out DIR
+    drop7 train ... --resume            # go on from DIR/latest (or start if there is none)
+
+Seeds: the seed bank's ``training`` role from game ``--first-game`` (default
+0), or an explicit ``--seeds START:COUNT`` range; either is read in order,
+wrapping.  See docs/training.md for the output layout and every flag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from engines.drop7.cli import InputError
+from engines.ntuple.layouts import LAYOUTS, get_layout
+from engines.train.trainer import NtupleLearner, SeedRange, Trainer
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags of ``drop7 train``."""
+    parser.add_argument("--layout", required=True,
+                        help=f"n-tuple layout ({', '.join(LAYOUTS)}) or 'linear' (linear-trained)")
+    parser.add_argument("--moves", type=int, required=True, help="train until this many moves")
+    parser.add_argument("--every", "--checkpoint-every", dest="every", type=int, default=None,
+                        help="checkpoint every this many moves (default: only at the end)")
+    parser.add_argument("--out", required=True, help="output directory (step-*/, latest)")
+    seeds = parser.add_mutually_exclusive_group()
+    seeds.add_argument("--seeds", help="explicit seed range START:COUNT (ints, 0x.. allowed)")
+    seeds.add_argument("--first-game", type=int, default=None,
+                       help="first game of the seed bank's training role (default 0)")
+    parser.add_argument("--bank", default=None, help="seed bank file (default data/seeds.yaml)")
+    parser.add_argument("--alpha", type=float, default=None,
+                        help="step size (n-tuple default 1.0; linear default 0.001)")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on from OUT/latest (start fresh if OUT holds no state)")
+    parser.add_argument("--log-every", type=float, default=10.0,
+                        help="seconds between progress lines on stderr (default 10)")
+
+
+def parse_seeds(args: argparse.Namespace) -> SeedRange:
+    """The training seed range the flags name."""
+    if args.seeds is not None:
+        try:
+            start_text, count_text = args.seeds.split(":")
+            return SeedRange(int(start_text, 0), int(count_text, 0))
+        except ValueError:
+            raise InputError(f"--seeds must be START:COUNT within 64 bits, got {args.seeds!r}") \
+                from None
+    from engines.seedbank import DEFAULT_BANK, load_bank
+
+    bank = load_bank(args.bank or DEFAULT_BANK)
+    role = bank.roles["training"]
+    return SeedRange(int(role["start"]), int(role["count"]), args.first_game or 0, "training")
+
+
+def make_learner(layout: str, alpha: float | None):
+    """The learner a ``--layout`` names."""
+    if layout == "linear":
+        from engines.train.linear_td import LinearLearner
+
+        return LinearLearner(alpha=0.001 if alpha is None else alpha)
+    try:
+        lay = get_layout(layout)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return NtupleLearner(lay, 1.0 if alpha is None else alpha)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train, print the final manifest facts as one JSON line."""
+    if args.moves < 1:
+        raise InputError("--moves must be at least 1")
+    every = args.moves if args.every is None else args.every
+    if every < 1:
+        raise InputError("--every must be at least 1")
+    if args.first_game is not None and args.first_game < 0:
+        raise InputError("--first-game must be >= 0")
+    if args.layout != "linear":
+        try:
+            if get_layout(args.layout).n_active == 0:
+                raise ValueError(f"layout {args.layout!r} has no tuples to train")
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    seeds = parse_seeds(args)
+    out = Path(args.out)
+    has_state = (out / "latest").exists() or any(out.glob("step-*")) if out.is_dir() else False
+    if has_state and not args.resume:
+        raise InputError(f"{out} already holds training output; pass --resume or remove it")
+    trainer = Trainer(make_learner(args.layout, args.alpha), seeds, out,
+                      log_every=args.log_every)
+    if args.resume and (out / "latest").exists():
+        trainer.load_resume()
+        trainer.log(f"train {args.layout}: resumed at {trainer.moves:,} moves")
+    facts = trainer.run(args.moves, every)
+    print(json.dumps({k: facts[k] for k in ("kind", "layout", "moves_trained", "games_trained",
+                                            "config_hash", "wall_s", "moves_per_s")}))
+    return 0

@@ -1,0 +1,116 @@
+"""Diagnostics of trained weights: one-ply play against random play, and value calibration.
+
+    python -m engines.train.evaluate DIR [--games 1000] [--first-game 1000000000000]
+
+plays ``--games`` whole games greedily one ply (the training policy, frozen)
+with the weights in ``DIR`` (n-tuple tables or linear-trained), and random
+legal play on the same seeds, and prints one JSON object: both arms' mean
+score with a 95% interval, the paired mean difference, and for n-tuple
+tables the Pearson correlation between ``U(s)`` and the realised remaining
+return from ``s`` (in rises) over every state the games visited (censored
+games, if any, are left out of the correlation).
+
+Seeds: the seed bank's training role from game ``--first-game`` (default
+10^12, far beyond any training run, so the games are unseen).  This is a
+diagnostic for the training itself, not the screen protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from engines.drop7 import core
+from engines.drop7.board import MAX_MOVES
+from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
+from engines.train import kernel as kern
+
+UNSEEN_GAME = 10**12
+
+
+def _summary(scores: np.ndarray) -> dict:
+    n = len(scores)
+    sd = float(scores.std(ddof=1)) if n > 1 else 0.0
+    return {"mean": float(scores.mean()), "ci95": 1.96 * sd / math.sqrt(n) if n else None,
+            "median": float(np.median(scores))}
+
+
+def returns_to_go(rewards: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """``G[k]`` = sum of ``rewards[j]`` for ``j >= k`` in the same game (games contiguous)."""
+    out = np.empty_like(rewards)
+    acc = 0.0
+    for k in range(len(rewards) - 1, -1, -1):
+        if k == len(rewards) - 1 or games[k + 1] != games[k]:
+            acc = 0.0
+        acc += rewards[k]
+        out[k] = acc
+    return out
+
+
+def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True) -> dict:
+    """One-ply play of the weights in ``directory`` vs random play on ``seeds``."""
+    manifest = read_manifest(directory)
+    n = len(seeds)
+    results = np.zeros((n, core.ST_LEN), dtype=np.int64)
+    out: dict = {"weights": str(directory), "kind": manifest.get("kind"),
+                 "layout": manifest.get("layout"), "moves_trained": manifest.get("moves_trained"),
+                 "games": n}
+    if manifest.get("kind") == "linear":
+        from engines.train.linear_td import play_linear_greedy
+
+        weights, _ = load_linear(directory, verify)
+        play_linear_greedy(weights, seeds, results)
+    else:
+        values, layout, _ = load_ntuple(directory, verify)
+        cap = MAX_MOVES * n
+        tu = np.zeros(cap)
+        tr = np.zeros(cap)
+        tg = np.zeros(cap, dtype=np.int64)
+        k = int(kern.play_greedy(values, 0.0, layout.spec, seeds, results, tu, tr, tg))
+        tu, tr, tg = tu[:k], tr[:k], tg[:k]
+        keep = results[tg, core.ST_CENSORED] == 0
+        g = returns_to_go(tr, tg)
+        if keep.sum() > 2:
+            out["value_return_corr"] = float(np.corrcoef(tu[keep], g[keep])[0, 1])
+            out["mean_u"] = float(tu[keep].mean())
+            out["mean_return"] = float(g[keep].mean())
+            out["states"] = int(keep.sum())
+    rand = np.zeros((n, core.ST_LEN), dtype=np.int64)
+    core.play_baseline_games(seeds, core.POLICY_RANDOM, rand)
+    s1 = results[:, core.ST_SCORE].astype(np.float64)
+    s0 = rand[:, core.ST_SCORE].astype(np.float64)
+    out["one_ply"] = {**_summary(s1),
+                      "moves_per_game": float(results[:, core.ST_MOVES_PLAYED].mean()),
+                      "censored": int(results[:, core.ST_CENSORED].sum())}
+    out["random"] = {**_summary(s0), "moves_per_game": float(rand[:, core.ST_MOVES_PLAYED].mean())}
+    out["paired_difference"] = _summary(s1 - s0)
+    out["wins"] = int((s1 > s0).sum())
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line (see module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m engines.train.evaluate")
+    parser.add_argument("directory")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--first-game", type=int, default=UNSEEN_GAME)
+    parser.add_argument("--no-verify", action="store_true", help="skip the SHA-256 check")
+    args = parser.parse_args(argv)
+    from engines.seedbank import load_bank
+
+    try:
+        seeds = load_bank().training(args.first_game, args.games)
+        print(json.dumps(evaluate(Path(args.directory), seeds, not args.no_verify)))
+    except (ValueError, OSError) as exc:
+        print(f"evaluate: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,336 @@
+"""The training driver: chunks of kernel moves, progress lines, checkpoints, resume.
+
+Output directory ``DIR``::
+
+    DIR/step-<moves>/{tables.npy, manifest.json}   values only (float32; linear: float64[18])
+    DIR/resume-<moves>/{*.npy, state.json, manifest.json}
+                                                   everything needed to go on: the learner's
+                                                   arrays (values and accumulators), the game
+                                                   in progress and the position in the seeds
+    DIR/latest -> resume-<moves>                   the newest resume state (older ones deleted)
+
+A checkpoint is written at every multiple of ``every`` moves and at the end.
+The kernels keep their whole state in the arrays saved here, so a run cut
+into chunks, or stopped and resumed from ``latest``, gives the same tables
+bit for bit as one uninterrupted run.  Writers build each directory under a
+temporary name and rename it into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from engines.drop7 import core
+from engines.ntuple.layouts import INITIAL_VALUE
+from engines.ntuple.storage import (
+    WeightsError,
+    alloc_zeroed,
+    array_chunks,
+    file_sha256,
+    publish_dir,
+    save_weights,
+    temp_dir_for,
+    write_manifest,
+    write_npy,
+)
+from engines.train import kernel as kern
+
+TRAINER_VERSION = 1
+RESUME_FORMAT = "drop7-train-resume-v1"
+
+
+@dataclass(frozen=True)
+class SeedRange:
+    """Training games ``first_game, first_game + 1, ...`` of the range ``start .. start+count-1``.
+
+    Game ``g`` uses seed ``start + (g mod count)`` (read in order, wrapping),
+    as the seed bank's training role does.
+    """
+
+    start: int
+    count: int
+    first_game: int = 0
+    role: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < 1 << 64 or self.count < 1 or self.start + self.count > 1 << 64:
+            raise ValueError(f"bad seed range {self.start}:{self.count}")
+        if self.first_game < 0:
+            raise ValueError("first game must be >= 0")
+
+    def describe(self) -> dict:
+        """The range as manifest JSON."""
+        out = {"start": self.start, "count": self.count, "first_game": self.first_game}
+        if self.role:
+            out["role"] = self.role
+        return out
+
+
+class Learner(Protocol):
+    """What the driver needs of a learner (n-tuple tables or linear weights)."""
+
+    kind: str
+    name: str
+
+    def config(self) -> dict: ...
+    def play(self, seeds: SeedRange, carry: np.ndarray, state: np.ndarray, cols: np.ndarray,
+             moves: int, fstats: np.ndarray) -> int: ...
+    def export(self) -> tuple[tuple[int, ...], np.dtype, object]: ...
+    def resume_arrays(self) -> dict[str, np.ndarray]: ...
+    def load_resume_arrays(self, arrays: dict[str, Path]) -> None: ...
+
+
+def config_hash(config: dict) -> str:
+    """SHA-256 (first 16 hex digits) of the canonical JSON of a training config."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def checkpoint_steps(moves: int, every: int) -> list[int]:
+    """Checkpoint points: multiples of ``every`` up to ``moves``, and ``moves`` itself."""
+    steps = list(range(every, moves + 1, every))
+    return steps if steps and steps[-1] == moves else [*steps, moves]
+
+
+def _fmt_eta(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    s = int(seconds)
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def read_into(path: Path, dest: np.ndarray) -> None:
+    """Fill ``dest`` from an ``.npy`` file of the same shape and dtype, block by block."""
+    with open(path, "rb") as fh:
+        version = np.lib.format.read_magic(fh)
+        reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                  else np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = reader(fh)
+        if tuple(shape) != dest.shape or np.dtype(dtype) != dest.dtype or fortran:
+            raise WeightsError(f"{path}: holds {dtype}{list(shape)}, expected "
+                               f"{dest.dtype}{list(dest.shape)}")
+        view = memoryview(dest.reshape(-1)).cast("B")
+        pos = 0
+        while pos < len(view):
+            got = fh.readinto(view[pos:pos + (1 << 24)])
+            if not got:
+                raise WeightsError(f"{path}: truncated")
+            pos += got
+
+
+class Trainer:
+    """Drive a learner over a seed range with checkpoints (see module docstring)."""
+
+    def __init__(self, learner: Learner, seeds: SeedRange, out: Path,
+                 log: Callable[[str], None] | None = None, log_every: float = 10.0) -> None:
+        self.learner = learner
+        self.seeds = seeds
+        self.out = Path(out)
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.log_every = log_every
+        self.carry = np.zeros(kern.C_LEN, dtype=np.int64)
+        self.carry[kern.C_GAME] = seeds.first_game
+        self.state = np.zeros(core.ST_LEN, dtype=np.int64)
+        self.cols = np.zeros(7, dtype=np.int64)
+        self.wall_s = 0.0
+        self.config = {**learner.config(), "seeds": seeds.describe(),
+                       "trainer_version": TRAINER_VERSION}
+        self.hash = config_hash(self.config)
+
+    # ---- state --------------------------------------------------------------------------
+    @property
+    def moves(self) -> int:
+        """Moves trained so far."""
+        return int(self.carry[kern.C_MOVES])
+
+    def _facts(self) -> dict:
+        games = int(self.carry[kern.C_GAMES_DONE])
+        return {"kind": self.learner.kind, "layout": self.learner.name,
+                "moves_trained": self.moves, "games_trained": games,
+                "seeds": self.seeds.describe(), "config": self.config,
+                "config_hash": self.hash, "wall_s": round(self.wall_s, 3),
+                "moves_per_s": round(self.moves / self.wall_s, 1) if self.wall_s > 0 else None,
+                "mean_score_trained": int(self.carry[kern.C_SCORE_SUM]) / games if games else None}
+
+    # ---- checkpoints ---------------------------------------------------------------------
+    def save_step(self) -> Path:
+        """Write ``DIR/step-<moves>`` (values only) and return it."""
+        shape, dtype, chunks = self.learner.export()
+        final = self.out / f"step-{self.moves}"
+        manifest = {**self._facts(), "entries": int(np.prod(shape))}
+        save_weights(final, shape, dtype, chunks, manifest, replace=True)
+        return final
+
+    def save_resume(self) -> Path:
+        """Write ``DIR/resume-<moves>`` and point ``DIR/latest`` at it."""
+        final = self.out / f"resume-{self.moves}"
+        tmp = temp_dir_for(final)
+        try:
+            files = {}
+            for name, arr in self.learner.resume_arrays().items():
+                files[name] = write_npy(tmp / f"{name}.npy", arr.shape, arr.dtype,
+                                        array_chunks(arr))
+            state = {"carry": [int(v) for v in self.carry], "state": [int(v) for v in self.state],
+                     "cols": [int(v) for v in self.cols], "wall_s": self.wall_s}
+            (tmp / "state.json").write_text(json.dumps(state))
+            files["state"] = file_sha256(tmp / "state.json")
+            write_manifest(tmp / "manifest.json", {**self._facts(), "format": RESUME_FORMAT,
+                                                   "files": files})
+            publish_dir(tmp, final, replace=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        link = self.out / "latest"
+        tmp_link = self.out / f".latest-{os.getpid()}"
+        if tmp_link.is_symlink() or tmp_link.exists():
+            tmp_link.unlink()
+        os.symlink(final.name, tmp_link)
+        os.replace(tmp_link, link)
+        for old in self.out.glob("resume-*"):
+            if old.name != final.name and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+        return final
+
+    def load_resume(self) -> None:
+        """Restore the learner and the position from ``DIR/latest`` (checks config and hashes)."""
+        link = self.out / "latest"
+        if not link.exists():
+            raise WeightsError(f"{link}: no resume state to resume from")
+        directory = link.resolve()
+        try:
+            manifest = json.loads((directory / "manifest.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise WeightsError(f"{directory}: unreadable resume manifest ({exc})") from None
+        if manifest.get("format") != RESUME_FORMAT:
+            raise WeightsError(f"{directory}: not a {RESUME_FORMAT} state")
+        if manifest.get("config_hash") != self.hash:
+            raise WeightsError(f"{directory}: trained with another config "
+                               f"({manifest.get('config_hash')} != {self.hash})")
+        files = manifest.get("files", {})
+        for name, sha in files.items():
+            path = directory / ("state.json" if name == "state" else f"{name}.npy")
+            if not path.is_file() or file_sha256(path) != sha:
+                raise WeightsError(f"{path}: missing or SHA-256 does not match the manifest")
+        self.learner.load_resume_arrays({n: directory / f"{n}.npy" for n in files if n != "state"})
+        state = json.loads((directory / "state.json").read_text())
+        self.carry[:] = state["carry"]
+        self.state[:] = state["state"]
+        self.cols[:] = state["cols"]
+        self.wall_s = float(state["wall_s"])
+
+    # ---- the loop --------------------------------------------------------------------------
+    def run(self, moves: int, every: int) -> dict:
+        """Train until ``moves`` moves, checkpointing at every multiple of ``every``."""
+        if moves < 1 or every < 1:
+            raise ValueError("--moves and --every must be at least 1")
+        if self.moves > moves:
+            raise ValueError(f"the resume state is at {self.moves} moves, past --moves {moves}")
+        self.out.mkdir(parents=True, exist_ok=True)
+        steps = [s for s in checkpoint_steps(moves, every) if s > self.moves]
+        start_moves, t_session = self.moves, time.perf_counter()
+        fstats = np.zeros(kern.F_LEN)
+        chunk = 2_000
+        last_log = time.perf_counter()
+        log_moves, log_games, log_score = self.moves, int(self.carry[kern.C_GAMES_DONE]), \
+            int(self.carry[kern.C_SCORE_SUM])
+        for step in steps:
+            while self.moves < step:
+                n = min(chunk, step - self.moves)
+                t0 = time.perf_counter()
+                self.learner.play(self.seeds, self.carry, self.state, self.cols, n, fstats)
+                dt = time.perf_counter() - t0
+                self.wall_s += dt
+                chunk = int(min(max(chunk * (0.5 / dt if dt > 0 else 2.0), 1_000), 2_000_000))
+                now = time.perf_counter()
+                if now - last_log >= self.log_every:
+                    rate = (self.moves - log_moves) / (now - last_log)
+                    games = int(self.carry[kern.C_GAMES_DONE]) - log_games
+                    score = (int(self.carry[kern.C_SCORE_SUM]) - log_score) / games if games else 0
+                    steps_n = max(fstats[kern.F_STEPS], 1.0)
+                    self.log(f"train {self.learner.name}: moves {self.moves:,}/{moves:,} "
+                             f"({100 * self.moves / moves:.1f}%), {rate:,.0f} moves/s, "
+                             f"ETA {_fmt_eta((moves - self.moves) / rate if rate else math.inf)}, "
+                             f"games {int(self.carry[kern.C_GAMES_DONE]):,}, "
+                             f"mean score {score:,.0f}, "
+                             f"|delta| {fstats[kern.F_ABS_DELTA] / steps_n:.3f}, "
+                             f"clamped {int(fstats[kern.F_CLAMPED])}")
+                    fstats[:] = 0.0
+                    last_log = now
+                    log_moves, log_games = self.moves, int(self.carry[kern.C_GAMES_DONE])
+                    log_score = int(self.carry[kern.C_SCORE_SUM])
+            t0 = time.perf_counter()
+            path = self.save_step()
+            self.save_resume()
+            self.log(f"train {self.learner.name}: checkpoint {path} "
+                     f"({time.perf_counter() - t0:.1f} s to write)")
+            last_log = time.perf_counter()  # rates exclude checkpoint writing
+            log_moves = self.moves
+        session = time.perf_counter() - t_session
+        self.log(f"train {self.learner.name}: done, {self.moves - start_moves:,} moves in "
+                 f"{session:.1f} s this session")
+        return self._facts()
+
+
+class NtupleLearner:
+    """TC-TD(0) n-tuple tables of one layout (see :mod:`engines.train.kernel`)."""
+
+    kind = "ntuple"
+
+    def __init__(self, layout, alpha: float = 1.0) -> None:
+        self.layout = layout
+        self.name = layout.name
+        self.alpha = float(alpha)
+        if not 0.0 < self.alpha <= 1.0:
+            raise ValueError(f"alpha must be in (0, 1], got {alpha}")
+        self.vals = alloc_zeroed((layout.entries,))
+        self.acc = alloc_zeroed((layout.entries, 2))
+
+    def config(self) -> dict:
+        """What determines the tables besides the seeds."""
+        return {"kind": self.kind, **self.layout.describe(), "alpha": self.alpha,
+                "initial_value": INITIAL_VALUE, "delta_clamp": kern.DELTA_CLAMP,
+                "strata": kern.STRATA}
+
+    def play(self, seeds: SeedRange, carry, state, cols, moves: int, fstats) -> int:
+        """Train ``moves`` moves."""
+        return int(kern.train_moves(self.vals, self.acc, INITIAL_VALUE, self.layout.spec,
+                                 self.alpha, np.uint64(seeds.start), seeds.count, carry, state,
+                                 cols, moves, True, fstats))
+
+    def values_chunks(self, block: int = 1 << 20):
+        """The exported values ``float32(20/N + offset)``, block by block (raw bytes)."""
+        init = self.layout.initial_entry
+        for start in range(0, self.vals.shape[0], block):
+            part = self.vals[start:start + block].astype(np.float64) + init
+            yield memoryview(part.astype(np.float32)).cast("B")
+
+    def export(self):
+        """Shape, dtype and chunks of the exported value array."""
+        return (self.layout.entries,), np.dtype(np.float32), self.values_chunks()
+
+    def values(self) -> np.ndarray:
+        """The exported values as one array (small layouts and tests)."""
+        return np.frombuffer(b"".join(bytes(c) for c in self.values_chunks()), dtype=np.float32)
+
+    def resume_arrays(self) -> dict[str, np.ndarray]:
+        """Arrays a resume state holds."""
+        return {"vals": self.vals, "acc": self.acc}
+
+    def load_resume_arrays(self, arrays: dict[str, Path]) -> None:
+        """Read the arrays of a resume state into this learner."""
+        if set(arrays) != {"vals", "acc"}:
+            raise WeightsError(f"resume state holds {sorted(arrays)}, expected acc and vals")
+        read_into(arrays["vals"], self.vals)
+        read_into(arrays["acc"], self.acc)

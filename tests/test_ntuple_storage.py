@@ -1,0 +1,108 @@
+"""Weights on disk: round trip, sparse writes, and every refusal of a bad directory."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engines.ntuple.layouts import get_layout
+from engines.ntuple.storage import (
+    WeightsError,
+    array_chunks,
+    load_linear,
+    load_ntuple,
+    save_weights,
+)
+
+
+def _save_t1(path: Path, values: np.ndarray | None = None) -> np.ndarray:
+    layout = get_layout("T1")
+    if values is None:
+        values = np.random.default_rng(0).standard_normal(layout.entries).astype(np.float32)
+    save_weights(path, values.shape, values.dtype, array_chunks(values),
+                 {"kind": "ntuple", "layout": "T1", "entries": layout.entries})
+    return values
+
+
+def test_round_trip_memory_maps_and_hashes(tmp_path: Path) -> None:
+    values = _save_t1(tmp_path / "w")
+    loaded, layout, manifest = load_ntuple(tmp_path / "w")
+    assert isinstance(loaded, np.memmap) and not loaded.flags.writeable
+    assert np.array_equal(loaded, values) and layout.name == "T1"
+    digest = hashlib.sha256((tmp_path / "w" / "tables.npy").read_bytes()).hexdigest()
+    assert manifest["sha256"] == digest and manifest["dtype"] == "float32"
+    assert manifest["shape"] == [layout.entries] and manifest["format"] == "drop7-weights-v1"
+
+
+def test_zero_blocks_become_holes_with_the_same_bytes(tmp_path: Path) -> None:
+    values = np.zeros(get_layout("T1").entries, dtype=np.float32)
+    values[123_456] = 1.5
+    _save_t1(tmp_path / "w", values)
+    path = tmp_path / "w" / "tables.npy"
+    assert np.array_equal(np.load(path), values)
+    assert path.stat().st_blocks * 512 < path.stat().st_size // 2  # mostly holes
+
+
+def test_refuses_to_overwrite(tmp_path: Path) -> None:
+    _save_t1(tmp_path / "w")
+    before = (tmp_path / "w" / "tables.npy").read_bytes()
+    with pytest.raises(WeightsError, match="exists"):
+        _save_t1(tmp_path / "w", np.ones(get_layout("T1").entries, dtype=np.float32))
+    assert (tmp_path / "w" / "tables.npy").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w"]  # no temporary left
+
+
+def _edit_manifest(directory: Path, **changes) -> None:
+    path = directory / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest.update(changes)
+    path.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("truncate", "truncated"),
+    ("flip", "SHA-256"),
+    ("layout", "unknown layout"),
+    ("shape", "entries"),
+    ("manifest", "no manifest"),
+    ("format", "not a drop7-weights-v1"),
+    ("kind", "not n-tuple"),
+])
+def test_bad_directories_are_refused(tmp_path: Path, damage: str, message: str) -> None:
+    d = tmp_path / "w"
+    _save_t1(d)
+    tables = d / "tables.npy"
+    if damage == "truncate":
+        with open(tables, "r+b") as fh:
+            fh.truncate(tables.stat().st_size - 4)
+    elif damage == "flip":
+        data = bytearray(tables.read_bytes())
+        data[-1] ^= 1
+        tables.write_bytes(bytes(data))
+    elif damage == "layout":
+        _edit_manifest(d, layout="Z")
+    elif damage == "shape":
+        _edit_manifest(d, shape=[10], entries=10)
+    elif damage == "manifest":
+        (d / "manifest.json").unlink()
+    elif damage == "format":
+        _edit_manifest(d, format="other")
+    elif damage == "kind":
+        _edit_manifest(d, kind="linear")
+    with pytest.raises(WeightsError, match=message):
+        load_ntuple(d)
+
+
+def test_linear_weights_round_trip(tmp_path: Path) -> None:
+    w = np.linspace(-3, 3, 18)
+    save_weights(tmp_path / "lin", w.shape, w.dtype, array_chunks(w),
+                 {"kind": "linear", "layout": "linear", "entries": 18})
+    loaded, _ = load_linear(tmp_path / "lin")
+    assert loaded.dtype == np.float64 and np.array_equal(loaded, w)
+    _save_t1(tmp_path / "nt")
+    with pytest.raises(WeightsError, match="not linear"):
+        load_linear(tmp_path / "nt")

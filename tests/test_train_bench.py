@@ -1,0 +1,24 @@
+"""``drop7 bench train`` runs on a small layout and reports engine and table work apart."""
+
+from __future__ import annotations
+
+import json
+
+from engines.drop7.cli import main
+
+
+def test_bench_train_small_layout(capsys) -> None:
+    code = main(["bench", "train", "--layout", "T1", "--moves", "1500", "--warm-moves", "300",
+                 "--boards", "800", "--no-touch", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    for key in ("moves_per_s", "lookups_per_s", "engine_moves_per_s", "boards_per_s",
+                "moves_per_cpu_s", "lookups_per_move", "table_bytes"):
+        assert result[key] > 0, key
+    assert result["layout"] == "T1" and result["moves"] == 1500
+    assert result["boards"] == 800 and result["n_active"] == 2
+
+
+def test_bench_train_unknown_layout_exits_2(capsys) -> None:
+    assert main(["bench", "train", "--layout", "Q"]) == 2
+    assert "unknown layout" in capsys.readouterr().err
