@@ -77,4 +77,4 @@ def play_sample(cols, column, disc, moves_remaining, key, strata, sample, scratc
     board.
     """
     return play_move(cols, column, disc, moves_remaining, SRC_STRATIFIED, key, scratch, 0,
-                     strata, sample, scratch[8:], out)
+                     strata, sample, scratch, out)

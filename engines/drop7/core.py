@@ -327,7 +327,7 @@ def advance(seed, column, state, cols, scratch, out):
     m = state[ST_MOVES_PLAYED]
     key = counter_word(stream_key(useed, DOMAIN_REVEAL), m)
     status, mr = play_move(cols, column, state[ST_NEXT_DISC], state[ST_MOVES_REMAINING],
-                           SRC_SEEDED, key, scratch, 0, 7, 0, scratch[42:], out)
+                           SRC_SEEDED, key, scratch, 0, 7, 0, scratch, out)
     if status != OK:
         return status
     state[ST_MOVES_REMAINING] = mr
