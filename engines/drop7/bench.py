@@ -1,10 +1,10 @@
 """``drop7 bench TARGET``: throughput benchmarks that print one JSON object.
 
-Targets live with their code (``engine`` in :mod:`engines.drop7.engine_bench`,
-``train`` in :mod:`engines.train.bench`, ``search`` in
-:mod:`engines.search.bench`); each module exposes ``add_arguments(parser)``
-and ``run(args) -> int``.  Every benchmark warms numba up before it starts
-the clock.
+Targets live with their code: ``engine`` (:mod:`engines.drop7.engine_bench`),
+``train`` (:mod:`engines.train.bench`), ``search`` (:mod:`engines.search.bench`)
+and ``leaf`` (:mod:`engines.leaves.bench`).  Each module exposes
+``add_arguments(parser)`` and ``run(args) -> int``.  Every benchmark warms
+numba up before it starts the clock.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ TARGETS = {
     "engine": ("engines.drop7.engine_bench", "random legal play on one core: moves/s"),
     "train": ("engines.train.bench", "TC-TD training moves/s and table lookups/s"),
     "search": ("engines.search.bench", "dDsS search decisions/s and nodes/s"),
+    "leaf": ("engines.leaves.bench", "frozen fair leaf: ns per evaluation"),
 }
 
 
