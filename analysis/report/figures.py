@@ -1,0 +1,238 @@
+"""The report's figures as PNG bytes (matplotlib Agg), embedded as base64 in the page.
+
+Every function takes plain data (dicts from the run's JSON files, a games
+DataFrame) and returns PNG bytes; :func:`placeholder` draws a labelled empty
+panel for a figure whose data does not exist (the screen was not opened).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from analysis.power import OperatingCharacteristic  # noqa: E402
+
+DPI = 100
+COLOURS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    try:
+        fig.tight_layout()
+        fig.savefig(buf, format="png", dpi=DPI)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def _points(ax: Any) -> None:
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+
+
+def _moves(v: float, _: Any = None) -> str:
+    """Compact move counts for an axis: 500k, 2.5M, 1G."""
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:g}{unit}"
+    return f"{v:g}"
+
+
+def placeholder(title: str, message: str) -> bytes:
+    """An empty panel saying why the figure has no data."""
+    fig, ax = plt.subplots(figsize=(7.2, 2.0))
+    ax.set_axis_off()
+    ax.set_title(title, fontsize=10)
+    ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10,
+            color="dimgrey", transform=ax.transAxes)
+    return _png(fig)
+
+
+def validation_curve(curves: Mapping[str, Mapping[str, Any]], *, candidate: str,
+                     frozen_step: int | None = None) -> bytes:
+    """Paired validation margin (checkpoint in search minus fair leaf) vs moves trained.
+
+    Bars span the one-sided 95% bootstrap bounds (LB, UB) of each point; the frozen
+    point is starred.
+    """
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
+    for i, (name, curve) in enumerate(curves.items()):
+        pts = curve["points"]
+        x = np.array([p["step"] for p in pts], dtype=float)
+        y = np.array([p["margin"] for p in pts])
+        lo = np.clip(y - np.array([p["bootstrap_lb"] for p in pts]), 0, None)
+        hi = np.clip(np.array([p["bootstrap_ub"] for p in pts]) - y, 0, None)
+        width = 2.2 if name == candidate else 1.3
+        ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, linewidth=width,
+                    color=COLOURS[i % len(COLOURS)], label=name)
+        if name == candidate and frozen_step is not None:
+            best = next((p for p in pts if p["step"] == frozen_step), None)
+            if best is not None:
+                ax.plot([best["step"]], [best["margin"]], marker="*", markersize=16,
+                        color="gold", markeredgecolor="black", linestyle="none",
+                        label=f"frozen candidate ({best['step']:,} moves)")
+    ax.axhline(0.0, color="grey", linewidth=0.9)
+    ax.set_xlabel("moves trained")
+    ax.set_ylabel("paired margin vs fair leaf (points)")
+    ax.set_title("Validation margin per checkpoint (bars: one-sided 95% bootstrap bounds)",
+                 fontsize=10)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_moves))
+    _points(ax)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def _throughput_series(manifests: Sequence[Mapping[str, Any]]) -> tuple[list, list]:
+    """(moves trained, moves/s) per checkpoint segment from cumulative manifests."""
+    pts = sorted((m for m in manifests if m.get("moves_trained")),
+                 key=lambda m: m["moves_trained"])
+    xs, ys = [], []
+    prev_moves, prev_wall = 0, 0.0
+    for m in pts:
+        moves, wall = m["moves_trained"], m.get("wall_s")
+        if wall is not None and wall > prev_wall and moves > prev_moves:
+            rate = (moves - prev_moves) / (wall - prev_wall)
+        else:
+            rate = m.get("moves_per_s")
+        if rate:
+            xs.append(moves)
+            ys.append(rate)
+        prev_moves, prev_wall = moves, wall if wall is not None else prev_wall
+    return xs, ys
+
+
+def training_throughput(manifests: Mapping[str, Sequence[Mapping[str, Any]]]) -> bytes:
+    """Training speed (moves/s over each checkpoint segment) vs moves trained, per arm."""
+    fig, ax = plt.subplots(figsize=(7.2, 3.6))
+    drawn = False
+    for i, (name, ms) in enumerate(manifests.items()):
+        xs, ys = _throughput_series(ms)
+        if xs:
+            drawn = True
+            ax.plot(xs, ys, marker="o", color=COLOURS[i % len(COLOURS)], label=name)
+    if not drawn:
+        plt.close(fig)
+        return placeholder("Training throughput", "no wall times in the weights manifests")
+    ax.set_xlabel("moves trained")
+    ax.set_ylabel("training moves per second")
+    ax.set_title("Training throughput per checkpoint segment", fontsize=10)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_moves))
+    _points(ax)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def _deltas(games: pd.DataFrame, cand: str, base: str) -> np.ndarray:
+    c = games[games["arm"] == cand].sort_values("seed")
+    b = games[games["arm"] == base].sort_values("seed")
+    return c["score"].to_numpy(float) - b["score"].to_numpy(float)
+
+
+def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Mapping[str, Any]],
+                  primary: str = "primary") -> bytes:
+    """Left: the primary contrast's per-game deltas with its bounds; right: every contrast."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 4.0),
+                                 gridspec_kw={"width_ratios": [1.4, 1]})
+    p = contrasts[primary]
+    d = _deltas(games, p["candidate"], p["baseline"])
+    ax.hist(d, bins=min(40, max(8, d.size // 6)), color="lightsteelblue", edgecolor="white")
+    for x, style, label in (
+        (0.0, {"color": "grey"}, "0"),
+        (p["mean_delta"], {"color": "black", "linewidth": 2}, f"mean {p['mean_delta']:+,.0f}"),
+        (p["bootstrap_lb"], {"color": "tab:blue", "linestyle": "--"},
+         f"bootstrap LB {p['bootstrap_lb']:+,.0f}"),
+        (p["t_lb"], {"color": "tab:cyan", "linestyle": ":"}, f"t LB {p['t_lb']:+,.0f}"),
+    ):
+        ax.axvline(x, label=label, **style)
+    ax.set_xlabel(f"score delta per game ({p['candidate']} - {p['baseline']})")
+    ax.set_ylabel("games")
+    ax.set_title(f"Paired deltas, {primary} contrast (n = {p['n']})", fontsize=10)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.legend(fontsize=7)
+    names = list(contrasts)
+    ys = np.arange(len(names))[::-1]
+    for y, name in zip(ys, names, strict=True):
+        c = contrasts[name]
+        ok = c["passed"]
+        bx.plot([c["bootstrap_lb"], c["bootstrap_ub"]], [y, y], color="tab:blue", linewidth=3,
+                solid_capstyle="butt")
+        bx.plot([c["mean_delta"]], [y], marker="o", color="black")
+        bx.plot([c["t_lb"]], [y], marker="|", markersize=14, color="tab:cyan")
+        bx.text(c["bootstrap_ub"], y + 0.18, " pass" if ok else " fail", fontsize=8,
+                color="tab:green" if ok else "tab:red")
+    bx.axvline(0.0, color="grey")
+    bx.set_yticks(ys, names)
+    bx.set_ylim(-0.7, len(names) - 0.3)
+    bx.set_xlabel("mean delta; bar: bootstrap LB to UB; |: t LB")
+    bx.set_title("Every contrast", fontsize=10)
+    bx.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    bx.grid(alpha=0.3, axis="x")
+    return _png(fig)
+
+
+def score_distributions(games: pd.DataFrame) -> bytes:
+    """Empirical CDF of final scores per arm, lower quartile marked."""
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
+    for i, arm in enumerate(dict.fromkeys(games["arm"])):
+        s = np.sort(games.loc[games["arm"] == arm, "score"].to_numpy(float))
+        colour = COLOURS[i % len(COLOURS)]
+        ax.step(s, np.arange(1, s.size + 1) / s.size, where="post", color=colour,
+                label=f"{arm} (mean {s.mean():,.0f})")
+        ax.plot([np.quantile(s, 0.25)], [0.25], marker="v", color=colour)
+    ax.axhline(0.25, color="grey", linewidth=0.7, linestyle=":")
+    ax.set_xlabel("final score")
+    ax.set_ylabel("fraction of games with score <= x")
+    ax.set_title("Score distribution per arm (triangles: Q25)", fontsize=10)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return _png(fig)
+
+
+def halves(contrasts: Mapping[str, Mapping[str, Any]]) -> bytes:
+    """Mean delta of each half of the games (seed order), per contrast."""
+    fig, ax = plt.subplots(figsize=(7.2, 3.6))
+    names = list(contrasts)
+    x = np.arange(len(names))
+    first = [contrasts[n]["halves"][0] for n in names]
+    second = [contrasts[n]["halves"][1] for n in names]
+    ax.bar(x - 0.18, first, width=0.36, label="games 0 .. n/2-1", color="tab:blue")
+    ax.bar(x + 0.18, second, width=0.36, label="games n/2 .. n-1", color="tab:orange")
+    ax.axhline(0.0, color="grey")
+    ax.set_xticks(x, names)
+    ax.set_ylabel("mean delta (points)")
+    ax.set_title("Split halves: both must be positive", fontsize=10)
+    _points(ax)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def oc_from_dict(d: Mapping[str, Any]) -> OperatingCharacteristic:
+    """Rebuild an :class:`OperatingCharacteristic` from its ``to_dict`` form."""
+    return OperatingCharacteristic(
+        n=d["n"], n_observed=d["n_observed"], n_sims=d["n_sims"], seed=d["seed"],
+        method=d["method"], observed_delta=d["observed_delta"], sd_delta=d["sd_delta"],
+        se=d["se"], true_delta=np.asarray(d["true_delta"], dtype=float),
+        sigma=np.asarray(d["sigma"], dtype=float),
+        pass_probability={k: np.asarray(v, dtype=float)
+                          for k, v in d["pass_probability"].items()},
+        at_observed=dict(d["at_observed"]))
+
+
+def operating_characteristic(oc: Mapping[str, Any], title: str) -> bytes:
+    """The screen's operating characteristic (analysis.oc_plot) from its dict form."""
+    from analysis.oc_plot import oc_figure_png
+
+    return oc_figure_png(oc_from_dict(oc), title, dpi=DPI)
