@@ -19,7 +19,7 @@ Evidence tier: ``public-development`` when the primary screen ran on at least
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from analysis.contrast import FAIL, SCREEN_CRITERIA, Contrast
@@ -36,9 +36,9 @@ PUBLIC_SCREEN_N = 256
 
 TITLES = {
     "training_signal": "1. Training signal (validation margin > 0 at some point)",
-    "primary_screen": "2. Primary screen (candidate d3s7 vs fair d3s7, held out)",
+    "primary_screen": "2. Primary screen (candidate {search} vs fair {search}, held out)",
     "mechanism_ablation": "3. Mechanism ablation (windows-only layout E)",
-    "direct_play": "4. Direct-play diagnostic (tables one ply vs fair d3s7)",
+    "direct_play": "4. Direct-play diagnostic (tables one ply vs fair {search})",
 }
 
 
@@ -142,14 +142,14 @@ def _direct(d: dict[str, Any] | None, p: dict[str, Any] | None) -> Criterion:
     leaf_beats = not _screen_failures(p)
     summary = f"direct mean delta {_fmt(d['mean_delta'])}"
     if direct_beats and not leaf_beats:
-        why = (f"tables one ply beat fair d3s7 ({summary}) but not as its leaf: "
+        why = (f"tables one ply beat fair {{search}} ({summary}) but not as its leaf: "
                "deployment leg refuted")
         return Criterion(key, TITLES[key], FAILED, why)
     if direct_beats:
-        why = f"both one ply and as leaf beat fair d3s7 ({summary})"
+        why = f"both one ply and as leaf beat fair {{search}} ({summary})"
         return Criterion(key, TITLES[key], PASSED, why)
     failed = ", ".join(_screen_failures(d))
-    why = f"tables one ply do not beat fair d3s7 (failed {failed}; {summary})"
+    why = f"tables one ply do not beat fair {{search}} (failed {failed}; {summary})"
     return Criterion(key, TITLES[key], PASSED, why)
 
 
@@ -192,6 +192,7 @@ def claim_verdict(
     reused_block: bool = False,
     errors: Sequence[str] = (),
     public_n: int = PUBLIC_SCREEN_N,
+    search: str = "d3s7",
 ) -> Verdict:
     """The claim's verdict from its four criteria.
 
@@ -201,7 +202,8 @@ def claim_verdict(
     ``primary``: the held-out screen contrast (None = screen not opened);
     ``direct``: the direct-play tables vs fair d3s7 on the same block.
     ``gate_failed`` stands in for the margins when only the gate outcome is
-    known.  ``weights_hash_mismatch``, ``reused_block`` and free-form
+    known.  ``search`` names the search of the screen (``d3s7`` as
+    registered) in titles and reasons.  ``weights_hash_mismatch``, ``reused_block`` and free-form
     ``errors`` are methodological errors; so are illegal/unfinished decisions
     or a hash mismatch recorded in a contrast's criteria.
     """
@@ -213,6 +215,8 @@ def claim_verdict(
         _ablation(candidate_margins, ablation_margins),
         _direct(d, p),
     ]
+    crit = [replace(c, title=c.title.replace("{search}", search),
+                    reason=c.reason.replace("{search}", search)) for c in crit]
     by_key = {c.key: c for c in crit}
     errs = _errors(p, d, training, weights_hash_mismatch, reused_block, errors)
     tier = PUBLIC if p is not None and int(p["n"]) >= public_n else PILOT

@@ -130,3 +130,9 @@ def test_small_screen_is_pilot_tier_and_contrast_objects_work():
                               n_resamples=500)
     v = claim_verdict(candidate_margins=GOOD, ablation_margins=WINDOWS, primary=primary)
     assert v.verdict == SUPPORTED and v.tier == PILOT
+
+
+def test_titles_name_the_search_of_the_profile():
+    verdict = claim_verdict(candidate_margins=[-5.0], ablation_margins=[-9.0], search="d2s3")
+    titles = " ".join(c.title for c in verdict.criteria)
+    assert "d2s3" in titles and "d3s7" not in titles

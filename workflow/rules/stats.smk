@@ -48,5 +48,6 @@ rule verdict:
     params:
         registered=config["registered_budget"],
         screen_games=config["screen"]["games"],
+        search=PLAN.dtag,
     script:
         "../scripts/verdict.py"

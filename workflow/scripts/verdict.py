@@ -26,6 +26,7 @@ def main() -> None:
         gate_failed=not gate["passed"],
         reused_block=bool(opened and opened["reused"]),
         public_n=public_n,
+        search=S.params.search,
     )
     write_json(S.output[0], verdict.to_dict())
 
