@@ -9,6 +9,9 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow" / "scripts"))
+# jobs call the `drop7` console script of the environment that runs Snakemake,
+# so a virtual environment works without being activated
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 from plan import ConfigError, Plan, load_config  # noqa: E402
 
 try:
