@@ -17,12 +17,15 @@ from engines.ntuple.layouts import (
 )
 from engines.ntuple.storage import alloc_zeroed
 from engines.ntuple.value import (
+    NO_SLOT,
+    board_entries,
     board_patterns,
     cell_map,
     entry_indices,
     ntuple_value,
     ntuple_value_py,
     phase_of,
+    slot_offsets,
 )
 
 
@@ -151,3 +154,24 @@ def test_cell_map_updates_indices_of_a_drop() -> None:
                 expect[cj[cell, q]] += 4 * cw[cell, q]
             assert np.array_equal(expect, after)
             assert (after != before).sum() == cn[cell]
+
+
+@pytest.mark.parametrize("name", ["A", "E", "T3"])
+def test_board_entries_are_entry_indices_by_slot(name: str) -> None:
+    """One pass over a board gives every active tuple's entry at its slot; slots the
+    layout lacks get negative entries (never read, never prefetched)."""
+    layout = get_layout(name)
+    soff = slot_offsets(layout.spec)
+    slots = [int(layout.spec[SPEC_HEADER + SPEC_FIELDS * j]) for j in range(layout.n_active)]
+    tab = np.zeros(1, dtype=np.float32)  # prefetches only: any address is harmless
+    pat = np.zeros(74, dtype=np.int64)
+    idx = np.zeros(74, dtype=np.int64)
+    out = np.zeros((3, 74), dtype=np.int64)
+    for b in _boards(30, seed=4):
+        for mr in (1, 2, 5, 9):
+            n = entry_indices(b, mr, layout.spec, pat, idx)
+            board_entries(b, soff, phase_of(mr), out, 2, tab)
+            assert out[2, slots].tolist() == idx[:n].tolist()
+            lacking = [s for s in range(74) if s not in slots]
+            assert all(out[2, s] < 0 for s in lacking)
+    assert (soff == NO_SLOT).sum() == 5 * (74 - layout.n_active)

@@ -7,7 +7,7 @@ import pytest
 
 from engines.drop7 import core
 from engines.drop7.chance import canonicalise, chance_key, play_sample
-from engines.ntuple.layouts import INITIAL_VALUE, get_layout
+from engines.ntuple.layouts import INITIAL_VALUE, SPEC_MAGIC, get_layout
 from engines.ntuple.storage import alloc_zeroed
 from engines.ntuple.value import entry_indices, gather, ntuple_value
 from engines.train import kernel as kern
@@ -106,6 +106,64 @@ def test_choice_values_equal_direct_evaluation() -> None:
         assert c == next(col for col in (3, 2, 4, 1, 5, 0, 6) if values.get(col) == best)
         assert v == best
     assert checked > 1000
+
+
+def wide_spec() -> np.ndarray:
+    """All 74 slots of layout A (columns phased) over one table of about 10^7 entries: the
+    tuples' tables overlap, which the kernels never look at, so a test can use every slot
+    without allocating 1.92 GB."""
+    spec = np.zeros(3 + 3 * 74, dtype=np.int64)
+    spec[0], spec[1], spec[2] = SPEC_MAGIC, 74, 997 * 73 + 4 * 10007 + 10**7
+    for slot in range(74):
+        spec[3 + 3 * slot:6 + 3 * slot] = (slot, 997 * slot, 10007 if 7 <= slot < 14 else 0)
+    spec.setflags(write=False)  # as Layout.spec: the kernels compiled for it serve here too
+    return spec
+
+
+def test_choice_entries_and_values_equal_a_gather_from_scratch() -> None:
+    """Every sample's entries (derived from the base or an earlier stratum) are its entries
+    computed from scratch, and its U the exact float ntuple_value gives, on all 74 slots."""
+    spec = wide_spec()
+    rng = np.random.default_rng(7)
+    tables = rng.standard_normal(int(spec[2])).astype(np.float32)
+    work = kern.new_work(spec)
+    sboard, sval, smr, scount, _ = kern.samples_of(work)
+    sidx = work[kern.W_SIDX].reshape(7, kern.STRATA, -1)
+    pat = np.zeros(74, dtype=np.int64)
+    idx = np.zeros(74, dtype=np.int64)
+    checked = strata = 0
+    for cols, disc, mr in _game_states(policies=(0, 1), games=25):
+        kern.choose_move(tables, 0.0, spec, cols, mr, disc, work)
+        for col in range(7):
+            strata += scount[col] == kern.STRATA
+            for s in range(scount[col]):
+                if smr[col, s] < 0:
+                    continue
+                entry_indices(sboard[col, s], smr[col, s], spec, pat, idx)
+                assert sidx[col, s].tolist() == idx.tolist()
+                assert sval[col, s] == ntuple_value(sboard[col, s], smr[col, s], tables, spec)
+                checked += 1
+    assert checked > 10000 and strata > 200
+
+
+def _hash_of_training(spec: np.ndarray, moves: int) -> str:
+    """SHA-256 (16 hex digits) of values and accumulators after ``moves`` training moves."""
+    import hashlib
+
+    vals = np.zeros(int(spec[2]), dtype=np.float32)
+    acc = np.zeros((int(spec[2]), 2), dtype=np.float32)
+    carry = np.zeros(kern.C_LEN, dtype=np.int64)
+    kern.train_moves(vals, acc, INITIAL_VALUE, spec, 1.0, np.uint64(SEEDS.start), SEEDS.count,
+                     carry, np.zeros(core.ST_LEN, dtype=np.int64), np.zeros(7, dtype=np.int64),
+                     moves, True, np.zeros(kern.F_LEN))
+    return hashlib.sha256(vals.tobytes() + acc.tobytes()).hexdigest()[:16]
+
+
+def test_tables_are_pinned_bit_for_bit() -> None:
+    """The tables of 3,000 moves, as the trainer before the shared-strata engine and derived
+    entries made them (same floats, same summation order): T3, and all 74 slots."""
+    assert _hash_of_training(get_layout("T3").spec, 3000) == "c5d4c8023241685f"
+    assert _hash_of_training(wide_spec(), 3000) == "e03193d8fa3eafb8"
 
 
 def test_fresh_tables_choose_the_centre() -> None:

@@ -15,6 +15,12 @@ Kernels (all ``@njit``):
 * ``entry_indices(canon, moves_remaining, spec, pat, idx) -> n`` writes the
   table entries of the ``n`` active tuples.
 * ``gather(values, bias, idx, n)``: ``bias + sum(values[idx[j]])``.
+* ``slot_offsets(spec)`` and ``board_entries(canon, soff, phase, out, r, tab)``:
+  the entries of all 74 slots in one pass, each prefetched (the trainer).
+* ``prefetch(arr, i)``, ``prefetch_write(arr, i)``: LLVM prefetch intrinsics.
+
+The kernels the trainer calls per afterstate are compiled without
+reference counting (``_nrt=False``; they allocate nothing).
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ def phase_of(moves_remaining) -> np.int64:
     return m - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def board_patterns(canon, pat) -> None:
     """Fill ``pat[0:74]`` with the pattern of every slot of the (canonical) board."""
     for c in range(7):
@@ -81,13 +87,106 @@ def board_patterns(canon, pat) -> None:
                                      + 10000 * np.int64(DEC3[(w2 >> sh) & 0xFF]))
 
 
+def _prefetch_codegen(rw: int):
+    """Code of an LLVM ``prefetch`` (high locality) of ``arr[i]``; ``rw`` 1: for a write."""
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
+                                       wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(rw), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return codegen
+
+
+@intrinsic
+def prefetch(typingctx, arr, i):
+    """LLVM ``prefetch`` (read, high locality) of ``arr[i]`` (1-D array)."""
+    return types.void(arr, i), _prefetch_codegen(0)
+
+
+@intrinsic
+def prefetch_write(typingctx, arr, i):
+    """LLVM ``prefetch`` for a write (``prefetchw``: the line arrives owned) of ``arr[i]``."""
+    return types.void(arr, i), _prefetch_codegen(1)
+
+
+#: ``slot_offsets`` of a slot the layout lacks: its entries are negative, never read
+NO_SLOT = -(1 << 40)
+
+
+@njit(cache=True)
+def slot_offsets(spec):
+    """``soff[phase, slot]``: the first entry of the slot's table in that phase
+    (``NO_SLOT`` for a slot the layout lacks), so an entry is ``soff[phase, slot] +
+    pattern`` (:func:`board_entries`)."""
+    soff = np.full((5, N_SLOTS), NO_SLOT, dtype=np.int64)
+    for j in range(spec[1]):
+        f = SPEC_HEADER + SPEC_FIELDS * j
+        for ph in range(5):
+            soff[ph, spec[f]] = spec[f + 1] + ph * spec[f + 2]
+    return soff
+
+
+@njit(cache=True, inline="always")
+def _put(out, r, slot, e, tab) -> None:
+    """``out[r, slot] = e``, and prefetch ``tab[e]`` when the slot is the layout's."""
+    out[r, slot] = e
+    if e >= 0:
+        prefetch(tab, e)
+
+
+@njit(cache=True, _nrt=False)
+def board_entries(canon, soff, ph, out, r, tab) -> None:
+    """``out[r, slot] = soff[ph, slot] + pattern`` for all 74 slots of a (canonical) board,
+    each of the layout's entries prefetched from ``tab`` as soon as it is known.
+
+    :func:`board_patterns` and the entry offsets in one pass (the trainer's
+    afterstates); a slot the layout lacks gets a negative entry.
+    """
+    for c in range(7):
+        w = canon[c]
+        _put(out, r, 7 + c, soff[ph, 7 + c] + DEC3[w & 0xFFF]
+             + 1000 * np.int64(DEC3[(w >> 12) & 0xFFF]) + 1000000 * ((w >> 24) & 0xF), tab)
+    for k in range(7):
+        sh = 4 * k
+        acc = 0
+        for c in range(6, -1, -1):
+            acc = 10 * acc + ((canon[c] >> sh) & 0xF)
+        _put(out, r, 6 - k, soff[ph, 6 - k] + acc, tab)
+    for c0 in range(6):
+        wl = canon[c0]
+        wr = canon[c0 + 1]
+        for k0 in range(5):
+            sh = 4 * k0
+            slot = 14 + 5 * c0 + k0
+            _put(out, r, slot, soff[ph, slot] + DEC3[(wl >> sh) & 0xFFF]
+                 + 1000 * np.int64(DEC3[(wr >> sh) & 0xFFF]), tab)
+    for c0 in range(5):
+        w0 = canon[c0]
+        w1 = canon[c0 + 1]
+        w2 = canon[c0 + 2]
+        for k0 in range(6):
+            sh = 4 * k0
+            slot = 44 + 6 * c0 + k0
+            _put(out, r, slot, soff[ph, slot] + DEC3[(w0 >> sh) & 0xFF]
+                 + 100 * np.int64(DEC3[(w1 >> sh) & 0xFF])
+                 + 10000 * np.int64(DEC3[(w2 >> sh) & 0xFF]), tab)
+
+
 @njit(cache=True, inline="always")
 def k_to_row(k) -> np.int64:
     """Row (0 = top) of height ``k`` (0 = bottom)."""
     return 6 - k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def entry_indices(canon, moves_remaining, spec, pat, idx) -> np.int64:
     """Write the table entry of each active tuple into ``idx``; returns their number."""
     n = spec[1]
@@ -99,26 +198,6 @@ def entry_indices(canon, moves_remaining, spec, pat, idx) -> np.int64:
         o = SPEC_HEADER + SPEC_FIELDS * j
         idx[j] = spec[o + 1] + ph * spec[o + 2] + pat[spec[o]]
     return n
-
-
-@intrinsic
-def prefetch(typingctx, arr, i):
-    """LLVM ``prefetch`` (read, high locality) of ``arr[i]`` (1-D array)."""
-    sig = types.void(arr, i)
-
-    def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
-                                       wraparound=False)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -291,5 +370,6 @@ def ntuple_value_py(cols: np.ndarray, moves_remaining: int, tables: np.ndarray,
     return total
 
 
-__all__ = ["DEC3", "board_patterns", "cell_map", "entry_indices", "gather", "ntuple_value",
-           "ntuple_value_py", "phase_of", "prefetch", "prefetch_entries", "slot_pattern"]
+__all__ = ["DEC3", "NO_SLOT", "board_entries", "board_patterns", "cell_map", "entry_indices",
+           "gather", "ntuple_value", "ntuple_value_py", "phase_of", "prefetch", "prefetch_entries",
+           "prefetch_write", "slot_offsets", "slot_pattern"]

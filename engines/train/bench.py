@@ -11,7 +11,12 @@ default: 4.8e8 entries, 5.76 GB with the accumulators) it
    ``moves_per_cpu_s`` (process CPU time, less disturbed by other jobs),
 4. times the same greedy play with no tables (layout ``null``):
    ``engine_moves_per_s``, the engine's share,
-5. records the afterstate boards the move choices evaluate and times their
+5. records the decision states of greedy play with the trained tables and
+   times, per move (CPU time), the engine half of the choice alone
+   (``engine_us_per_move``: every column's strata, no tables) and the whole
+   choice (``choice_us_per_move``: with entries and values), beside the
+   whole training move (``train_us_per_move``),
+6. records the afterstate boards the move choices evaluate and times their
    feature extraction (``boards_per_s``) and their table lookups alone
    (``lookups_per_s``, in the recorded order, so cache reuse among the
    afterstates of a move is kept).
@@ -41,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="untimed training moves first (default 100000)")
     parser.add_argument("--boards", type=int, default=300_000,
                         help="afterstate boards for the lookup timing")
+    parser.add_argument("--states", type=int, default=50_000,
+                        help="decision states for the engine and choice timings")
     parser.add_argument("--seed-start", type=int, default=1_000_000_000)
     parser.add_argument("--no-touch", action="store_true",
                         help="do not pre-fault the table pages")
@@ -61,11 +68,26 @@ def _play(tables, layout, carry, state, cols, moves, learn, seed_start):
                          1 << 40, carry, state, cols, moves, learn, fstats)
 
 
+def _choice_times(rec, layout, null, seed_start: int, nstates: int) -> tuple[int, float, float]:
+    """``(states, engine us/move, choice us/move)`` in CPU time on decision states of greedy
+    play with the trained tables."""
+    states = np.zeros((nstates, 9), dtype=np.int64)
+    seeds = np.arange(seed_start + 200_000, seed_start + 300_000, dtype=np.uint64)
+    ns = int(kern.collect_states(rec[0], INITIAL_VALUE, layout.spec, seeds, states))
+    states = states[:ns]
+    none = np.zeros(1, dtype=np.float32)
+    kern.choose_all(none, 0.0, null.spec, states[:10], True)
+    kern.choose_all(rec[0], INITIAL_VALUE, layout.spec, states[:10], False)
+    _, _, ecpu = _timed(kern.choose_all, none, 0.0, null.spec, states, True)
+    _, _, ccpu = _timed(kern.choose_all, rec[0], INITIAL_VALUE, layout.spec, states, False)
+    return ns, 1e6 * ecpu / ns, 1e6 * ccpu / ns
+
+
 def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_start: int,
-                touch: bool = True) -> dict:
+                touch: bool = True, nstates: int = 50_000) -> dict:
     """Run the benchmark; returns the JSON-ready dict."""
-    if moves < 1 or warm < 0 or nboards < 1:
-        raise ValueError("--moves and --boards must be positive, --warm-moves >= 0")
+    if moves < 1 or warm < 0 or nboards < 1 or nstates < 1:
+        raise ValueError("--moves, --boards and --states must be positive, --warm-moves >= 0")
     layout = get_layout(layout_name)
     rec = (alloc_zeroed((layout.entries,)), alloc_zeroed((layout.entries, 2)))
     touch_s = 0.0
@@ -92,6 +114,7 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
     ncarry[:] = 0
     eplayed, ewall, ecpu = _timed(_play, nrec, null, ncarry, nstate, ncols, moves, False,
                                   seed_start)
+    nrec, engine_us, choice_us = _choice_times(rec, layout, null, seed_start, nstates)
 
     boards = np.zeros((nboards, 7), dtype=np.int64)
     mrs = np.zeros(nboards, dtype=np.int64)
@@ -117,6 +140,10 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
         "seconds": round(wall, 3),
         "moves_per_s": round(played / wall),
         "moves_per_cpu_s": round(played / max(cpu, 1e-9)),
+        "train_us_per_move": round(1e6 * cpu / played, 2),
+        "states": nrec,
+        "engine_us_per_move": round(engine_us, 2),
+        "choice_us_per_move": round(choice_us, 2),
         "lookups_per_move": round(lookups_per_move, 1),
         "training_lookups_per_s": round(lookups_per_move * played / wall),
         "engine_moves_per_s": round(eplayed / ewall),
@@ -134,6 +161,6 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
 def run(args: argparse.Namespace) -> int:
     """``drop7 bench train``."""
     result = train_bench(args.layout, args.moves, args.warm_moves, args.boards, args.seed_start,
-                         touch=not args.no_touch)
+                         touch=not args.no_touch, nstates=args.states)
     print(json.dumps(result))
     return 0

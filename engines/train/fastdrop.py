@@ -32,7 +32,7 @@ from engines.drop7.core import col_height
 _TOP = 0xF000000
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def quick_drop(board, column, disc, moves_remaining):
     """Drop ``disc`` in ``column`` of the settled ``board`` in place if nothing pops.
 

@@ -26,18 +26,28 @@ One *step* is one real move of a training game:
    ``w += alpha * beta * delta / N`` with ``beta = |E| / A`` (1 while
    ``A == 0``), then ``E += delta``, ``A += |delta|``.
 
+The engine half of the choice: a drop on which nothing pops is applied by
+:func:`engines.train.fastdrop.quick_drop`; any other column has all its
+strata played at once by :func:`engines.drop7.chance.play_strata`, which
+shares the drop and every wave before the first reveal.  The table half:
+each afterstate's entries are derived from the move's base or from an
+earlier stratum and prefetched at once (:mod:`engines.train.entries`);
+values are read after all the engine work.
+
 Tables are held as two arrays: ``vals`` (float32, ``w - 20/N``: a fresh
 table is all zeros, and zero pages cost nothing until touched) and ``acc``
-(float32 ``(entries, 2)``: the accumulators ``E, A``).  The evaluation pass
-reads about 1,150 entries a move and only needs values; the update pass
-writes 74.  Keeping the values dense (4 bytes an entry: 1.92 GB for layout A
-instead of 5.76 GB of 12-byte records) made a random read about 3.5 times
-cheaper on this machine (22 ns against 78 ns with the reads overlapped), which
-outweighs the second cache line an update touches.  The same kernels run
-frozen tables (the exported values with ``bias = 0``) for evaluation.
-Everything is sequential and deterministic: the same seeds and config give
-the same tables bit for bit, and a run cut into chunks (or stopped and
-resumed) equals one uninterrupted run.
+(float32 ``(entries, 2)``: the accumulators ``E, A``).  The choice reads
+only values; the update writes 74 of each.  The same kernels run frozen
+tables (the exported values with ``bias = 0``) for evaluation.  Everything
+is sequential and deterministic: the same seeds and config give the same
+tables bit for bit, and a run cut into chunks (or stopped and resumed)
+equals one uninterrupted run.
+
+The move kernels are compiled without numba's reference counting
+(``_nrt=False``; they allocate nothing): every counted array reference is an
+atomic increment and decrement, and those serialise the table misses in
+flight (removing them took a training move from about 10 to 8 us).  The
+hot code indexes its work arrays element-wise and never slices.
 """
 
 from __future__ import annotations
@@ -46,13 +56,19 @@ import numpy as np
 from numba import njit
 
 from engines.drop7.board import LEVEL_BONUS, MOVES_PER_LEVEL, SOLID
-from engines.drop7.chance import canonicalise, chance_key, mirrored_is_smaller, play_sample
+from engines.drop7.chance import (
+    RES_LEN,
+    RES_MR,
+    RES_OVER,
+    RES_POINTS,
+    STRATA_SCRATCH_LEN,
+    chance_key,
+    mirror_precedes,
+    play_strata,
+)
 from engines.drop7.core import (
     OUT_LEN,
-    OUT_OVER,
     OUT_POINTS,
-    OUT_REVEALS,
-    OUT_WAVES,
     SCRATCH_LEN,
     ST_GAME_OVER,
     ST_LEN,
@@ -65,14 +81,21 @@ from engines.drop7.core import (
     is_legal,
     new_game,
 )
-from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
+from engines.ntuple.layouts import N_SLOTS
 from engines.ntuple.value import (
-    board_patterns,
-    cell_map,
+    board_entries,
     entry_indices,
     gather,
     phase_of,
-    prefetch,
+    prefetch_write,
+)
+from engines.train.entries import (
+    changed_cells,
+    contiguous_from,
+    drop_entries,
+    layout_maps,
+    near_entries,
+    sample_value,
 )
 from engines.train.fastdrop import quick_drop
 
@@ -80,6 +103,9 @@ STRATA = 7
 DELTA_CLAMP = 30.0
 CENTRE = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
 _RISE = float(LEVEL_BONUS)
+#: A sample whose board differs from an earlier sample's (same column and orientation) in at
+#: most this many cells takes that sample's entries and moves those of the tuples through them.
+NEAR_CELLS = 4
 
 # carry: the trainer's position, int64 (saved in checkpoints)
 C_GAME, C_IN_GAME, C_MOVES, C_GAMES_DONE, C_SCORE_SUM, C_EXTRA_GATHERS, C_LOOKUPS = range(7)
@@ -88,212 +114,206 @@ C_LEN = 8
 F_ABS_DELTA, F_STEPS, F_CLAMPED = range(3)
 F_LEN = 4
 
-
-# Work arrays of the move choice, allocated once per kernel call (:func:`new_work`).
-# Per-sample arrays are indexed by r = 7 * column + stratum.  The hot code
-# indexes them element-wise and never slices: every array view costs an
-# atomic reference-count increment and decrement, which measured as a
-# quarter of the trainer's time before this layout.
-WI_LOOKUPS, WI_READY0, WI_READY1, WI_MRB, WI_DISC = range(5)
+# wi: the choice's scalars
+WI_LOOKUPS, WI_READY, WI_PH, WI_DISC, WI_MIRRORED = range(5)
 WI_LEN = 6
+# per-sample int64 facts (r = 7 * column + stratum)
+SI_MR, SI_ORIENT = range(2)
+SI_LEN = 2
+ROWS = 7 * STRATA
+# the work tuple of new_work, by position
+(W_WI, W_CANON, W_TMP, W_BASE0, W_BASE1, W_BIDX, W_SCRATCH, W_OUT, W_SBOARD, W_SRES, W_SINFO,
+ W_SIDX, W_SVAL, W_SPTS, W_SCOUNT, W_SOFF, W_JSLOT, W_CS, W_CW, W_CN) = range(20)
 
 
 @njit(cache=True)
 def new_work(spec):
-    """The work tuple of :func:`choose_move` and friends.
+    """The work tuple of :func:`choose_move` and friends (positions ``W_*``).
 
-    ``(wi, canon, tmp, base, cb, pat, scratch, out, idx, base_idx, sboard, sval,
-    smr, scount, spts, scell, cj, cw, cn)``; see :func:`play_samples`.
+    ``wi`` scalars (``WI_*``); ``canon``, ``tmp``, ``base0``, ``base1`` boards
+    (the base and its mirror); ``bidx[o, slot]`` the base's entries;
+    ``scratch``, ``out`` engine work space; per sample ``r``: ``sboard[r]``,
+    ``sres[r]`` (:data:`engines.drop7.chance.RES_LEN`), ``sinfo[r]``
+    (``SI_*``), ``sidx[r, slot]`` entries, ``sval[r]``, ``spts[r]``; ``scount``
+    samples per column; then the layout maps of
+    :func:`engines.train.entries.layout_maps`.  Seven-word boards are separate
+    arrays, not rows of one, so the hot code passes them without views.
     """
-    n = max(spec[1], 1)
-    cj, cw, cn = cell_map(spec)
+    soff, jslot, cs, cw, cn = layout_maps(spec)
     return (np.zeros(WI_LEN, dtype=np.int64), np.zeros(7, dtype=np.int64),
             np.zeros(7, dtype=np.int64), np.zeros(7, dtype=np.int64),
-            np.zeros(7, dtype=np.int64), np.zeros(N_SLOTS, dtype=np.int64),
-            np.zeros(2 * SCRATCH_LEN, dtype=np.int64), np.zeros(OUT_LEN, dtype=np.int64),
-            np.zeros((7 * STRATA, n), dtype=np.int64), np.zeros((2, n), dtype=np.int64),
-            np.zeros((7 * STRATA, 7), dtype=np.int64), np.zeros(7 * STRATA),
-            np.zeros(7 * STRATA, dtype=np.int64), np.zeros(7, dtype=np.int64),
-            np.zeros(7 * STRATA), np.zeros(7 * STRATA, dtype=np.int64), cj, cw, cn)
+            np.zeros(7, dtype=np.int64), np.zeros((2, N_SLOTS), dtype=np.int64),
+            np.zeros(STRATA_SCRATCH_LEN, dtype=np.int64), np.zeros(OUT_LEN, dtype=np.int64),
+            np.zeros((ROWS, 7), dtype=np.int64), np.zeros((ROWS, RES_LEN), dtype=np.int64),
+            np.zeros((ROWS, SI_LEN), dtype=np.int64), np.zeros((ROWS, N_SLOTS), dtype=np.int64),
+            np.zeros(ROWS), np.zeros(ROWS), np.zeros(7, dtype=np.int64), soff, jslot, cs, cw,
+            cn)
 
 
 def samples_of(work) -> tuple[np.ndarray, ...]:
     """``(sboard[c, s], sval[c, s], smr[c, s], scount[c], spts[c, s])`` views (Python side)."""
-    sboard, sval, smr, scount, spts = work[10:15]
-    return (sboard.reshape(7, STRATA, 7), sval.reshape(7, STRATA), smr.reshape(7, STRATA),
-            scount, spts.reshape(7, STRATA))
+    sinfo = work[W_SINFO]
+    return (work[W_SBOARD].reshape(7, STRATA, 7), work[W_SVAL].reshape(7, STRATA),
+            sinfo[:, SI_MR].reshape(7, STRATA), work[W_SCOUNT],
+            work[W_SPTS].reshape(7, STRATA))
 
+
+# ---- the engine half of a move choice -------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _store_canonical(tmp, sboard, r) -> bool:
-    """``sboard[r] = canonical(tmp)``; True when that is the mirror."""
-    flip = mirrored_is_smaller(tmp)
-    for k in range(7):
-        sboard[r, k] = tmp[6 - k] if flip else tmp[k]
+def canonical_into(cols, dst) -> bool:
+    """``engines.drop7.chance.canonicalise`` by
+    :func:`engines.drop7.chance.mirror_precedes` (the same board, no loop)."""
+    flip = mirror_precedes(cols)
+    for c in range(7):
+        dst[c] = cols[6 - c] if flip else cols[c]
     return flip
 
 
 @njit(cache=True, inline="always")
-def _indices_into(board, mr, spec, pat, out2d, r) -> None:
-    """``out2d[r, :n]`` = entry indices of the canonical ``board`` (1-D) in phase of ``mr``."""
-    board_patterns(board, pat)
-    ph = phase_of(mr)
-    for j in range(spec[1]):
-        o = SPEC_HEADER + SPEC_FIELDS * j
-        out2d[r, j] = spec[o + 1] + ph * spec[o + 2] + pat[spec[o]]
+def _store_canonical(tmp, sboard, r) -> np.int64:
+    """``sboard[r] = tmp = canonical(tmp)``; returns 1 when that is the mirror."""
+    flip = mirror_precedes(tmp)
+    for k in range(7):
+        sboard[r, k] = tmp[6 - k] if flip else tmp[k]
+    for k in range(7):
+        tmp[k] = sboard[r, k]
+    return 1 if flip else 0
 
 
 @njit(cache=True, inline="always")
-def _sample_indices(tab, spec, r, wi, tmp, base, cb, pat, idx, base_idx, sboard, smr, scell,
-                    cj, cw, cn) -> None:
-    """Entry indices of sample ``r`` into ``idx[r]``, and prefetch their values.
-
-    A board on which nothing popped takes the base's indices (per
-    orientation, computed on first use) with the tuples through the new cell
-    adjusted by ``disc * cw``; other boards are indexed from scratch.  The
-    prefetches let the table misses overlap the engine work of the following
-    samples.
-    """
-    n = spec[1]
-    code = scell[r]
-    if code < 0:
-        for k in range(7):
-            cb[k] = sboard[r, k]
-        _indices_into(cb, smr[r], spec, pat, idx, r)
-    else:
-        o = code & 1
-        cell = code >> 1
-        if wi[WI_READY0 + o] == 0:
-            for k in range(7):
-                tmp[k] = base[6 - k] if o == 1 else base[k]
-            _indices_into(tmp, wi[WI_MRB], spec, pat, base_idx, o)
-            wi[WI_READY0 + o] = 1
-        for j in range(n):
-            idx[r, j] = base_idx[o, j]
-        disc = wi[WI_DISC]
-        for q in range(cn[cell]):
-            idx[r, cj[cell, q]] += disc * cw[cell, q]
-    for j in range(n):
-        prefetch(tab, idx[r, j])
-
-
-@njit(cache=True, inline="always")
-def _play_samples(tab, spec, cols, mr, disc, wi, canon, tmp, base, cb, pat, scratch, out, idx,
-                  base_idx, sboard, smr, scount, spts, scell, cj, cw, cn) -> None:
-    """The body of :func:`play_samples` over unpacked work arrays."""
-    with_tables = spec[1] > 0
-    mirrored = canonicalise(cols, canon)
+def _set_base(cols, mr, wi, canon, base0, base1) -> None:
+    """Canonical board, the base (risen when ``mr == 1``) and its mirror; nothing looked up yet."""
+    mirrored = canonical_into(cols, canon)
     rising = mr == 1
     for k in range(7):
-        base[k] = (canon[k] << 4) | SOLID if rising else canon[k]
-    wi[WI_MRB] = MOVES_PER_LEVEL if rising else mr - 1
+        w = canon[k]
+        w = (w << 4) | SOLID if rising else w
+        base0[k] = w
+        base1[6 - k] = w
+    wi[WI_READY] = 0
+    wi[WI_PH] = phase_of(MOVES_PER_LEVEL if rising else mr - 1)
+    wi[WI_MIRRORED] = 1 if mirrored else 0
+
+
+@njit(cache=True, inline="always")
+def _base_ready(tab, o, wi, base0, base1, bidx, soff) -> None:
+    """Entries of the base in orientation ``o`` (once per move), prefetched."""
+    if (wi[WI_READY] >> o) & 1:
+        return
+    wi[WI_READY] |= 1 << o
+    board_entries(base1 if o else base0, soff, wi[WI_PH], bidx, o, tab)
+
+
+@njit(cache=True, inline="always")
+def _engine_column(tab, n, c, cc, mr, wi, canon, tmp, scratch, out, sboard, sres, sinfo, sidx,
+                   spts, scount, soff, cs, cw, cn) -> None:
+    """Column ``cc`` of the canonical board by the engine, every stratum at once.  A sample a
+    few cells from an earlier one of the same orientation takes its entries from it; the
+    others are indexed from scratch."""
+    disc = wi[WI_DISC]
+    for k in range(7):
+        tmp[k] = canon[k]
+    key = chance_key(canon, disc, mr, cc)
+    r0 = STRATA * c
+    ns = play_strata(tmp, cc, disc, mr, key, STRATA, sboard, sres, r0, scratch, out)
+    scount[c] = ns
+    ref0 = -1
+    ref1 = -1
+    for r in range(r0, r0 + ns):
+        spts[r] = sres[r, RES_POINTS] / _RISE
+        if sres[r, RES_OVER]:
+            sinfo[r, SI_MR] = -1
+            continue
+        sinfo[r, SI_MR] = sres[r, RES_MR]
+        for k in range(7):
+            tmp[k] = sboard[r, k]
+        o = _store_canonical(tmp, sboard, r)
+        sinfo[r, SI_ORIENT] = o
+        if n == 0:
+            continue
+        ref = ref1 if o else ref0
+        if ref >= 0 and changed_cells(tmp, sboard, ref) <= NEAR_CELLS:
+            near_entries(tab, r, ref, tmp, sboard, sidx, cs, cw, cn)
+            continue
+        board_entries(tmp, soff, wi[WI_PH], sidx, r, tab)
+        if o:
+            ref1 = r
+        else:
+            ref0 = r
+
+
+@njit(cache=True, inline="always")
+def _play_samples(tab, n, cols, mr, disc, wi, canon, tmp, base0, base1, bidx, scratch, out,
+                  sboard, sres, sinfo, sidx, spts, scount, soff, cs, cw, cn) -> None:
+    """The body of :func:`play_samples` over unpacked work arrays."""
+    _set_base(cols, mr, wi, canon, base0, base1)
     wi[WI_DISC] = disc
-    wi[WI_READY0] = 0
-    wi[WI_READY1] = 0
-    hoff = 1 if rising else 0
+    mirrored = wi[WI_MIRRORED] == 1
     for c in range(7):
         scount[c] = 0
         if not is_legal(cols, c):
             continue
         cc = 6 - c if mirrored else c
-        h = col_height(canon[cc]) + hoff
         for k in range(7):
             tmp[k] = canon[k]
+        h = col_height(canon[cc]) + (1 if mr == 1 else 0)  # the new disc's height in the base
         ok, mr2, pts, over = quick_drop(tmp, cc, disc, mr)
-        if ok:  # nothing pops: one board, no reveals, no key needed
-            r = STRATA * c
-            scount[c] = 1
-            spts[r] = pts / _RISE
-            if over:
-                smr[r] = -1
-            else:
-                flip = _store_canonical(tmp, sboard, r)
-                smr[r] = mr2
-                scell[r] = 2 * (7 * (6 - cc if flip else cc) + h) + (1 if flip else 0)
-                if with_tables:
-                    _sample_indices(tab, spec, r, wi, tmp, base, cb, pat, idx, base_idx,
-                                    sboard, smr, scell, cj, cw, cn)
+        if not ok:
+            _engine_column(tab, n, c, cc, mr, wi, canon, tmp, scratch, out, sboard, sres, sinfo,
+                           sidx, spts, scount, soff, cs, cw, cn)
             continue
-        key = chance_key(canon, disc, mr, cc)
-        ns = STRATA
-        for s in range(STRATA):
-            r = STRATA * c + s
-            for k in range(7):
-                tmp[k] = canon[k]
-            _, mr2 = play_sample(tmp, cc, disc, mr, key, STRATA, s, scratch, out)
-            spts[r] = out[OUT_POINTS] / _RISE
-            if out[OUT_OVER]:
-                smr[r] = -1
-            else:
-                flip = _store_canonical(tmp, sboard, r)
-                smr[r] = mr2
-                if out[OUT_WAVES] == 0:
-                    scell[r] = 2 * (7 * (6 - cc if flip else cc) + h) + (1 if flip else 0)
-                else:
-                    scell[r] = -1
-                if with_tables:
-                    _sample_indices(tab, spec, r, wi, tmp, base, cb, pat, idx, base_idx,
-                                    sboard, smr, scell, cj, cw, cn)
-            if s == 0 and out[OUT_REVEALS] == 0:
-                ns = 1
-                break
-        scount[c] = ns
+        r = STRATA * c  # nothing pops: one board, no reveals, no key needed
+        scount[c] = 1
+        spts[r] = pts / _RISE
+        if over:
+            sinfo[r, SI_MR] = -1
+            continue
+        o = _store_canonical(tmp, sboard, r)
+        sinfo[r, SI_MR] = mr2
+        sinfo[r, SI_ORIENT] = o
+        if n > 0:
+            _base_ready(tab, o, wi, base0, base1, bidx, soff)
+            drop_entries(tab, r, o, 7 * (6 - cc if o else cc) + h, disc, bidx, sidx, cs, cw, cn)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_samples(tab, spec, cols, mr, disc, work) -> None:
     """Play every legal column's chance samples (the engine half of a move choice).
 
     For real column ``c``: ``scount[c]`` samples (0 if illegal; 1 when sample
     0 reveals nothing, else 7); sample ``s`` (``r = 7 c + s``) leaves its
-    canonical board in ``sboard[r]``, its points in rises in ``spts[r]`` and
-    its moves remaining in ``smr[r]`` (-1 when it ends the game).
-    ``scell[r]`` is ``2 * (7 * column + height) + flip`` of the dropped disc
-    when nothing popped (the board is then the *base* plus that disc, seen
-    mirrored if ``flip``), else -1.  The base is the canonical board, shifted
-    up over a grey floor when the move brings a rise.
+    canonical board in ``sboard[r]``, its points in rises in ``spts[r]``, its
+    moves remaining in ``sinfo[r, SI_MR]`` (-1 when it ends the game), its
+    orientation relative to the base in ``sinfo[r, SI_ORIENT]`` and, with a
+    layout (``spec[1] > 0``), its entries in ``sidx[r, slot]``, prefetched as
+    soon as it is played.
 
     A drop on which nothing pops is applied by
     :func:`engines.train.fastdrop.quick_drop` (no engine call, no chance
-    key); other columns are played by
-    :func:`engines.drop7.chance.play_sample` on the canonical board with the
-    mirrored column, keyed by :func:`engines.drop7.chance.chance_key`.  With
-    a layout (``spec[1] > 0``) each sample's entry indices are computed, and
-    its table entries prefetched, as soon as it is played.
+    key); other columns by :func:`engines.drop7.chance.play_strata` on the
+    canonical board with the mirrored column, keyed by
+    :func:`engines.drop7.chance.chance_key`.
     """
-    (wi, canon, tmp, base, cb, pat, scratch, out, idx, base_idx, sboard, _, smr, scount, spts,
-     scell, cj, cw, cn) = work
-    _play_samples(tab, spec, cols, mr, disc, wi, canon, tmp, base, cb, pat, scratch, out, idx,
-                  base_idx, sboard, smr, scount, spts, scell, cj, cw, cn)
+    (wi, canon, tmp, base0, base1, bidx, scratch, out, sboard, sres, sinfo, sidx, _, spts,
+     scount, soff, _, cs, cw, cn) = work
+    _play_samples(tab, spec[1], cols, mr, disc, wi, canon, tmp, base0, base1, bidx, scratch, out,
+                  sboard, sres, sinfo, sidx, spts, scount, soff, cs, cw, cn)
 
+
+# ---- values and the choice ------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _gather_samples(tab, bias, n, wi, idx, sval, smr, scount) -> None:
-    """``sval[r] = U`` of every non-terminal sample, read back to back after the engine work."""
+def _gather_samples(tab, bias, n, wi, sinfo, sidx, sval, scount, jslot) -> None:
+    """``sval[r] = U`` of every non-terminal sample, read after all the engine work."""
+    j0 = contiguous_from(n, jslot)
     for c in range(7):
         for s in range(scount[c]):
             r = STRATA * c + s
-            if smr[r] < 0:
+            if sinfo[r, SI_MR] < 0:
                 sval[r] = 0.0
                 continue
-            p0 = 0.0
-            p1 = 0.0
-            p2 = 0.0
-            p3 = 0.0
-            j = 0
-            while j + 3 < n:  # the summation order of engines.ntuple.value.gather
-                p0 += tab[idx[r, j]]
-                p1 += tab[idx[r, j + 1]]
-                p2 += tab[idx[r, j + 2]]
-                p3 += tab[idx[r, j + 3]]
-                j += 4
-            if j < n:
-                p0 += tab[idx[r, j]]
-            if j + 1 < n:
-                p1 += tab[idx[r, j + 1]]
-            if j + 2 < n:
-                p2 += tab[idx[r, j + 2]]
-            sval[r] = bias + ((p0 + p1) + (p2 + p3))
+            sval[r] = sample_value(tab, bias, n, r, sidx, jslot, j0)
             wi[WI_LOOKUPS] += n
 
 
@@ -317,23 +337,23 @@ def _best_column(sval, scount, spts):
     return best_c, best_v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_column(work):
     """:func:`_best_column` over a work tuple (after the sample values are in ``sval``)."""
-    return _best_column(work[11], work[13], work[14])
+    return _best_column(work[W_SVAL], work[W_SCOUNT], work[W_SPTS])
 
 
 @njit(cache=True, inline="always")
-def _choose(tab, bias, spec, cols, mr, disc, wi, canon, tmp, base, cb, pat, scratch, out, idx,
-            base_idx, sboard, sval, smr, scount, spts, scell, cj, cw, cn):
+def _choose(tab, bias, n, cols, mr, disc, wi, canon, tmp, base0, base1, bidx, scratch, out,
+            sboard, sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs, cw, cn):
     """The body of :func:`choose_move` over unpacked work arrays."""
-    _play_samples(tab, spec, cols, mr, disc, wi, canon, tmp, base, cb, pat, scratch, out, idx,
-                  base_idx, sboard, smr, scount, spts, scell, cj, cw, cn)
-    _gather_samples(tab, bias, spec[1], wi, idx, sval, smr, scount)
+    _play_samples(tab, n, cols, mr, disc, wi, canon, tmp, base0, base1, bidx, scratch, out,
+                  sboard, sres, sinfo, sidx, spts, scount, soff, cs, cw, cn)
+    _gather_samples(tab, bias, n, wi, sinfo, sidx, sval, scount, jslot)
     return _best_column(sval, scount, spts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_move(tab, bias, spec, cols, mr, disc, work):
     """Greedy one-ply choice with n-tuple values; returns ``(column, value in rises)``.
 
@@ -341,13 +361,16 @@ def choose_move(tab, bias, spec, cols, mr, disc, work):
     what it holds afterwards (and ``sval[r]``, each sample's ``U``;
     :func:`samples_of` gives ``[c, s]`` views).
     """
-    (wi, canon, tmp, base, cb, pat, scratch, out, idx, base_idx, sboard, sval, smr, scount, spts,
-     scell, cj, cw, cn) = work
-    return _choose(tab, bias, spec, cols, mr, disc, wi, canon, tmp, base, cb, pat, scratch, out,
-                   idx, base_idx, sboard, sval, smr, scount, spts, scell, cj, cw, cn)
+    (wi, canon, tmp, base0, base1, bidx, scratch, out, sboard, sres, sinfo, sidx, sval, spts,
+     scount, soff, jslot, cs, cw, cn) = work
+    return _choose(tab, bias, spec[1], cols, mr, disc, wi, canon, tmp, base0, base1, bidx,
+                   scratch, out, sboard, sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs,
+                   cw, cn)
 
 
-@njit(cache=True)
+# ---- learning -------------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
 def td_update(vals, acc, bias, idx, n, target, alpha) -> float:
     """One TC-TD(0) update of the ``n`` entries ``idx``; returns the clamped delta.
 
@@ -379,11 +402,11 @@ def _seed_of(seed_start, seed_count, game):
 
 
 @njit(cache=True, inline="always")
-def _find_sample(sboard, smr, scount, c, canon, mr2):
+def _find_sample(sboard, sinfo, scount, c, canon, mr2):
     """Index ``r`` of the chosen column's sample equal to ``(canon, mr2)``, or -1."""
     for s in range(scount[c]):
         r = STRATA * c + s
-        if smr[r] != mr2:
+        if sinfo[r, SI_MR] != mr2:
             continue
         same = True
         for k in range(7):
@@ -402,42 +425,50 @@ def train_moves(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
 
     ``carry`` (``C_*``), ``state`` and ``cols`` hold the position in the seed
     stream and the game in progress; they are updated in place, so calling
-    this in chunks equals one call.
+    this in chunks equals one call.  (Allocates the work arrays and runs
+    :func:`_train_loop`.)
     """
+    n = max(spec[1], 1)
+    loc = (np.zeros(7, dtype=np.int64), np.zeros(N_SLOTS, dtype=np.int64),
+           np.zeros(2 * SCRATCH_LEN, dtype=np.int64), np.zeros(OUT_LEN, dtype=np.int64),
+           np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+           acc.reshape(acc.shape[0] * acc.shape[1]))
+    return _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
+                       n_moves, learn, fstats, new_work(spec), loc)
+
+
+@njit(cache=True, _nrt=False)
+def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
+                n_moves, learn, fstats, work, loc) -> np.int64:
+    """The loop of :func:`train_moves` (no allocation, no reference counting)."""
     n = spec[1]
-    (wi, wcanon, tmp, base, cb, wpat, wscratch, wout, idx_all, base_idx, sboard, sval, smr,
-     scount, spts, scell, cj, cw, cn) = new_work(spec)
-    canon = np.zeros(7, dtype=np.int64)
-    pat = np.zeros(N_SLOTS, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
-    idx_s = np.zeros(max(n, 1), dtype=np.int64)
-    idx_next = np.zeros(max(n, 1), dtype=np.int64)
-    acc_flat = acc.reshape(acc.shape[0] * acc.shape[1])
+    (wi, wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx, sval, spts,
+     scount, soff, jslot, cs, cw, cn) = work
+    canon, pat, scratch, out, idx_s, idx_next, acc_flat = loc
     if carry[C_IN_GAME]:
-        canonicalise(cols, canon)
+        canonical_into(cols, canon)
         entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
     done = 0
     while done < n_moves:
         seed = _seed_of(seed_start, seed_count, carry[C_GAME])
         if not carry[C_IN_GAME]:
             new_game(seed, state, cols)
-            canonicalise(cols, canon)
+            canonical_into(cols, canon)
             entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
             carry[C_IN_GAME] = 1
-        c, _ = _choose(vals, bias, spec, cols, state[ST_MOVES_REMAINING], state[ST_NEXT_DISC],
-                       wi, wcanon, tmp, base, cb, wpat, wscratch, wout, idx_all, base_idx,
-                       sboard, sval, smr, scount, spts, scell, cj, cw, cn)
+        c, _ = _choose(vals, bias, n, cols, state[ST_MOVES_REMAINING], state[ST_NEXT_DISC], wi,
+                       wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx,
+                       sval, spts, scount, soff, jslot, cs, cw, cn)
         advance(seed, c, state, cols, scratch, out)
         target = out[OUT_POINTS] / _RISE
         if state[ST_GAME_OVER] == 0:
-            canonicalise(cols, canon)
             mr2 = state[ST_MOVES_REMAINING]
-            r = _find_sample(sboard, smr, scount, c, canon, mr2)
+            canonical_into(cols, canon)
+            r = _find_sample(sboard, sinfo, scount, c, canon, mr2)
             if r >= 0:  # the realised board is a sample board: reuse its U and indices
                 target += sval[r]
                 for j in range(n):
-                    idx_next[j] = idx_all[r, j]
+                    idx_next[j] = sidx[r, jslot[j]]
             else:
                 entry_indices(canon, mr2, spec, pat, idx_next)
                 target += gather(vals, bias, idx_next, n)
@@ -452,8 +483,8 @@ def train_moves(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
                 fstats[F_CLAMPED] += 1.0
         for j in range(n):
             idx_s[j] = idx_next[j]
-            if learn:  # the next update reads these accumulators: ask for them a move ahead
-                prefetch(acc_flat, 2 * idx_next[j])
+            if learn:  # the next update writes these accumulators: ask for them a move ahead
+                prefetch_write(acc_flat, 2 * idx_next[j])
         done += 1
         carry[C_MOVES] += 1
         if finished(state):
@@ -488,7 +519,7 @@ def play_greedy(tab, bias, spec, seeds, results, trace_u, trace_r, trace_game) -
     for g in range(seeds.shape[0]):
         seed = seeds[g]
         new_game(seed, state, cols)
-        canonicalise(cols, canon)
+        canonical_into(cols, canon)
         m = entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx)
         u = gather(tab, bias, idx, m)
         while not finished(state):
@@ -501,7 +532,7 @@ def play_greedy(tab, bias, spec, seeds, results, trace_u, trace_r, trace_game) -
                 trace_game[k] = g
                 k += 1
             if state[ST_GAME_OVER] == 0:
-                canonicalise(cols, canon)
+                canonical_into(cols, canon)
                 m = entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx)
                 u = gather(tab, bias, idx, m)
         results[g, :] = state
@@ -517,7 +548,7 @@ def collect_boards(tab, bias, spec, seeds, boards, mrs) -> np.int64:
     full; returns how many were recorded (benchmark input).
     """
     work = new_work(spec)
-    sboard, _, smr, scount = work[10:14]
+    sboard, sinfo, scount = work[W_SBOARD], work[W_SINFO], work[W_SCOUNT]
     state = np.zeros(ST_LEN, dtype=np.int64)
     cols = np.zeros(7, dtype=np.int64)
     scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
@@ -534,9 +565,9 @@ def collect_boards(tab, bias, spec, seeds, boards, mrs) -> np.int64:
                 cc = CENTRE[i]
                 for s in range(scount[cc]):
                     r = STRATA * cc + s
-                    if smr[r] >= 0 and k < cap:
+                    if sinfo[r, SI_MR] >= 0 and k < cap:
                         boards[k, :] = sboard[r]
-                        mrs[k] = smr[r]
+                        mrs[k] = sinfo[r, SI_MR]
                         k += 1
             if k >= cap:
                 return k
@@ -545,14 +576,62 @@ def collect_boards(tab, bias, spec, seeds, boards, mrs) -> np.int64:
 
 
 @njit(cache=True)
+def collect_states(tab, bias, spec, seeds, states) -> np.int64:
+    """Greedy play with frozen tables, recording each decision's ``(cols[7], moves remaining,
+    next disc)`` in ``states`` rows until full; returns how many (benchmark input)."""
+    work = new_work(spec)
+    state = np.zeros(ST_LEN, dtype=np.int64)
+    cols = np.zeros(7, dtype=np.int64)
+    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
+    out = np.zeros(OUT_LEN, dtype=np.int64)
+    k = 0
+    for g in range(seeds.shape[0]):
+        seed = seeds[g]
+        new_game(seed, state, cols)
+        while not finished(state):
+            if k >= states.shape[0]:
+                return k
+            states[k, :7] = cols
+            states[k, 7] = state[ST_MOVES_REMAINING]
+            states[k, 8] = state[ST_NEXT_DISC]
+            k += 1
+            c, _ = choose_move(tab, bias, spec, cols, state[ST_MOVES_REMAINING],
+                               state[ST_NEXT_DISC], work)
+            advance(seed, c, state, cols, scratch, out)
+    return k
+
+
+@njit(cache=True)
+def choose_all(tab, bias, spec, states, engine_only) -> np.int64:
+    """The move choice of every recorded state (:func:`collect_states`); with
+    ``engine_only`` its engine half alone (:func:`play_samples`).  Returns a checksum."""
+    work = new_work(spec)
+    cols = np.zeros(7, dtype=np.int64)
+    total = 0
+    for i in range(states.shape[0]):
+        for k in range(7):
+            cols[k] = states[i, k]
+        if engine_only:
+            play_samples(tab, spec, cols, states[i, 7], states[i, 8], work)
+            total += work[W_SCOUNT][3]
+        else:
+            c, _ = choose_move(tab, bias, spec, cols, states[i, 7], states[i, 8], work)
+            total += c
+    return total
+
+
+@njit(cache=True)
 def indices_of(boards, mrs, spec, idx) -> None:
     """``idx[k, :n]`` = entry indices of each canonical board (feature extraction)."""
     pat = np.zeros(N_SLOTS, dtype=np.int64)
     cb = np.zeros(7, dtype=np.int64)
+    row = np.zeros(max(spec[1], 1), dtype=np.int64)
     for k in range(boards.shape[0]):
         for i in range(7):
             cb[i] = boards[k, i]
-        _indices_into(cb, mrs[k], spec, pat, idx, k)
+        n = entry_indices(cb, mrs[k], spec, pat, row)
+        for j in range(n):
+            idx[k, j] = row[j]
 
 
 @njit(cache=True)

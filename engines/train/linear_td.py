@@ -81,20 +81,21 @@ def _value(wr, board, mr, disc, t) -> float:
 @njit(cache=True)
 def _sample_values(wr, work, t) -> None:
     """``sval[r]`` = V of every non-terminal sample (collapsed columns: mean over discs)."""
-    sboard, sval, smr, scount = work[10:14]
+    sboard, sinfo, sval, scount = (work[kern.W_SBOARD], work[kern.W_SINFO], work[kern.W_SVAL],
+                                   work[kern.W_SCOUNT])
     last = N_TERMS - 1
     for c in range(7):
         ns = scount[c]
         for s in range(ns):
             r = kern.STRATA * c + s
-            if smr[r] < 0:
+            if sinfo[r, kern.SI_MR] < 0:
                 sval[r] = 0.0
                 continue
             board = sboard[r]
             if ns > 1:
-                sval[r] = _value(wr, board, smr[r], s + 1, t)
+                sval[r] = _value(wr, board, sinfo[r, kern.SI_MR], s + 1, t)
                 continue
-            linear_terms(board, smr[r], 1, t)
+            linear_terms(board, sinfo[r, kern.SI_MR], 1, t)
             v = 0.0
             for i in range(last):
                 v += wr[i] * t[i]
