@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
-from engines.drop7.board import CLEAR_BONUS, LEVEL_BONUS, MOVES_PER_LEVEL, SOLID, WAVE_SCORE
+from engines.drop7.board import CLEAR_BONUS, LEVEL_BONUS, MOVES_PER_LEVEL, SOLID
 from engines.drop7.core import (
     _LOW,
     _TOP_NIBBLE,
@@ -41,6 +41,7 @@ from engines.drop7.core import (
     col_height,
     legal_mask,
     play_move,
+    score_wave,
 )
 from engines.drop7.rng import DOMAIN_CHANCE, GAMMA, counter_word, fmix64, unit_float
 
@@ -197,12 +198,7 @@ def _hits(cols, depth, scratch, out) -> np.int64:
     one hit twice, is revealed: its flags go to ``scratch[28:35]``.  Returns
     the reveal flags OR-ed over the columns.
     """
-    n = 0
-    for c in range(7):
-        n += ((scratch[14 + c] * _LOW) >> 24) & 0xF
-    out[OUT_POINTS] += n * WAVE_SCORE[depth]
-    out[OUT_WAVES] += 1
-    out[OUT_POPPED] += n
+    score_wave(scratch, depth, out)
     any_rev = 0
     for c in range(7):
         w = cols[c]

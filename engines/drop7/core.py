@@ -130,6 +130,17 @@ def _zero_nibbles(x: np.int64) -> np.int64:
     return ~(x | (x >> 1) | (x >> 2) | (x >> 3)) & _LOW
 
 
+@njit(cache=True, inline="always")
+def score_wave(scratch, depth, out) -> None:
+    """Score a wave whose poppers (flags per column) are in ``scratch[14:21]``."""
+    n = 0
+    for c in range(7):
+        n += ((scratch[14 + c] * _LOW) >> 24) & 0xF
+    out[OUT_POINTS] += n * WAVE_SCORE[depth]
+    out[OUT_WAVES] += 1
+    out[OUT_POPPED] += n
+
+
 @njit(cache=True)
 def cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out):
     """Resolve waves from chain depth ``depth`` until none pops.
@@ -168,12 +179,7 @@ def cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out):
             any_pop |= pop
         if any_pop == 0:
             return depth
-        n = 0
-        for c in range(7):
-            n += ((scratch[14 + c] * _LOW) >> 24) & 0xF
-        out[OUT_POINTS] += n * WAVE_SCORE[depth]
-        out[OUT_WAVES] += 1
-        out[OUT_POPPED] += n
+        score_wave(scratch, depth, out)
         any_rev = 0
         for c in range(7):
             solid = scratch[21 + c]
