@@ -29,6 +29,14 @@ class InputError(Exception):
     """Bad user input: reported as one line, exit status 2."""
 
 
+def read_input_lines(path: str) -> list[str]:
+    """The lines of ``path``, or of standard input when ``path`` is ``-``."""
+    if path == "-":
+        return sys.stdin.readlines()
+    with open(path, encoding="utf-8") as fh:
+        return fh.readlines()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``drop7`` and ``python -m engines.drop7``."""
     argv = list(sys.argv[1:] if argv is None else argv)

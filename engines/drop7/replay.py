@@ -25,7 +25,7 @@ from engines.drop7.board import (
     opening_cols,
     rows_to_cols,
 )
-from engines.drop7.cli import InputError
+from engines.drop7.cli import InputError, read_input_lines
 
 FORMAT = "drop7-replay-v1"
 RULESET = "research"
@@ -139,11 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Replay the file and print one JSON object per record."""
-    if args.file == "-":
-        lines = sys.stdin.readlines()
-    else:
-        with open(args.file, encoding="utf-8") as fh:
-            lines = fh.readlines()
+    lines = read_input_lines(args.file)
     results = replay_lines(lines)
     write_results(results, sys.stdout)
     return 0

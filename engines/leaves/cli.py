@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from engines.drop7.board import MOVES_PER_LEVEL, BoardError, rows_to_cols
-from engines.drop7.cli import InputError
+from engines.drop7.cli import InputError, read_input_lines
 from engines.leaves.linear import FAIR_WEIGHTS, N_TERMS, linear_terms_many
 
 KEYS = ("board", "moves_remaining", "next_disc")
@@ -90,11 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the terms and value of every state, or refuse the input whole."""
-    if args.file == "-":
-        lines = sys.stdin.readlines()
-    else:
-        with open(args.file, encoding="utf-8") as fh:
-            lines = fh.readlines()
+    lines = read_input_lines(args.file)
     out = leaf_terms_lines(lines)
     sys.stdout.write("".join(line + "\n" for line in out))
     return 0
