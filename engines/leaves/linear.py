@@ -143,6 +143,28 @@ def _union(a, b):
 
 
 @njit(cache=True, inline="always")
+def _twos_runs(twos_bits, j0, step, k0, add, rel, triple):
+    """``triple`` plus ``(run - 2)**2 * (1 - escape)`` for each maximal run of at least
+    three twos among cells ``j0 + step * k``, ``k = k0 .. 6`` (a row or a column); a
+    run's escape is the largest ``union(add, rel)`` of its cells."""
+    k = k0
+    while k < 7:
+        if not (twos_bits >> (j0 + step * k)) & 1:
+            k += 1
+            continue
+        start = k
+        esc = 0.0
+        while k < 7 and (twos_bits >> (j0 + step * k)) & 1:
+            j = j0 + step * k
+            esc = max(esc, _union(add[j], rel[j]))
+            k += 1
+        run = k - start
+        if run >= 3:
+            triple += float((run - 2) * (run - 2)) * (1.0 - esc)
+    return triple
+
+
+@njit(cache=True, inline="always")
 def _sort_descending(buf, n):
     """Insertion-sort ``buf[:n]`` (at most 7 values) in place, largest first."""
     for i in range(1, n):
@@ -371,35 +393,9 @@ def _board_terms(cols, moves_remaining, t):
     three_twos = twos_bits & (twos_bits - 1)  # twos_bits without its two lowest set bits
     three_twos &= three_twos - 1
     for r in range(7 - tallest if three_twos else 7, 7):
-        c = 0
-        while c < 7:
-            if not (twos_bits >> (7 * r + c)) & 1:
-                c += 1
-                continue
-            start = c
-            esc = 0.0
-            while c < 7 and (twos_bits >> (7 * r + c)) & 1:
-                j = 7 * r + c
-                esc = max(esc, _union(vadd[j], vrel[j]))
-                c += 1
-            run = c - start
-            if run >= 3:
-                triple += float((run - 2) * (run - 2)) * (1.0 - esc)
+        triple = _twos_runs(twos_bits, 7 * r, 1, 0, vadd, vrel, triple)
     for c in range(7 if three_twos else 0):
-        r = 7 - h[c]
-        while r < 7:
-            if not (twos_bits >> (7 * r + c)) & 1:
-                r += 1
-                continue
-            start = r
-            esc = 0.0
-            while r < 7 and (twos_bits >> (7 * r + c)) & 1:
-                j = 7 * r + c
-                esc = max(esc, _union(hadd[j], hrel[j]))
-                r += 1
-            run = r - start
-            if run >= 3:
-                triple += float((run - 2) * (run - 2)) * (1.0 - esc)
+        triple = _twos_runs(twos_bits, c, 7, 7 - h[c], hadd, hrel, triple)
 
     # Greys next to numbered discs (row-major); supports from up, down, left, right.
     # A grey with no numbered neighbour adds exactly +0.0 to either sum: skipped.
