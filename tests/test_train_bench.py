@@ -13,8 +13,9 @@ def test_bench_train_small_layout(capsys) -> None:
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     for key in ("moves_per_s", "lookups_per_s", "engine_moves_per_s", "boards_per_s",
-                "moves_per_cpu_s", "lookups_per_move", "table_bytes"):
+                "moves_per_cpu_s", "lookups_per_move", "table_bytes", "play_moves_per_s"):
         assert result[key] > 0, key
+    assert "update_us_per_move" in result
     assert result["layout"] == "T1" and result["moves"] == 1500
     assert result["boards"] == 800 and result["n_active"] == 2
 

@@ -2,7 +2,8 @@
 
 Targets live with their code: ``engine`` (:mod:`engines.drop7.engine_bench`),
 ``train`` (:mod:`engines.train.bench`), ``search`` (:mod:`engines.search.bench`)
-and ``leaf`` (:mod:`engines.leaves.bench`).  Each module exposes
+``leaf`` (:mod:`engines.leaves.bench`) and ``memory``
+(:mod:`engines.ntuple.memory_bench`).  Each module exposes
 ``add_arguments(parser)`` and ``run(args) -> int``.  Every benchmark warms
 numba up before it starts the clock.
 """
@@ -17,6 +18,7 @@ TARGETS = {
     "train": ("engines.train.bench", "TC-TD training moves/s and table lookups/s"),
     "search": ("engines.search.bench", "dDsS search decisions/s and nodes/s"),
     "leaf": ("engines.leaves.bench", "frozen fair leaf: ns per evaluation"),
+    "memory": ("engines.ntuple.memory_bench", "latency of a random read by table footprint"),
 }
 
 

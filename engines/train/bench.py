@@ -8,7 +8,10 @@ default: 4.8e8 entries, 5.76 GB with the accumulators) it
    are slow on this VM),
 2. warms numba up and trains ``--warm-moves`` moves (untimed),
 3. times ``--moves`` training moves: ``moves_per_s`` (wall) and
-   ``moves_per_cpu_s`` (process CPU time, less disturbed by other jobs),
+   ``moves_per_cpu_s`` (process CPU time, less disturbed by other jobs);
+   then as many moves of the same greedy play on the trained tables with no
+   update (``play_moves_per_s``), so ``update_us_per_move`` is the TC-TD
+   update's share of a training move (its 74 value and accumulator writes),
 4. times the same greedy play with no tables (layout ``null``):
    ``engine_moves_per_s``, the engine's share,
 5. records the decision states of greedy play with the trained tables and
@@ -104,6 +107,8 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
     look0 = int(carry[kern.C_LOOKUPS])
     played, wall, cpu = _timed(_play, rec, layout, carry, state, cols, moves, True, seed_start)
     lookups_per_move = (int(carry[kern.C_LOOKUPS]) - look0) / played
+    games_trained = int(carry[kern.C_GAMES_DONE])
+    pplayed, pwall, pcpu = _timed(_play, rec, layout, carry, state, cols, moves, False, seed_start)
 
     null = get_layout("null")
     nrec = (np.zeros(1, dtype=np.float32), np.zeros((1, 2), dtype=np.float32))
@@ -141,6 +146,8 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
         "moves_per_s": round(played / wall),
         "moves_per_cpu_s": round(played / max(cpu, 1e-9)),
         "train_us_per_move": round(1e6 * cpu / played, 2),
+        "play_moves_per_s": round(pplayed / pwall),
+        "update_us_per_move": round(1e6 * (cpu / played - pcpu / pplayed), 2),
         "states": nrec,
         "engine_us_per_move": round(engine_us, 2),
         "choice_us_per_move": round(choice_us, 2),
@@ -153,7 +160,7 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
         "lookups_per_s": round(nlook / gwall),
         "lookups_per_cpu_s": round(nlook / max(gcpu, 1e-9)),
         "ns_per_lookup": round(1e9 * gwall / nlook, 2),
-        "games_trained": int(carry[kern.C_GAMES_DONE]),
+        "games_trained": games_trained,
         **machine_facts(),
     }
 
