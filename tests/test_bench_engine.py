@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from engines.drop7.cli import main
+from engines.ntuple.memory_bench import _follow, _link_cycle
 
 
 def _bench(capsys, *args: str) -> dict:
@@ -36,10 +39,6 @@ def test_memory_bench_json(capsys):
 
 
 def test_memory_bench_cycle_visits_every_line():
-    import numpy as np
-
-    from engines.ntuple.memory_bench import _follow, _link_cycle
-
     lines = 1000
     arr = np.zeros(lines * 8, dtype=np.int64)
     order = np.random.default_rng(3).permutation(lines).astype(np.int64)

@@ -48,9 +48,8 @@ def read_latency(megabytes: int, reads: int, seed: int = 1) -> dict:
     words = (megabytes << 20) // 8
     lines = words // _LINE_WORDS
     arr = alloc_zeroed((words,), np.int64)
-    arr[::512] = 0  # touch every 4 KB page before the clock starts
     order = np.random.default_rng(seed).permutation(lines).astype(np.int64)
-    _link_cycle(arr, order)
+    _link_cycle(arr, order)  # writes every line, so every page is touched before the clock
     del order
     _follow(arr, 0, min(reads, lines))  # warm up: caches and TLB as in steady state
     t0 = time.perf_counter()
