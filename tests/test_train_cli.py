@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from engines.drop7.cli import main
+from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import load_ntuple
 from engines.train.evaluate import main as evaluate_main
+from engines.train.trainer import NtupleLearner, SeedRange, Trainer
 
 SEEDS = "0x1000000000000000:1000000"
 
@@ -29,9 +31,11 @@ def test_outputs_manifests_and_loadable_tables(tmp_path: Path, capsys) -> None:
     assert _train(out, 1500, 600) == 0
     assert sorted(p.name for p in out.iterdir()) == ["latest", "resume-1500", "step-1200",
                                                        "step-1500", "step-600"]
-    facts = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    facts = json.loads(captured.out)
     assert facts["moves_trained"] == 1500 and facts["layout"] == "T1"
     values, layout, manifest = load_ntuple(out / "step-1500")
+    assert "3 checkpoints to write, up to" in captured.err  # logged before training
     for key in ("layout", "moves_trained", "games_trained", "seeds", "config_hash", "sha256",
                 "wall_s", "moves_per_s", "entries", "dtype"):
         assert key in manifest
@@ -40,6 +44,15 @@ def test_outputs_manifests_and_loadable_tables(tmp_path: Path, capsys) -> None:
     assert values.dtype == np.float32 and values.shape == (layout.entries,)
     changed = values != np.float32(layout.initial_entry)
     assert 0 < changed.sum() < layout.entries
+
+
+def test_disk_need_counts_every_table_and_two_resume_states(tmp_path: Path) -> None:
+    layout = get_layout("A")
+    trainer = Trainer(NtupleLearner(layout), SeedRange(0, 10), tmp_path)
+    # 4-byte values per checkpoint; values and two float32 accumulators per resume state
+    assert trainer.disk_need(4) == 4 * layout.entries * 4 + 2 * layout.entries * 12
+    assert trainer.disk_need(1) == layout.entries * (4 + 12)
+    assert trainer.disk_need(4) == 4 * 1_920_000_000 + 2 * 5_760_000_000
 
 
 def test_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:

@@ -79,6 +79,8 @@ def test_plan_names_arms_once() -> None:
     assert p.page == "reports/pilot/screen-1.html"
     assert p.seeds("screen")[1] == 256 and p.seeds("validation")[1] == 64
     assert p.train_mem_mb("ntuple-A") > 5_800  # tables with their two accumulators
+    assert p.keep_resume is True  # the default: a longer budget goes on from the last state
+    assert Plan(load_config(REPO, {"profile": "smoke"})).keep_resume is False
 
 
 def test_checkpoint_steps() -> None:

@@ -150,6 +150,21 @@ def test_trained_record_lists_every_checkpoint(tmp_path) -> None:
         protocol.trained_record(out, {"layout": "A"}, [10, 20, 30])
 
 
+def test_dropped_resume_state_keeps_checkpoints_and_starts_a_longer_budget_over(
+        tmp_path) -> None:
+    out = tmp_path / "w"
+    request = {"layout": "A", "moves": 20, "every": 10, "first_game": 0}
+    protocol.prepare_training(out, request, [10, 20])
+    _fake_training(out, [10, 20], 20)
+    protocol.drop_resume_state(out)
+    assert not (out / "latest").is_symlink() and not list(out.glob("resume-*"))
+    assert protocol.trained_record(out, request, [10, 20])["checkpoints"][1]["moves_trained"] == 20
+    protocol.drop_resume_state(out)  # nothing left to drop: no error
+    longer = {**request, "moves": 30}
+    assert protocol.prepare_training(out, longer, [10, 20, 30]) is False
+    assert not (out / "step-10").exists()
+
+
 def test_write_json_turns_nan_into_null(tmp_path) -> None:
     protocol.write_json(tmp_path / "x.json", {"a": [1.0, float("nan")], "b": float("inf")})
     assert json.loads((tmp_path / "x.json").read_text()) == {"a": [1.0, None], "b": None}

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from workflow_support import games_rows, snakemake
+from workflow_support import failure_report, games_rows, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -30,8 +30,9 @@ FIGURES = ("validation_curve", "training_throughput", "paired_deltas", "score_di
            "halves", "operating_characteristic")
 
 
-def _ok(result) -> None:
-    assert result.returncode == 0, (result.stdout[-4000:], result.stderr[-4000:])
+def _ok(result, *extra: Path) -> None:
+    if result.returncode != 0:
+        pytest.fail(failure_report(result, *extra), pytrace=False)
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +80,10 @@ def jobs_run(result) -> dict[str, int]:
 def test_every_stage_and_figure(smoke: Path) -> None:
     for weights in ("ntuple-A", "ntuple-E", "linear-trained"):
         assert (smoke / RESULTS / "validation" / "curves" / f"{weights}.json").exists()
+        # smoke keeps no resume state (training.keep_resume: false): the checkpoints stay
+        train = smoke / RESULTS / "train" / weights
+        assert list(train.glob("step-*")) and not list(train.glob("resume-*"))
+        assert not (train / "latest").is_symlink()
     assert json.loads((smoke / RESULTS / "gate.json").read_text())["weights"] == "ntuple-A"
     frozen = json.loads((smoke / RESULTS / "frozen" / "ntuple-A.json").read_text())
     assert len(frozen["sha256"]) == 64
@@ -189,27 +194,31 @@ def test_ledger_refuses_a_different_candidate(smoke: Path, scratch: Path) -> Non
 def test_cluster_generic_gives_the_same_games_for_other_shard_counts(smoke: Path,
                                                                       tmp_path: Path) -> None:
     submit = tmp_path / "submit.sh"
+    jobs = tmp_path / "jobs"  # each job's output, kept for failure_report
+    jobs.mkdir()
     submit.write_text('#!/bin/sh\n# a local "batch system": run the job script in the '
-                      'background, print its id\nnohup sh "$1" > "$1.out" 2>&1 < /dev/null &\n'
+                      'background, print its id\n'
+                      f'nohup sh "$1" > "{jobs}/$(basename "$1").out" 2>&1 < /dev/null &\n'
                       'echo $!\n')
     shards = tmp_path / "shards.yaml"
     shards.write_text("validation:\n  shards: 2\nscreen:\n  shards: 3\n")
     work = tmp_path / "run"
     work.mkdir()
     try:
-        compare_cluster_run(smoke, work, submit, shards)
+        compare_cluster_run(smoke, work, submit, shards, jobs)
     finally:
         drop_tables(work)
 
 
-def compare_cluster_run(smoke: Path, work: Path, submit: Path, shards: Path) -> None:
+def compare_cluster_run(smoke: Path, work: Path, submit: Path, shards: Path,
+                        jobs: Path) -> None:
     """Run the smoke DAG through cluster-generic in ``work``; compare it with ``smoke``."""
     result = snakemake(work, "--executor", "cluster-generic",
                        "--cluster-generic-submit-cmd", f"sh {submit}", "--jobs", "2",
                        "--seconds-between-status-checks", "1", "--latency-wait", "30",
                        "--configfile", str(shards),
                        "--config", "profile=smoke")
-    _ok(result)
+    _ok(result, *sorted(jobs.glob("*.out")))
     assert "Submitted job" in result.stdout + result.stderr
     assert (work / RESULTS / "validation" / "shards" / "linear-d2s3" / "shard-2-of-2.csv").exists()
     for path in sorted((smoke / RESULTS / "train").glob("*/step-*/manifest.json")):

@@ -203,6 +203,23 @@ class Trainer:
                 shutil.rmtree(old, ignore_errors=True)
         return final
 
+    def disk_need(self, checkpoints: int) -> int:
+        """Bytes the run writes at most: ``checkpoints`` tables and one resume state at a time
+        (two while the newest replaces the last)."""
+        shape, dtype, _ = self.learner.export()
+        step = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        resume = sum(a.nbytes for a in self.learner.resume_arrays().values())
+        return checkpoints * step + min(checkpoints, 2) * resume
+
+    def _check_disk(self, checkpoints: int) -> None:
+        """Log the disk the checkpoints need; warn when less is free (zero blocks are holes,
+        so the resume states may take less than their full size)."""
+        need, free = self.disk_need(checkpoints), shutil.disk_usage(self.out).free
+        line = (f"train {self.learner.name}: {checkpoints} checkpoint"
+                f"{'' if checkpoints == 1 else 's'} to write, up to "
+                f"{need / 1e9:.2f} GB; {free / 1e9:.2f} GB free at {self.out}")
+        self.log(line + ("" if need <= free else " - WARNING: the disk may fill up"))
+
     def load_resume(self) -> None:
         """Restore the learner and the position from ``DIR/latest`` (checks config and hashes)."""
         link = self.out / "latest"
@@ -239,6 +256,7 @@ class Trainer:
             raise ValueError(f"the resume state is at {self.moves} moves, past --moves {moves}")
         self.out.mkdir(parents=True, exist_ok=True)
         steps = [s for s in checkpoint_steps(moves, every) if s > self.moves]
+        self._check_disk(len(steps))
         start_moves, t_session = self.moves, time.perf_counter()
         fstats = np.zeros(kern.F_LEN)
         chunk = 2_000

@@ -10,7 +10,8 @@
   margin; ties go to the later point.
 * :func:`prepare_training` / :func:`trained_record` - keep a training
   directory only when the trainer can resume it for this request, and list
-  its checkpoints once training is done.
+  its checkpoints once training is done; :func:`drop_resume_state` removes
+  the final resume state when the profile does not keep it.
 * :func:`freeze` - copy the chosen checkpoint to the frozen directory (a copy,
   not a link: nothing done to the checkpoint can touch the frozen weights) and
   record its SHA-256, recomputed from the copy.
@@ -112,6 +113,20 @@ def prepare_training(out: str | Path, request: Mapping[str, Any], steps: Sequenc
     out.mkdir(parents=True, exist_ok=True)
     write_json(request_file, dict(request))
     return resumable
+
+
+def drop_resume_state(out: str | Path) -> None:
+    """Remove a finished training directory's resume state (``latest`` and ``resume-*``).
+
+    The checkpoints stay; a later run with a longer budget then starts over
+    (:func:`prepare_training` finds nothing to resume).
+    """
+    out = Path(out)
+    latest = out / "latest"
+    if latest.is_symlink() or latest.exists():
+        latest.unlink()
+    for state in out.glob("resume-*"):
+        shutil.rmtree(state)
 
 
 def trained_record(out: str | Path, request: Mapping[str, Any],

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 from adapter import log_to, run
-from protocol import prepare_training, trained_record, write_json
+from protocol import drop_resume_state, prepare_training, trained_record, write_json
 
 S = snakemake  # noqa: F821
 
@@ -17,7 +17,10 @@ def main() -> None:
            "--out", out, "--resume", "--log-every", "30"]
     print(("resuming: " if resumes else "") + " ".join(cmd), file=sys.stderr, flush=True)
     subprocess.run(cmd, check=True, stdout=sys.stderr, stderr=sys.stderr)
-    write_json(S.output[0], trained_record(out, req, S.params.steps))
+    record = trained_record(out, req, S.params.steps)
+    if not S.params.keep_resume:
+        drop_resume_state(out)
+    write_json(S.output[0], record)
 
 
 with log_to(S.log[0]):
