@@ -79,8 +79,19 @@ def test_plan_names_arms_once() -> None:
     assert p.page == "reports/pilot/screen-1.html"
     assert p.seeds("screen")[1] == 256 and p.seeds("validation")[1] == 64
     assert p.train_mem_mb("ntuple-A") > 5_800  # tables with their two accumulators
-    assert p.keep_resume is True  # the default: a longer budget goes on from the last state
-    assert Plan(load_config(REPO, {"profile": "smoke"})).keep_resume is False
+
+
+def test_snakemake_fills_the_schema_defaults() -> None:
+    from snakemake.utils import validate
+
+    schema = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
+    kept = {}
+    for name in ("smoke", "pilot", "paper"):
+        cfg = load_config(REPO, {"profile": name})
+        validate(cfg, schema)
+        kept[name] = cfg["training"]["keep_resume"]
+    # the final resume state is kept (a longer budget goes on from it) but for smoke
+    assert kept == {"smoke": False, "pilot": True, "paper": True}
 
 
 def test_checkpoint_steps() -> None:

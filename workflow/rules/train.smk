@@ -4,7 +4,8 @@
 # its record (trained.json, written last); the checkpoint directories beside it
 # are kept across an interrupted run, which then resumes (drop7 train --resume).
 # The final resume state is kept too (a longer budget goes on from it) unless
-# training.keep_resume is false.
+# training.keep_resume is false; that key is read by the script, not passed as a
+# param, since it changes no output and a changed param would retrain every arm.
 
 for _w in PLAN.weights.values():
 
@@ -27,7 +28,6 @@ for _w in PLAN.weights.values():
             request={"layout": _w.layout, "moves": _w.moves, "every": _w.every,
                      "first_game": PLAN.first_game},
             steps=_w.steps,
-            keep_resume=PLAN.keep_resume,
             out=lambda wildcards, output: os.path.dirname(output[0]),
         script:
             "../scripts/train.py"

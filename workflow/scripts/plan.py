@@ -216,7 +216,6 @@ class Plan:
         self.candidate = f"ntuple-{tr['candidate']}"
         self.ablation = f"ntuple-{tr['ablation']}"
         self.first_game: int = tr["first_game"]
-        self.keep_resume: bool = tr.get("keep_resume", True)
         self.block: int = cfg["screen"]["block"]
         self.screen_dir = f"{self.root}/screen-{self.block}"
         self.fair_arm = f"linear-{self.dtag}"

@@ -18,7 +18,7 @@ def main() -> None:
     print(("resuming: " if resumes else "") + " ".join(cmd), file=sys.stderr, flush=True)
     subprocess.run(cmd, check=True, stdout=sys.stderr, stderr=sys.stderr)
     record = trained_record(out, req, S.params.steps)
-    if not S.params.keep_resume:
+    if not S.config["training"]["keep_resume"]:  # the schema's default: true
         drop_resume_state(out)
     write_json(S.output[0], record)
 
