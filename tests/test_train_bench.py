@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from engines.drop7.cli import main
+from engines.ntuple.storage import anon_huge_bytes
 
 
 def test_bench_train_small_layout(capsys) -> None:
@@ -18,6 +19,14 @@ def test_bench_train_small_layout(capsys) -> None:
     assert "update_us_per_move" in result
     assert result["layout"] == "T1" and result["moves"] == 1500
     assert result["boards"] == 800 and result["n_active"] == 2
+    assert result["huge_page_fraction"] is None or 0.0 <= result["huge_page_fraction"] <= 1.0
+
+
+def test_huge_page_bytes_are_read_from_smaps_rollup() -> None:
+    text = ("00400000-7ffd [rollup]\nRss:             4814904 kB\n"
+            "Anonymous:       4720280 kB\nAnonHugePages:   4648960 kB\nShmemHugePages: 0 kB\n")
+    assert anon_huge_bytes(text) == 4648960 * 1024
+    assert anon_huge_bytes("Rss: 10 kB\n") is None  # a kernel without THP accounting
 
 
 def test_bench_train_unknown_layout_exits_2(capsys) -> None:

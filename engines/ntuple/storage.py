@@ -60,6 +60,24 @@ def alloc_zeroed(shape: tuple[int, ...], dtype: np.dtype = np.float32) -> np.nda
     return np.frombuffer(buf, dtype=dtype, count=int(np.prod(shape))).reshape(shape)
 
 
+def anon_huge_bytes(smaps_rollup: str | None = None) -> int | None:
+    """Bytes of this process's anonymous memory in transparent huge pages (Linux), else None.
+
+    ``smaps_rollup``: the text of ``/proc/self/smaps_rollup`` (read when not given).
+    """
+    if smaps_rollup is None:
+        try:
+            smaps_rollup = Path("/proc/self/smaps_rollup").read_text()
+        except OSError:
+            return None
+    for line in smaps_rollup.splitlines():
+        name, _, rest = line.partition(":")
+        if name == "AnonHugePages":
+            value, unit = rest.split()
+            return int(value) * (1024 if unit == "kB" else 1)
+    return None
+
+
 def _npy_header(shape: tuple[int, ...], dtype: np.dtype) -> bytes:
     """The bytes of a version 1.0 ``.npy`` header for a C-ordered array."""
     import io

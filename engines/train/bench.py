@@ -11,7 +11,10 @@ default: 4.8e8 entries, 5.76 GB with the accumulators) it
    ``moves_per_cpu_s`` (process CPU time, less disturbed by other jobs);
    then as many moves of the same greedy play on the trained tables with no
    update (``play_moves_per_s``), so ``update_us_per_move`` is the TC-TD
-   update's share of a training move (its 74 value and accumulator writes),
+   update's share of a training move (its 74 value and accumulator writes);
+   ``huge_page_fraction``: the process's anonymous memory then held in
+   transparent huge pages over the tables' bytes, capped at 1 (Linux; a
+   low share means many more TLB misses),
 4. times the same greedy play with no tables (layout ``null``):
    ``engine_moves_per_s``, the engine's share,
 5. records the decision states of greedy play with the trained tables and
@@ -37,7 +40,7 @@ import numpy as np
 from engines.drop7 import core
 from engines.drop7.engine_bench import machine_facts
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
-from engines.ntuple.storage import alloc_zeroed
+from engines.ntuple.storage import alloc_zeroed, anon_huge_bytes
 from engines.train import kernel as kern
 
 
@@ -109,6 +112,7 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
     lookups_per_move = (int(carry[kern.C_LOOKUPS]) - look0) / played
     games_trained = int(carry[kern.C_GAMES_DONE])
     pplayed, pwall, pcpu = _timed(_play, rec, layout, carry, state, cols, moves, False, seed_start)
+    huge = anon_huge_bytes()
 
     null = get_layout("null")
     nrec = (np.zeros(1, dtype=np.float32), np.zeros((1, 2), dtype=np.float32))
@@ -140,6 +144,8 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
         "n_active": layout.n_active,
         "table_bytes": int(rec[0].nbytes + rec[1].nbytes),
         "touch_s": round(touch_s, 2),
+        "huge_page_fraction": (None if huge is None
+                               else round(min(huge / (rec[0].nbytes + rec[1].nbytes), 1.0), 3)),
         "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "moves": int(played),
         "seconds": round(wall, 3),
