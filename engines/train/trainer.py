@@ -194,8 +194,7 @@ class Trainer:
             raise
         link = self.out / "latest"
         tmp_link = self.out / f".latest-{os.getpid()}"
-        if tmp_link.is_symlink() or tmp_link.exists():
-            tmp_link.unlink()
+        tmp_link.unlink(missing_ok=True)  # a symlink, dangling or not
         os.symlink(final.name, tmp_link)
         os.replace(tmp_link, link)
         for old in self.out.glob("resume-*"):

@@ -122,9 +122,7 @@ def drop_resume_state(out: str | Path) -> None:
     (:func:`prepare_training` finds nothing to resume).
     """
     out = Path(out)
-    latest = out / "latest"
-    if latest.is_symlink() or latest.exists():
-        latest.unlink()
+    (out / "latest").unlink(missing_ok=True)  # a symlink, dangling or not
     for state in out.glob("resume-*"):
         shutil.rmtree(state)
 
