@@ -16,6 +16,7 @@ from engines.ntuple.storage import (
     load_linear,
     load_ntuple,
     save_weights,
+    write_npy,
 )
 
 
@@ -45,6 +46,25 @@ def test_zero_blocks_become_holes_with_the_same_bytes(tmp_path: Path) -> None:
     path = tmp_path / "w" / "tables.npy"
     assert np.array_equal(np.load(path), values)
     assert path.stat().st_blocks * 512 < path.stat().st_size // 2  # mostly holes
+    manifest = json.loads((tmp_path / "w" / "manifest.json").read_text())
+    assert manifest["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_hash_of_fresh_chunks_of_any_size_matches_the_file(tmp_path: Path) -> None:
+    """The hasher thread keeps each chunk alive until it is hashed, in order."""
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 256, 5_000_003, dtype=np.uint8)
+    data[1_000_000:3_100_000] = 0  # some whole zero chunks among them
+    sizes = [1 << 20, 77, 1 << 20, 1 << 20, 4096, 300_000]
+    bounds = np.cumsum([0, *sizes, len(data) - sum(sizes)])
+
+    def fresh_chunks():
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+            yield bytes(data[a:b])  # a new buffer each time, dropped by the caller
+
+    sha = write_npy(tmp_path / "x.npy", data.shape, data.dtype, fresh_chunks())
+    assert sha == hashlib.sha256((tmp_path / "x.npy").read_bytes()).hexdigest()
+    assert np.array_equal(np.load(tmp_path / "x.npy"), data)
 
 
 def test_refuses_to_overwrite(tmp_path: Path) -> None:

@@ -20,6 +20,14 @@ def test_bench_train_small_layout(capsys) -> None:
     assert result["layout"] == "T1" and result["moves"] == 1500
     assert result["boards"] == 800 and result["n_active"] == 2
     assert result["huge_page_fraction"] is None or 0.0 <= result["huge_page_fraction"] <= 1.0
+    blocks = result["moves_per_s_blocks"]
+    assert result["repeat"] == 3 and len(blocks) == 3
+    assert result["moves_per_s"] == sorted(blocks)[1]  # the median block
+
+
+def test_bench_train_rejects_no_timed_block(capsys) -> None:
+    assert main(["bench", "train", "--layout", "T1", "--repeat", "0", "--no-touch"]) == 2
+    assert "--repeat" in capsys.readouterr().err
 
 
 def test_huge_page_bytes_are_read_from_smaps_rollup() -> None:

@@ -30,6 +30,7 @@ import mmap
 import os
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -91,22 +92,32 @@ def _npy_header(shape: tuple[int, ...], dtype: np.dtype) -> bytes:
 
 def write_npy(path: Path, shape: tuple[int, ...], dtype: np.dtype,
               chunks: Iterator[bytes | memoryview]) -> str:
-    """Write an ``.npy`` file from raw data chunks (zero chunks become holes); returns SHA-256."""
+    """Write an ``.npy`` file from raw data chunks (zero chunks become holes); returns SHA-256.
+
+    The hash runs on a worker thread, a chunk behind the writes (``hashlib``
+    and file writes both release the GIL), so hashing a table of gigabytes
+    costs no time beyond the write.
+    """
     digest = hashlib.sha256()
     header = _npy_header(shape, dtype)
     expected = int(np.prod(shape)) * np.dtype(dtype).itemsize
     written = 0
-    with open(path, "wb") as fh:
+    digest.update(header)
+    with open(path, "wb") as fh, ThreadPoolExecutor(max_workers=1) as hasher:
         fh.write(header)
-        digest.update(header)
+        pending = None
         for chunk in chunks:
             view = memoryview(chunk).cast("B")
-            digest.update(view)
+            if pending is not None:
+                pending.result()  # at most one chunk in the hasher: order kept, memory bounded
+            pending = hasher.submit(digest.update, view)
             if not np.count_nonzero(np.frombuffer(view, dtype=np.uint8)):  # zeros: a hole
                 fh.seek(len(view), os.SEEK_CUR)
             else:
                 fh.write(view)
             written += len(view)
+        if pending is not None:
+            pending.result()
         fh.truncate(len(header) + written)
     if written != expected:
         raise WeightsError(f"{path}: wrote {written} bytes, expected {expected}")

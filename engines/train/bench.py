@@ -7,8 +7,10 @@ default: 4.8e8 entries, 5.76 GB with the accumulators) it
    page (``touch_s``: the one-time cost of a fresh table; first-touch faults
    are slow on this VM),
 2. warms numba up and trains ``--warm-moves`` moves (untimed),
-3. times ``--moves`` training moves: ``moves_per_s`` (wall) and
-   ``moves_per_cpu_s`` (process CPU time, less disturbed by other jobs);
+3. times ``--repeat`` blocks of ``--moves`` training moves, one after the
+   other: ``moves_per_s`` (wall) and ``moves_per_cpu_s`` (process CPU time,
+   less disturbed by other jobs) are the median block's, and
+   ``moves_per_s_blocks`` lists every block (a shared host moves them);
    then as many moves of the same greedy play on the trained tables with no
    update (``play_moves_per_s``), so ``update_us_per_move`` is the TC-TD
    update's share of a training move (its 74 value and accumulator writes);
@@ -47,7 +49,10 @@ from engines.train import kernel as kern
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench train``."""
     parser.add_argument("--layout", default="A", help="n-tuple layout A-E (default A)")
-    parser.add_argument("--moves", type=int, default=200_000, help="timed training moves")
+    parser.add_argument("--moves", type=int, default=200_000,
+                        help="timed training moves per block")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="timed blocks (default 3; the median is reported)")
     parser.add_argument("--warm-moves", type=int, default=100_000,
                         help="untimed training moves first (default 100000)")
     parser.add_argument("--boards", type=int, default=300_000,
@@ -90,10 +95,11 @@ def _choice_times(rec, layout, null, seed_start: int, nstates: int) -> tuple[int
 
 
 def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_start: int,
-                touch: bool = True, nstates: int = 50_000) -> dict:
+                touch: bool = True, nstates: int = 50_000, repeat: int = 3) -> dict:
     """Run the benchmark; returns the JSON-ready dict."""
-    if moves < 1 or warm < 0 or nboards < 1 or nstates < 1:
-        raise ValueError("--moves, --boards and --states must be positive, --warm-moves >= 0")
+    if moves < 1 or warm < 0 or nboards < 1 or nstates < 1 or repeat < 1:
+        raise ValueError("--moves, --boards, --states and --repeat must be positive, "
+                         "--warm-moves >= 0")
     layout = get_layout(layout_name)
     rec = (alloc_zeroed((layout.entries,)), alloc_zeroed((layout.entries, 2)))
     touch_s = 0.0
@@ -108,8 +114,10 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
     _play(rec, layout, carry, state, cols, 20, True, seed_start)  # compile
     _play(rec, layout, carry, state, cols, warm, True, seed_start)
     look0 = int(carry[kern.C_LOOKUPS])
-    played, wall, cpu = _timed(_play, rec, layout, carry, state, cols, moves, True, seed_start)
-    lookups_per_move = (int(carry[kern.C_LOOKUPS]) - look0) / played
+    blocks = [_timed(_play, rec, layout, carry, state, cols, moves, True, seed_start)
+              for _ in range(repeat)]
+    played, wall, cpu = sorted(blocks, key=lambda b: b[1])[len(blocks) // 2]  # the median
+    lookups_per_move = (int(carry[kern.C_LOOKUPS]) - look0) / sum(b[0] for b in blocks)
     games_trained = int(carry[kern.C_GAMES_DONE])
     pplayed, pwall, pcpu = _timed(_play, rec, layout, carry, state, cols, moves, False, seed_start)
     huge = anon_huge_bytes()
@@ -148,8 +156,10 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
                                else round(min(huge / (rec[0].nbytes + rec[1].nbytes), 1.0), 3)),
         "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "moves": int(played),
+        "repeat": repeat,
         "seconds": round(wall, 3),
         "moves_per_s": round(played / wall),
+        "moves_per_s_blocks": [round(b[0] / b[1]) for b in blocks],
         "moves_per_cpu_s": round(played / max(cpu, 1e-9)),
         "train_us_per_move": round(1e6 * cpu / played, 2),
         "play_moves_per_s": round(pplayed / pwall),
@@ -174,6 +184,6 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
 def run(args: argparse.Namespace) -> int:
     """``drop7 bench train``."""
     result = train_bench(args.layout, args.moves, args.warm_moves, args.boards, args.seed_start,
-                         touch=not args.no_touch, nstates=args.states)
+                         touch=not args.no_touch, nstates=args.states, repeat=args.repeat)
     print(json.dumps(result))
     return 0
