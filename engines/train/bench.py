@@ -121,6 +121,7 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
     games_trained = int(carry[kern.C_GAMES_DONE])
     pplayed, pwall, pcpu = _timed(_play, rec, layout, carry, state, cols, moves, False, seed_start)
     huge = anon_huge_bytes()
+    table_bytes = int(rec[0].nbytes + rec[1].nbytes)
 
     null = get_layout("null")
     nrec = (np.zeros(1, dtype=np.float32), np.zeros((1, 2), dtype=np.float32))
@@ -150,10 +151,9 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
         "layout": layout.name,
         "entries": layout.entries,
         "n_active": layout.n_active,
-        "table_bytes": int(rec[0].nbytes + rec[1].nbytes),
+        "table_bytes": table_bytes,
         "touch_s": round(touch_s, 2),
-        "huge_page_fraction": (None if huge is None
-                               else round(min(huge / (rec[0].nbytes + rec[1].nbytes), 1.0), 3)),
+        "huge_page_fraction": None if huge is None else round(min(huge / table_bytes, 1.0), 3),
         "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "moves": int(played),
         "repeat": repeat,
