@@ -95,8 +95,8 @@ def write_npy(path: Path, shape: tuple[int, ...], dtype: np.dtype,
     """Write an ``.npy`` file from raw data chunks (zero chunks become holes); returns SHA-256.
 
     The hash runs on a worker thread, a chunk behind the writes (``hashlib``
-    and file writes both release the GIL), so hashing a table of gigabytes
-    costs no time beyond the write.
+    and file writes both release the GIL), so it overlaps the write instead
+    of adding to it.
     """
     digest = hashlib.sha256()
     header = _npy_header(shape, dtype)
