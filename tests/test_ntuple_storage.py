@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from engines.ntuple import storage
 from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import (
     WeightsError,
@@ -65,6 +67,42 @@ def test_hash_of_fresh_chunks_of_any_size_matches_the_file(tmp_path: Path) -> No
     sha = write_npy(tmp_path / "x.npy", data.shape, data.dtype, fresh_chunks())
     assert sha == hashlib.sha256((tmp_path / "x.npy").read_bytes()).hexdigest()
     assert np.array_equal(np.load(tmp_path / "x.npy"), data)
+
+
+def test_each_chunk_is_hashed_before_the_next_is_asked_for(tmp_path: Path, monkeypatch) -> None:
+    """A producer may refill one buffer: the (slowed) hash of a chunk is done before the
+    producer runs again, and the file's hash comes out right."""
+    hashed = []
+    real_sha256 = hashlib.sha256
+
+    class SlowSha256:
+        def __init__(self) -> None:
+            self.inner = real_sha256()
+
+        def update(self, data) -> None:
+            time.sleep(0.01)  # far slower than the write: a hash still running would show
+            self.inner.update(data)
+            hashed.append(len(data))
+
+        def hexdigest(self) -> str:
+            return self.inner.hexdigest()
+
+    monkeypatch.setattr(storage.hashlib, "sha256", SlowSha256)
+    rng = np.random.default_rng(4)
+    data = rng.integers(0, 256, 6 << 16, dtype=np.uint8)
+    data[: 2 << 16] = 0  # zero chunks (holes) too
+    buf = bytearray(1 << 16)
+
+    def refilled():
+        for k, start in enumerate(range(0, len(data), len(buf))):
+            assert len(hashed) == k + 1  # the header and every chunk handed out so far
+            buf[:] = data[start:start + len(buf)].tobytes()
+            yield buf
+
+    sha = write_npy(tmp_path / "y.npy", data.shape, data.dtype, refilled())
+    monkeypatch.undo()
+    assert sha == hashlib.sha256((tmp_path / "y.npy").read_bytes()).hexdigest()
+    assert np.array_equal(np.load(tmp_path / "y.npy"), data)
 
 
 def test_refuses_to_overwrite(tmp_path: Path) -> None:

@@ -94,9 +94,10 @@ def write_npy(path: Path, shape: tuple[int, ...], dtype: np.dtype,
               chunks: Iterator[bytes | memoryview]) -> str:
     """Write an ``.npy`` file from raw data chunks (zero chunks become holes); returns SHA-256.
 
-    The hash runs on a worker thread, a chunk behind the writes (``hashlib``
-    and file writes both release the GIL), so it overlaps the write instead
-    of adding to it.
+    Each chunk is hashed on a worker thread while it is written (``hashlib``
+    and file writes both release the GIL), so the hash overlaps the write
+    instead of adding to it; it is done before the next chunk is asked for,
+    so a producer may refill one buffer.
     """
     digest = hashlib.sha256()
     header = _npy_header(shape, dtype)
@@ -105,19 +106,15 @@ def write_npy(path: Path, shape: tuple[int, ...], dtype: np.dtype,
     digest.update(header)
     with open(path, "wb") as fh, ThreadPoolExecutor(max_workers=1) as hasher:
         fh.write(header)
-        pending = None
         for chunk in chunks:
             view = memoryview(chunk).cast("B")
-            if pending is not None:
-                pending.result()  # at most one chunk in the hasher: order kept, memory bounded
-            pending = hasher.submit(digest.update, view)
+            hashed = hasher.submit(digest.update, view)
             if not np.count_nonzero(np.frombuffer(view, dtype=np.uint8)):  # zeros: a hole
                 fh.seek(len(view), os.SEEK_CUR)
             else:
                 fh.write(view)
             written += len(view)
-        if pending is not None:
-            pending.result()
+            hashed.result()  # hashed before the producer may touch its buffer again
         fh.truncate(len(header) + written)
     if written != expected:
         raise WeightsError(f"{path}: wrote {written} bytes, expected {expected}")
