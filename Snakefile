@@ -1,12 +1,13 @@
-# Drop7 evaluation harness: one command reproduces a screen of the registered n-tuple claim.
+# Drop7 evaluation harness: every claim of config/claims/ screened by one DAG.
 #
-#   snakemake --cores all                          # the default profile (pilot)
-#   snakemake --cores all --config profile=paper   # the registered budget
-#   snakemake --cores 2 --config profile=pilot -- ablation_E   # one named target
+#   snakemake --cores all                          # the default profile (pilot), every claim
+#   snakemake --cores all --config profile=paper   # the registered budgets
+#   snakemake --cores 2 -- fourth_ply              # one claim (and what it depends on)
+#   snakemake --cores 2 -- fourth_ply__tables_d4s7 # one arm's screen games
 #
-# Stages (one include each): train -> validate -> gate (a checkpoint: criterion 1)
-# -> freeze -> open the screen block (ledger) -> screen games in shards -> stats
-# -> verdict -> report.  See docs/workflow.md.
+# Stages (one include each): train segments -> validate checkpoints -> gates (a checkpoint)
+# -> freeze -> open the screen block (ledger) -> play in shards -> close the block -> hashes
+# -> contrasts -> readings and verdict -> report and index.  See docs/workflow.md.
 import os
 
 from snakemake.utils import min_version
@@ -18,15 +19,17 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/games.smk"
 include: "workflow/rules/validate.smk"
-include: "workflow/rules/gate.smk"
 include: "workflow/rules/screen.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/targets.smk"
 
 
 rule all:
     default_target: True
+    localrule: True
     input:
-        PLAN.page,
-        PLAN.INDEX,
+        [PATHS.path("page", claim=c) for c in PLAN.run],
+        INDEX,

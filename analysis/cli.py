@@ -48,13 +48,11 @@ def stats_payload(args: argparse.Namespace) -> tuple[Contrast, dict[str, Any], b
     if args.oc_sims < 100:
         raise ValueError(f"--oc-sims {args.oc_sims} is too small (need at least 100)")
     paired = pair_arms(read_games(args.games), args.candidate, args.baseline)
-    result = contrast_paired(
-        paired,
-        expected_hash=args.expected_hash,
-        actual_hash=args.actual_hash,
-        n_resamples=args.resamples,
-        seed=args.bootstrap_seed,
-    )
+    hashes = None
+    if args.expected_hash or args.actual_hash:
+        hashes = {args.candidate: (args.expected_hash, args.actual_hash)}
+    result = contrast_paired(paired, hashes=hashes, n_resamples=args.resamples,
+                             seed=args.bootstrap_seed)
     payload = result.to_dict()
     png = None
     if args.oc or args.oc_png:

@@ -1,7 +1,8 @@
-"""One paired contrast: candidate arm vs comparator arm over n games matched by seed.
+"""Paired contrasts over games matched by seed: a difference ``a - b`` or an interaction.
 
-Formulas (docs/statistics.md has the full text), with ``d_i = cand_i - base_i``
-in seed order:
+Formulas (docs/statistics.md has the full text), with per-game deltas ``d_i``
+in seed order (``a_i - b_i`` for a difference, ``(a_i - b_i) - (c_i - d_i)``
+for an interaction):
 
 * mean delta ``dbar``, paired sd ``s`` (ddof 1);
 * percentile bootstrap (:mod:`analysis.bootstrap`): lower bound = 0.05
@@ -9,19 +10,22 @@ in seed order:
 * Student-t lower bound ``dbar - t_0.95(n-1) * s / sqrt(n)``;
 * detection floor ``1.645 * s / sqrt(n)`` (reported, not a criterion);
 * halves: mean of ``d`` over games ``0..n//2-1`` and ``n//2..n-1``;
-* lower-quartile regression: ``Q25(cand) < Q25(base)`` (linear interpolation);
+* lower-quartile regression (differences only): ``Q25(a) < Q25(b)`` (linear
+  interpolation);
 * wins / ties / losses: ``d > 0`` / ``d == 0`` / ``d < 0``.
 
 Pass criteria (names as reported in ``failed``): ``bootstrap_lb`` (> 0),
-``t_lb`` (> 0), ``halves`` (both > 0), ``lower_quartile`` (no regression),
-``decisions`` (0 illegal and 0 unfinished decisions over both arms; evaluated
-when the table has those columns) and ``weights_hash`` (the screened weights'
-SHA-256 equals the frozen one; evaluated when the caller passes both).
+``t_lb`` (> 0), ``halves`` (both > 0), ``lower_quartile`` (no regression;
+not evaluated for an interaction), ``decisions`` (0 illegal and 0 unfinished
+decisions over every arm; evaluated when the table has those columns) and
+``weights_hash`` (every screened artefact's SHA-256 equals its frozen one;
+evaluated when the caller passes hashes).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,7 +46,12 @@ Z_DETECTION = 1.645
 
 @dataclass
 class Contrast:
-    """Everything the report shows about one paired contrast (see module docstring)."""
+    """Everything the report shows about one paired contrast (see module docstring).
+
+    For an interaction ``(a - b) - (c - d)``, ``candidate`` and ``baseline``
+    name the two differences, ``mean_candidate`` / ``mean_baseline`` are their
+    means, and the per-arm quartiles are None.
+    """
 
     candidate: str
     baseline: str
@@ -57,13 +66,13 @@ class Contrast:
     t_critical: float
     detection_floor: float
     halves: tuple[float, float]
-    q25_candidate: float
-    q25_baseline: float
-    median_candidate: float
-    median_baseline: float
-    q75_candidate: float
-    q75_baseline: float
-    quartile_regression: bool
+    q25_candidate: float | None
+    q25_baseline: float | None
+    median_candidate: float | None
+    median_baseline: float | None
+    q75_candidate: float | None
+    q75_baseline: float | None
+    quartile_regression: bool | None
     wins: int
     ties: int
     losses: int
@@ -72,6 +81,8 @@ class Contrast:
     criteria: dict[str, str]
     n_bootstrap: int
     bootstrap_seed: int
+    kind: str = "difference"
+    arms: list[str] = field(default_factory=list)
     mean_moves_candidate: float | None = None
     mean_moves_baseline: float | None = None
     censored_candidate: int | None = None
@@ -92,12 +103,76 @@ def _q(x: np.ndarray, p: float) -> float:
     return float(np.quantile(x, p))
 
 
-def _hash_status(expected: str | None, actual: str | None) -> str:
-    if expected is None and actual is None:
+#: ``name -> (expected SHA-256, actual SHA-256)`` of every artefact a contrast's arms read
+Hashes = Mapping[str, tuple[str | None, str | None]]
+
+
+def _hash_status(hashes: Hashes | None) -> str:
+    if not hashes:
         return NOT_EVALUATED
-    if expected is None or actual is None:
-        raise ValueError("weights hash check needs both the expected and the actual SHA-256")
-    return PASS if expected.strip().lower() == actual.strip().lower() else FAIL
+    for name, (expected, actual) in hashes.items():
+        if expected is None or actual is None:
+            raise ValueError(f"weights hash check of {name} needs both the expected and the "
+                             "actual SHA-256")
+    same = all(e.strip().lower() == a.strip().lower() for e, a in hashes.values())
+    return PASS if same else FAIL
+
+
+def _check(x: np.ndarray, name: str) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise ValueError("scores must be finite numbers")
+    return x
+
+
+def _extras_total(extras: Sequence[Mapping[str, np.ndarray]], name: str) -> int | None:
+    if not any(name in e for e in extras):
+        return None
+    return int(sum(float(np.sum(e[name])) for e in extras if name in e))
+
+
+def _contrast(d: np.ndarray, *, candidate: str, baseline: str, mean_candidate: float,
+              mean_baseline: float, quartiles: dict[str, Any], extras: Sequence[Mapping[str,
+              np.ndarray]], hashes: Hashes | None, n_resamples: int, seed: int, kind: str,
+              arms: list[str]) -> Contrast:
+    """The statistics and criteria of per-game deltas ``d`` (what both kinds share)."""
+    n = int(d.size)
+    if n < MIN_PAIRS:
+        raise ValueError(f"too few pairs: {n}, need at least {MIN_PAIRS}")
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    se = sd / np.sqrt(n)
+    t_crit = float(stats.t.ppf(1.0 - ALPHA, n - 1))
+    boot = bootstrap_bounds(d, n_resamples=n_resamples, seed=seed)
+    h = n // 2
+    halves = (float(d[:h].mean()), float(d[h:].mean()))
+    illegal, unfinished = _extras_total(extras, "illegal"), _extras_total(extras, "unfinished")
+    if illegal is None and unfinished is None:
+        decisions = NOT_EVALUATED
+    else:
+        decisions = PASS if not (illegal or unfinished) else FAIL
+    regression = quartiles["quartile_regression"]
+    criteria = {
+        "bootstrap_lb": PASS if boot.lower > 0 else FAIL,
+        "t_lb": PASS if mean - t_crit * se > 0 else FAIL,
+        "halves": PASS if min(halves) > 0 else FAIL,
+        "lower_quartile": NOT_EVALUATED if regression is None else (FAIL if regression else PASS),
+        "decisions": decisions,
+        "weights_hash": _hash_status(hashes),
+    }
+    failed = [k for k in CRITERIA if criteria[k] == FAIL]
+    return Contrast(
+        candidate=candidate, baseline=baseline, n=n, mean_candidate=mean_candidate,
+        mean_baseline=mean_baseline, mean_delta=mean, sd_delta=sd, bootstrap_lb=boot.lower,
+        bootstrap_ub=boot.upper, t_lb=float(mean - t_crit * se), t_critical=t_crit,
+        detection_floor=float(Z_DETECTION * se), halves=halves, **quartiles,
+        wins=int(np.count_nonzero(d > 0)), ties=int(np.count_nonzero(d == 0)),
+        losses=int(np.count_nonzero(d < 0)), passed=not failed, failed=failed,
+        criteria=criteria, n_bootstrap=boot.n_resamples, bootstrap_seed=boot.seed, kind=kind,
+        arms=arms, illegal=illegal, unfinished=unfinished,
+    )
 
 
 def contrast_scores(
@@ -108,57 +183,31 @@ def contrast_scores(
     baseline: str = "baseline",
     extra_candidate: dict[str, np.ndarray] | None = None,
     extra_baseline: dict[str, np.ndarray] | None = None,
-    expected_hash: str | None = None,
-    actual_hash: str | None = None,
+    hashes: Hashes | None = None,
     n_resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
 ) -> Contrast:
-    """Contrast two score arrays already paired and in seed order.
+    """The difference contrast of two score arrays already paired and in seed order.
 
     ``extra_*`` may hold per-game ``moves``, ``censored``, ``illegal`` and
-    ``unfinished`` arrays; ``expected_hash`` / ``actual_hash`` (both or neither)
-    enable the ``weights_hash`` criterion.
+    ``unfinished`` arrays; ``hashes`` enables the ``weights_hash`` criterion.
     """
-    c = np.asarray(candidate_scores, dtype=np.float64)
-    b = np.asarray(baseline_scores, dtype=np.float64)
-    if c.shape != b.shape or c.ndim != 1:
-        raise ValueError(f"score arrays must be 1-D and equal length, got {c.shape} and {b.shape}")
-    if not (np.isfinite(c).all() and np.isfinite(b).all()):
-        raise ValueError("scores must be finite numbers")
-    n = int(c.size)
-    if n < MIN_PAIRS:
-        raise ValueError(f"too few pairs: {n}, need at least {MIN_PAIRS}")
+    c, b = _check(candidate_scores, "candidate scores"), _check(baseline_scores, "baseline scores")
+    if c.shape != b.shape:
+        raise ValueError(f"score arrays must be equal length, got {c.shape} and {b.shape}")
     ec, eb = extra_candidate or {}, extra_baseline or {}
-    d = c - b
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    se = sd / np.sqrt(n)
-    t_crit = float(stats.t.ppf(1.0 - ALPHA, n - 1))
-    boot = bootstrap_bounds(d, n_resamples=n_resamples, seed=seed)
-    h = n // 2
-    halves = (float(d[:h].mean()), float(d[h:].mean()))
+    if c.size < MIN_PAIRS:
+        raise ValueError(f"too few pairs: {c.size}, need at least {MIN_PAIRS}")
     q25c, q25b = _q(c, 0.25), _q(b, 0.25)
-    regression = bool(q25c < q25b)
-
-    def total(name: str) -> int | None:
-        if name not in ec and name not in eb:
-            return None
-        return int(sum(float(np.sum(e[name])) for e in (ec, eb) if name in e))
-
-    illegal, unfinished = total("illegal"), total("unfinished")
-    if illegal is None and unfinished is None:
-        decisions = NOT_EVALUATED
-    else:
-        decisions = PASS if not (illegal or unfinished) else FAIL
-    criteria = {
-        "bootstrap_lb": PASS if boot.lower > 0 else FAIL,
-        "t_lb": PASS if mean - t_crit * se > 0 else FAIL,
-        "halves": PASS if min(halves) > 0 else FAIL,
-        "lower_quartile": FAIL if regression else PASS,
-        "decisions": decisions,
-        "weights_hash": _hash_status(expected_hash, actual_hash),
-    }
-    failed = [k for k in CRITERIA if criteria[k] == FAIL]
+    quartiles = {"q25_candidate": q25c, "q25_baseline": q25b,
+                 "median_candidate": _q(c, 0.5), "median_baseline": _q(b, 0.5),
+                 "q75_candidate": _q(c, 0.75), "q75_baseline": _q(b, 0.75),
+                 "quartile_regression": bool(q25c < q25b)}
+    out = _contrast(c - b, candidate=candidate, baseline=baseline,
+                    mean_candidate=float(c.mean()), mean_baseline=float(b.mean()),
+                    quartiles=quartiles, extras=(ec, eb), hashes=hashes,
+                    n_resamples=n_resamples, seed=seed, kind="difference",
+                    arms=[candidate, baseline])
 
     def mean_of(e: dict[str, np.ndarray], name: str) -> float | None:
         return float(np.mean(e[name])) if name in e else None
@@ -166,46 +215,15 @@ def contrast_scores(
     def count_of(e: dict[str, np.ndarray], name: str) -> int | None:
         return int(np.count_nonzero(e[name])) if name in e else None
 
-    return Contrast(
-        candidate=candidate,
-        baseline=baseline,
-        n=n,
-        mean_candidate=float(c.mean()),
-        mean_baseline=float(b.mean()),
-        mean_delta=mean,
-        sd_delta=sd,
-        bootstrap_lb=boot.lower,
-        bootstrap_ub=boot.upper,
-        t_lb=float(mean - t_crit * se),
-        t_critical=t_crit,
-        detection_floor=float(Z_DETECTION * se),
-        halves=halves,
-        q25_candidate=q25c,
-        q25_baseline=q25b,
-        median_candidate=_q(c, 0.5),
-        median_baseline=_q(b, 0.5),
-        q75_candidate=_q(c, 0.75),
-        q75_baseline=_q(b, 0.75),
-        quartile_regression=regression,
-        wins=int(np.count_nonzero(d > 0)),
-        ties=int(np.count_nonzero(d == 0)),
-        losses=int(np.count_nonzero(d < 0)),
-        passed=not failed,
-        failed=failed,
-        criteria=criteria,
-        n_bootstrap=boot.n_resamples,
-        bootstrap_seed=boot.seed,
-        mean_moves_candidate=mean_of(ec, "moves"),
-        mean_moves_baseline=mean_of(eb, "moves"),
-        censored_candidate=count_of(ec, "censored"),
-        censored_baseline=count_of(eb, "censored"),
-        illegal=illegal,
-        unfinished=unfinished,
-    )
+    out.mean_moves_candidate, out.mean_moves_baseline = mean_of(ec, "moves"), mean_of(eb, "moves")
+    out.censored_candidate = count_of(ec, "censored")
+    out.censored_baseline = count_of(eb, "censored")
+    return out
 
 
 def contrast_paired(paired: PairedGames, **kwargs: Any) -> Contrast:
-    """Contrast of :class:`~analysis.games_table.PairedGames` (kwargs: :func:`contrast_scores`)."""
+    """Difference contrast of :class:`~analysis.games_table.PairedGames` (kwargs:
+    :func:`contrast_scores`)."""
     result = contrast_scores(
         paired.candidate_scores,
         paired.baseline_scores,
@@ -217,6 +235,32 @@ def contrast_paired(paired: PairedGames, **kwargs: Any) -> Contrast:
     )
     result.seed_first = int(paired.seeds[0])
     result.seed_last = int(paired.seeds[-1])
+    return result
+
+
+def contrast_interaction(first: PairedGames, second: PairedGames, *, hashes: Hashes | None = None,
+                         n_resamples: int = BOOTSTRAP_RESAMPLES,
+                         seed: int = BOOTSTRAP_SEED) -> Contrast:
+    """The interaction ``(a - b) - (c - d)`` of two paired differences on the same seeds."""
+    if not np.array_equal(first.seeds, second.seeds):
+        raise ValueError(f"interaction: ({first.candidate} - {first.baseline}) and "
+                         f"({second.candidate} - {second.baseline}) are not on the same seeds")
+    ab = first.candidate_scores - first.baseline_scores
+    cd = second.candidate_scores - second.baseline_scores
+    arms = [first.candidate, first.baseline, second.candidate, second.baseline]
+    if len(set(arms)) < 3:
+        raise ValueError(f"interaction needs distinct differences, got arms {arms}")
+    none = dict.fromkeys(("q25_candidate", "q25_baseline", "median_candidate",
+                          "median_baseline", "q75_candidate", "q75_baseline",
+                          "quartile_regression"))
+    result = _contrast(ab - cd, candidate=f"({first.candidate} - {first.baseline})",
+                       baseline=f"({second.candidate} - {second.baseline})",
+                       mean_candidate=float(ab.mean()), mean_baseline=float(cd.mean()),
+                       quartiles=none, hashes=hashes, n_resamples=n_resamples, seed=seed,
+                       extras=(first.extra_candidate, first.extra_baseline,
+                               second.extra_candidate, second.extra_baseline),
+                       kind="interaction", arms=arms)
+    result.seed_first, result.seed_last = int(first.seeds[0]), int(first.seeds[-1])
     return result
 
 

@@ -153,6 +153,23 @@ class PairedGames:
         return int(self.seeds.size)
 
 
+def select_block(df: pd.DataFrame, arms: Sequence[str], start: int, count: int) -> pd.DataFrame:
+    """The games of ``arms`` on seeds ``start .. start+count-1`` (validated), all of them.
+
+    This is how a contrast reads a prefix of a block: explicitly, with the
+    count it was planned for.  Errors: an arm missing any seed of the range.
+    """
+    games = validate_games(df)
+    lo, hi = np.uint64(start), np.uint64(start + count)
+    inside = games[(games["seed"] >= lo) & (games["seed"] < hi) & games["arm"].isin(list(arms))]
+    for arm in arms:
+        have = int((inside["arm"] == arm).sum())
+        if have != count:
+            raise ValueError(f"arm {arm!r} has {have} of the {count} games on seeds "
+                             f"{start}..{start + count - 1}")
+    return inside.reset_index(drop=True)
+
+
 def pair_arms(df: pd.DataFrame, candidate: str, baseline: str) -> PairedGames:
     """Pair arm ``candidate`` with arm ``baseline`` by seed (validates ``df`` first).
 

@@ -1,85 +1,103 @@
-"""The ledger of opened screen blocks: one candidate per block unless reuse is asked for by name."""
+"""The ledger of opened screen blocks: owners, reruns, declared sharing, reuse, completion."""
 
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime
 
 import pytest
 
-from analysis.ledger import FORMAT, LedgerError, open_block, opened_blocks, read_ledger
+from protocol.ledger import FORMAT, LedgerError, Opener, close_blocks, open_blocks, opened_blocks
 
-SHA_A = "a" * 64
-SHA_B = "b" * 64
-SEEDS = (3458764513821589504, 256)
-WHEN = datetime(2026, 9, 6, 12, 0, tzinfo=UTC)
-
-
-def _open(path, sha, block=1, reuse=(), profile="pilot"):
-    return open_block(path, block, sha, candidate="ntuple-A", profile=profile, seeds=SEEDS,
-                      reuse_blocks=reuse, now=WHEN)
+A, B = "a" * 64, "b" * 64
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+ONE = Opener("claim-one", {"claim-one/w": A})
 
 
-def test_first_opening_owns_the_block(tmp_path) -> None:
-    path = tmp_path / "ledger.json"
-    opening = _open(path, SHA_A)
-    assert not opening.reused and opening.owner["sha256"] == SHA_A
-    doc = json.loads(path.read_text())
-    assert doc["format"] == FORMAT
-    assert doc["blocks"]["1"][0]["opened_utc"] == "2026-09-06T12:00:00Z"
-    assert doc["blocks"]["1"][0]["seeds"] == list(SEEDS)
+def opening(path, blocks, opener, **kw):
+    return open_blocks(path, blocks, opener, profile="pilot", seeds=[100, 8], now=NOW, **kw)
 
 
-def test_same_candidate_may_reread_its_block(tmp_path) -> None:
-    path = tmp_path / "ledger.json"
-    _open(path, SHA_A)
-    again = _open(path, SHA_A)
-    assert not again.reused
-    assert len(opened_blocks(path)[1]) == 1  # a rerun adds no entry
+def test_first_opener_owns_the_block_and_a_rerun_continues_it(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    first = opening(ledger, [3], ONE)
+    assert first["reused"] is False and first["blocks"]["3"]["owner"]["claim"] == "claim-one"
+    again = opening(ledger, [3], ONE)  # a rerun, or a run after a crash during play
+    assert again["blocks"]["3"]["entry"] == first["blocks"]["3"]["entry"]
+    doc = json.loads(ledger.read_text())
+    assert doc["format"] == FORMAT and len(doc["blocks"]["3"]) == 1
+    assert doc["blocks"]["3"][0]["status"] == "opened"
 
 
-def test_different_candidate_is_refused_naming_block_and_way_out(tmp_path) -> None:
-    path = tmp_path / "ledger.json"
-    _open(path, SHA_A)
-    before = path.read_text()
-    with pytest.raises(LedgerError) as err:
-        _open(path, SHA_B)
-    message = str(err.value)
-    assert "screen block 1" in message and "screen.reuse_blocks" in message
-    assert SHA_A[:12] in message and "\n" not in message
-    assert path.read_text() == before  # nothing recorded for a refused opening
+def test_different_frozen_weights_of_the_same_claim_are_refused(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    other = Opener("claim-one", {"claim-one/w": B})
+    with pytest.raises(LedgerError, match="screen block 3 was opened on .* by this claim .*"
+                                          "refusing to read it for claim claim-one"):
+        opening(ledger, [3], other)
+    assert len(opened_blocks(ledger)[3]) == 1
+    flagged = opening(ledger, [3], other, allow_reuse=True)
+    assert flagged["reused"] is True and len(opened_blocks(ledger)[3]) == 2
 
 
-def test_reuse_by_name_is_recorded_and_flagged(tmp_path) -> None:
-    path = tmp_path / "ledger.json"
-    _open(path, SHA_A)
-    with pytest.raises(LedgerError):
-        _open(path, SHA_B, reuse=(2,))  # naming another block does not help
-    opening = _open(path, SHA_B, reuse=(1,))
-    assert opening.reused and opening.owner["sha256"] == SHA_A
-    entries = opened_blocks(path)[1]
-    assert [e["sha256"] for e in entries] == [SHA_A, SHA_B]
-    assert [e["reused"] for e in entries] == [False, True]
-    # the owner's rerun is still not a reuse; the reuser's rerun still is
-    assert not _open(path, SHA_A).reused
-    assert _open(path, SHA_B, reuse=(1,)).reused
+def test_another_claim_needs_a_declared_share(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [5, 6], ONE)
+    stranger = Opener("claim-two", {})
+    with pytest.raises(LedgerError, match="by claim claim-one .* declare screen.block: "
+                                          r"\{claim: claim-one\}"):
+        opening(ledger, [6], stranger)
+    sharer = Opener("claim-two", {}, shares="claim-one")
+    answer = opening(ledger, [5, 6], sharer)
+    assert answer["reused"] is True and answer["blocks"]["6"]["owner"]["claim"] == "claim-one"
 
 
-def test_blocks_are_independent(tmp_path) -> None:
-    path = tmp_path / "ledger.json"
-    _open(path, SHA_A, block=1)
-    assert not _open(path, SHA_B, block=2).reused
-    assert sorted(opened_blocks(path)) == [1, 2]
+def test_a_sharer_first_does_not_lock_out_the_owner_claim(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [7], Opener("claim-two", {}, shares="claim-one"))
+    answer = opening(ledger, [7], ONE)
+    assert answer["reused"] is True  # read by the sharer first: not held out any more
 
 
-def test_bad_inputs(tmp_path) -> None:
-    path = tmp_path / "ledger.json"
+def test_completion_records_the_table_and_keeps_the_first(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    done = close_blocks(ledger, [3], ONE, games=24, table_sha256="c" * 64, now=NOW)
+    assert done["3"]["status"] == "complete" and done["3"]["games"] == 24
+    again = close_blocks(ledger, [3], ONE, games=24, table_sha256="d" * 64, now=NOW)
+    assert again["3"]["table_sha256"] == "c" * 64 and again["3"]["differs"] == "d" * 64
+    with pytest.raises(LedgerError, match="no opening for claim claim-two"):
+        close_blocks(ledger, [3], Opener("claim-two", {}), games=1, table_sha256="e" * 64)
+
+
+def test_bad_hashes_and_bad_files_are_refused(tmp_path) -> None:
     with pytest.raises(LedgerError, match="not a SHA-256"):
-        _open(path, "xyz")
-    path.write_text("{not json")
+        opening(tmp_path / "l.json", [1], Opener("c", {"c/w": "xyz"}))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "drop7-screen-ledger-v1", "blocks": {}}')
+    with pytest.raises(LedgerError, match="not a drop7-screen-ledger-v2 ledger"):
+        opening(bad, [1], ONE)
+    bad.write_text("{not json")
     with pytest.raises(LedgerError, match="unreadable ledger"):
-        read_ledger(path)
-    path.write_text(json.dumps({"format": "other", "blocks": {}}))
-    with pytest.raises(LedgerError, match="not a drop7-screen-ledger-v1"):
-        _open(path, SHA_A)
-    assert read_ledger(tmp_path / "absent.json")["blocks"] == {}
+        opened_blocks(bad)
+
+
+def test_concurrent_openers_of_one_block_get_one_owner(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    results: list[object] = []
+
+    def run(opener: Opener) -> None:
+        try:
+            results.append(opening(ledger, [9], opener))
+        except LedgerError as exc:
+            results.append(exc)
+
+    threads = [threading.Thread(target=run, args=(Opener(f"c{i}", {}),)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(isinstance(r, dict) for r in results) == 1
+    assert len(opened_blocks(ledger)[9]) == 1

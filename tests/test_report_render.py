@@ -1,187 +1,196 @@
-"""Report pages rendered from a small synthetic games table: self-contained, every section."""
+"""Claim pages rendered from the real plans and synthetic games: self-contained, every section."""
 
 from __future__ import annotations
 
 import base64
 import json
 import re
-from html import escape
 
 import numpy as np
 import pandas as pd
-import pytest
+from claims_support import REPO
 
-from analysis.contrast import contrast_games
+from analysis.contrast import contrast_interaction, contrast_paired
+from analysis.games_table import pair_arms
 from analysis.power import operating_characteristic
+from analysis.readings import evaluate_all
 from analysis.report.page import (
     FIGURES,
-    ScreenRun,
+    ClaimRun,
     find_summaries,
+    render_claim,
     render_index,
-    render_screen,
     run_summary,
     write_public,
 )
-from analysis.verdict import claim_verdict
+from protocol.plan import load_plan
+from protocol.verdict import decide, methodological_errors
 
-ARMS = ("ntuple-A-d3s7", "ntuple-A-direct", "linear-d3s7")
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def synthetic_games(n: int = 32) -> pd.DataFrame:
+def plan(claim: str, profile: str = "pilot"):
+    return load_plan(REPO, {"profile": profile}).claims[claim]
+
+
+def synthetic_games(p) -> pd.DataFrame:
     rng = np.random.default_rng(7)
+    start, n = p.seeds
     base = rng.gamma(2.0, 150_000, n)
     rows = []
-    for arm, shift in zip(ARMS, (60_000, -40_000, 0), strict=True):
-        scores = np.maximum(0, base + shift + rng.normal(0, 50_000, n)).round()
-        for i, s in enumerate(scores):
-            rows.append({"arm": arm, "policy": f"policy-of-{arm}", "seed": 1000 + i, "game": i,
-                         "score": s, "moves": 90 + i % 7, "levels": 10, "clears": 0,
+    for i, (arm, a) in enumerate(p.arms.items()):
+        scores = np.maximum(0, base + 30_000 * i + rng.normal(0, 50_000, n)).round()
+        for g in range(a.games):
+            rows.append({"arm": arm, "policy": a.policy, "seed": start + g, "game": g,
+                         "score": scores[g], "moves": 90 + g % 7, "levels": 10, "clears": 0,
                          "censored": 0, "popped": 50, "decisions": 90, "illegal": 0,
                          "unfinished": 0, "wall_s": 0.5})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    df["seed"] = df["seed"].astype(np.uint64)
+    return df
+
+
+def contrasts_of(p, games) -> dict:
+    out = {}
+    for name, c in p.contrasts.items():
+        inside = games[games["seed"] < np.uint64(p.seeds[0] + c.games)]
+        pairs = [pair_arms(inside, a, b) for a, b in zip(c.arms[::2], c.arms[1::2], strict=True)]
+        if c.kind == "difference":
+            out[name] = contrast_paired(pairs[0], n_resamples=500).to_dict()
+        else:
+            out[name] = contrast_interaction(*pairs, n_resamples=500).to_dict()
+    first = next(iter(out))
+    a, b = p.contrasts[first].arms[:2]
+    out[first]["oc"] = operating_characteristic(
+        games[games.arm == a].score.to_numpy()[:p.contrasts[first].games],
+        games[games.arm == b].score.to_numpy()[:p.contrasts[first].games], n_sims=200).to_dict()
+    return out
 
 
 def curve(weights: str, margins: list[float]) -> dict:
-    return {"weights": weights, "fair_arm": "linear-d3s7", "points": [
-        {"step": (i + 1) * 1000, "arm": f"{weights}-step{(i + 1) * 1000}-d3s7", "path": "p",
-         "margin": m, "n": 64, "mean_candidate": 300_000 + m, "mean_baseline": 300_000,
-         "mean_delta": m, "sd_delta": 1e5, "bootstrap_lb": m - 2e4, "bootstrap_ub": m + 2e4,
-         "t_lb": m - 2.1e4, "wins": 30, "ties": 2, "losses": 32, "mean_moves_candidate": 100,
-         "mean_moves_baseline": 90} for i, m in enumerate(margins)]}
-
-
-def config(profile: str = "pilot", registered: bool = False) -> dict:
-    cfg = {"profile": profile, "description": f"test run {profile}",
-           "registered_budget": registered, "ledger": "data/screen-ledger.json",
-           "search": {"depth": 3, "strata": 7}, "validation": {"games": 64, "shards": 1},
-           "screen": {"block": 7, "games": 32, "shards": 2}}
-    if not registered:
-        cfg["budget_note"] = "training budget shrunk to a test"
-    return cfg
+    return {"weights": weights, "comparator": "linear-d3s7", "points": [
+        {"step": (i + 1) * 5_000_000, "arm": f"{weights}-step{(i + 1) * 5_000_000}-d3s7",
+         "path": "p", "margin": m, "n": 64, "mean_candidate": 300_000 + m,
+         "mean_baseline": 300_000, "mean_delta": m, "sd_delta": 1e5, "bootstrap_lb": m - 2e4,
+         "bootstrap_ub": m + 2e4, "t_lb": m - 2.1e4, "wins": 30, "ties": 2, "losses": 32,
+         "mean_moves_candidate": 100, "mean_moves_baseline": 90} for i, m in enumerate(margins)]}
 
 
 def provenance() -> dict:
     return {"commit": "0123456789abcdef", "dirty": False, "config_hash": "c" * 64,
-            "profile": "pilot", "packages": {"python": "3.11", "numpy": "2"},
-            "seed_blocks": {"screen": {"block": 7, "start": 1000, "count": 32}},
+            "declaration_hash": "d" * 64, "profile": "pilot",
+            "packages": {"python": "3.11", "numpy": "2"},
+            "seed_blocks": {"screen": {"blocks": [1], "start": 1000, "count": 32}},
             "weights": [{"path": "results/x/step-1000", "moves_trained": 1000,
                          "games_trained": 10, "sha256": "d" * 64, "wall_s": 2.0,
-                         "moves_per_s": 500.0}],
-            "frozen": None, "games_wall_s": {"linear-d3s7": {"games": 32, "wall_s": 16.0}},
-            "job_wall_s": {"train/ntuple-A": 2.0}}
+                         "moves_per_s": 500.0}], "frozen": {},
+            "games_wall_s": {"linear-d3s7": {"games": 32, "wall_s": 16.0}},
+            "jobs": {"train/ntuple-A/step-5000000": {"wall_s": 2.0, "cpu_s": 1.9,
+                                                     "max_rss_mb": 700.0}},
+            "stages": {"train": {"jobs": 1, "wall_s": 2.0, "cpu_s": 1.9, "max_rss_mb": 700.0}}}
 
 
 def manifests() -> dict:
-    return {"ntuple-A": [{"moves_trained": 1000, "wall_s": 2.0, "moves_per_s": 500.0},
-                         {"moves_trained": 2000, "wall_s": 3.0, "moves_per_s": 666.0}]}
+    return {"ntuple-A": [{"moves_trained": 5_000_000, "wall_s": 50.0, "moves_per_s": 1e5},
+                         {"moves_trained": 10_000_000, "wall_s": 90.0, "moves_per_s": 1.1e5}]}
 
 
-def screened_run(reused: bool = False, registered: bool = False) -> ScreenRun:
-    games = synthetic_games()
-    primary = contrast_games(games, ARMS[0], ARMS[2], n_resamples=500).to_dict()
-    direct = contrast_games(games, ARMS[1], ARMS[2], n_resamples=500).to_dict()
-    c = games[games.arm == ARMS[0]].score.to_numpy()
-    b = games[games.arm == ARMS[2]].score.to_numpy()
-    primary["oc"] = operating_characteristic(c, b, n_sims=200).to_dict()
-    curves = {"ntuple-A": curve("ntuple-A", [-5e3, 4e4]), "ntuple-E": curve("ntuple-E", [1e3])}
-    verdict = claim_verdict(candidate_margins=[-5e3, 4e4], ablation_margins=[1e3],
-                            primary=primary, direct=direct, reused_block=reused).to_dict()
-    owner_sha = "e" * 64 if reused else "f" * 64
-    opened = {"block": 7, "sha256": "f" * 64, "reused": reused,
-              "owner": {"sha256": owner_sha, "candidate": "ntuple-A", "profile": "paper",
-                        "opened_utc": "2026-09-01T00:00:00Z"},
-              "entry": {"seeds": [1000, 32], "opened_utc": "2026-09-06T00:00:00Z"}}
-    frozen = {"weights": "ntuple-A", "step": 2000, "sha256": "f" * 64, "margin": 4e4,
-              "selection": "largest validation margin; ties to the later point"}
-    gate = {"weights": "ntuple-A", "passed": True, "reason": "validation margin positive"}
-    return ScreenRun(config=config(registered=registered), gate=gate, curves=curves,
-                     verdict=verdict, provenance=provenance(), manifests=manifests(),
-                     frozen=frozen, opened=opened, contrasts={"primary": primary,
-                                                               "direct": direct},
-                     games=games, arms={a: {"policy": f"policy-of-{a}"} for a in ARMS})
-
-
-def gate_failed_run() -> ScreenRun:
-    curves = {"ntuple-A": curve("ntuple-A", [-5e3, -1e3]), "ntuple-E": curve("ntuple-E", [-2e3])}
-    verdict = claim_verdict(candidate_margins=[-5e3, -1e3], ablation_margins=[-2e3]).to_dict()
-    gate = {"weights": "ntuple-A", "passed": False,
-            "reason": "no validation point of ntuple-A beat the fair leaf"}
-    return ScreenRun(config=config(), gate=gate, curves=curves, verdict=verdict,
-                     provenance=provenance(), manifests=manifests())
+def run_of(claim: str, *, screened: bool = True, reused: bool = False,
+           profile: str = "pilot") -> ClaimRun:
+    p = plan(claim, profile)
+    desc = p.describe()
+    curves = {w: curve(w, [-5e3, 4e4]) for w in p.trained}
+    gate = {"claim": claim, "passed": screened, "enforced": True, "opens_screen": screened,
+            "gates": [], "reason": "validation margin positive" if screened else "no signal"}
+    frozen = {k: {"artefact": k, "weights": a.weights, "step": 10_000_000, "sha256": "f" * 64,
+                  "margin": 4e4, "selection": "largest validation margin; ties to the later "
+                  "point", "gates_passed": True} for k, a in p.artefacts.items()}
+    games = contrasts = opened = closed = None
+    if screened:
+        games = synthetic_games(p)
+        contrasts = contrasts_of(p, games)
+        owner = {"claim": "other" if reused else claim, "profile": "paper",
+                 "opened_utc": "2026-09-01T00:00:00Z"}
+        opened = {"claim": claim, "hashes": {k: "f" * 64 for k in frozen}, "shares": None,
+                  "reused": reused, "blocks": {str(b): {
+                      "owner": owner, "reused": reused,
+                      "entry": {"seeds": list(p.seeds), "opened_utc": "2026-09-06T00:00:00Z"}}
+                      for b in p.blocks}}
+        closed = {"games": len(games), "table_sha256": "9" * 64,
+                  "entries": {str(b): {} for b in p.blocks}}
+    readings = evaluate_all(p.readings, contrasts or {}, curves)
+    errors = methodological_errors(integrity=[], gate=gate, screened=screened, reused=reused)
+    verdict = decide(p.claim.doc["verdict"], readings, errors, p.tier)
+    return ClaimRun(plan=desc, profile={"profile": profile, "note": "a test note"}, gate=gate,
+                    verdict=verdict, provenance=provenance(), curves=curves,
+                    manifests=manifests() if p.trained else {}, frozen=frozen, opened=opened,
+                    closed=closed, hashes={k: {"expected": "f" * 64, "actual": "f" * 64,
+                                               "pin": None} for k in frozen},
+                    contrasts=contrasts or {}, games=games)
 
 
 def images(html: str) -> list[bytes]:
     return [base64.b64decode(m) for m in re.findall(r'src="data:image/png;base64,([^"]+)"', html)]
 
 
-def test_screen_page_is_self_contained_with_every_section() -> None:
-    run = screened_run()
-    html = render_screen(run)
-    pngs = images(html)
-    assert len(pngs) == len(FIGURES) and all(p.startswith(PNG) for p in pngs)
-    # no external resource: nothing fetched from a server or another file
-    assert not re.search(r'(src|href)="(?!data:|#)', html)
-    assert "<script" not in html and "<link" not in html
-    assert f"profile <code>{run.profile}</code>" in html
-    assert run.verdict["verdict"] in html
-    for c in run.verdict["criteria"]:
-        assert escape(c["title"], quote=False) in html
-    primary = run.contrasts["primary"]
-    assert f"{primary['mean_delta']:+,.0f}" in html and f"{primary['bootstrap_lb']:+,.0f}" in html
-    assert "Budgets shrunk" in html and "Screen block reused" not in html
-    assert "c" * 64 in html and "0123456789abcdef" in html  # config hash and commit
-    assert "f" * 64 in html  # frozen weights SHA-256
-    assert "policy-of-ntuple-A-direct" in html
-    moves = primary["mean_moves_candidate"]
-    assert f"<td>{moves:,.1f} / " in html  # plain numbers carry no sign
+def test_claim_page_is_self_contained_with_every_section() -> None:
+    html = render_claim(run_of("ntuple-line-tuples"))
+    assert len(images(html)) == len(FIGURES) and all(i.startswith(PNG) for i in images(html))
+    assert not re.search(r'(src|href)="(?!data:|#)', html)  # nothing outside the page
+    for text in ("Readings", "The verdict rule, as declared", "Contrasts", "Arms", "Figures",
+                 "Training and validation", "Ledger", "Provenance", "Time per stage",
+                 "Shrunk by the pilot profile", "a test note", "ntuple-A: trained 2e7 moves",
+                 "TH-20260905-ntuple-line-tuples-tc-td-leaf", "recorded: mean delta",
+                 "+170,139", "484,577", "register's recorded figures"):
+        assert text in html, text
 
 
-def test_reused_block_is_flagged() -> None:
-    run = screened_run(reused=True)
-    html = render_screen(run)
-    assert "Screen block reused" in html and "e" * 16 in html
+def test_the_fourth_ply_page_shows_its_prefix_and_interaction() -> None:
+    run = run_of("fourth-ply")
+    html = render_claim(run)
+    assert "Contrast primary reads a prefix:" in html and "the first 32 of the screen" in html
+    assert run.contrasts["interaction"]["kind"] == "interaction"
+    assert "interaction" in html and "+881" in html  # the register's interaction anchor
+    assert "this claim trains no weights" not in html.split("Figures")[0]
+
+
+def test_a_closed_screen_says_why_and_draws_placeholders() -> None:
+    run = run_of("linear-trained-leaf", screened=False)
+    html = render_claim(run)
+    assert "The screen was not opened." in html and "no signal" in html
+    assert len(images(html)) == len(FIGURES)
+    assert run.verdict["outcomes"]["primary"] == "not-run"
+
+
+def test_reuse_is_flagged_and_invalidates() -> None:
+    run = run_of("ntuple-line-tuples", reused=True)
+    html = render_claim(run)
+    assert "Screen block reused." in html
     assert run.verdict["verdict"] == "invalidated-by-methodological-error"
-    assert run_summary(run, "screen-7.html")["reused"] is True
 
 
-def test_registered_run_has_no_shrunk_banner() -> None:
-    assert "Budgets shrunk" not in render_screen(screened_run(registered=True))
+def test_the_registered_size_says_so() -> None:
+    html = render_claim(run_of("ntuple-line-tuples", screened=False, profile="paper"))
+    assert "The registered size." in html and "Shrunk by" not in html
 
 
-def test_gate_failed_page_says_why_and_keeps_every_figure() -> None:
-    run = gate_failed_run()
-    html = render_screen(run)
-    assert "The screen was not opened" in html
-    assert "no validation point of ntuple-A beat the fair leaf" in html
-    assert "not-supported-as-tested" in html
-    assert len(images(html)) == len(FIGURES)  # screen figures are labelled placeholders
-    summary = run_summary(run, "screen-7.html")
-    assert summary["screened"] is False and summary["sha256"] is None
-
-
-def test_index_lists_every_run_with_its_verdict(tmp_path) -> None:
-    reports = tmp_path / "reports"
-    for profile, run in (("pilot", screened_run()), ("smoke", gate_failed_run())):
-        run.config["profile"] = profile
-        write_public(reports / profile / "screen-7.json",
-                     json.dumps(run_summary(run, "screen-7.html")))
-    (reports / "junk").mkdir()
-    (reports / "junk" / "screen-1.json").write_text("{broken")
-    runs = find_summaries(reports)
-    assert {r["profile"] for r in runs} == {"pilot", "smoke"}
-    ledger = {"data/screen-ledger.json": {7: [{"candidate": "ntuple-A", "profile": "pilot",
-                                               "sha256": "f" * 64, "opened_utc": "t",
+def test_summaries_and_index(tmp_path) -> None:
+    claims = {}
+    for claim in ("ntuple-line-tuples", "fourth-ply"):
+        run = run_of(claim)
+        page = tmp_path / "pilot" / f"{claim}.html"
+        write_public(page, render_claim(run))
+        write_public(page.with_suffix(".json"), json.dumps(run_summary(run, page.name)))
+        claims[claim] = {"title": run.plan["title"], "path": run.plan["path"]}
+    claims["linear-trained-leaf"] = {"title": "never run", "path": "x"}
+    found = find_summaries(tmp_path)
+    assert {s["claim"] for s in found} == {"ntuple-line-tuples", "fourth-ply"}
+    assert found[0]["href"].startswith("pilot/")
+    ledger = {"data/screen-ledger.json": {1: [{"claim": "ntuple-line-tuples", "profile": "pilot",
+                                               "hashes": {"x/y": "f" * 64}, "status": "complete",
+                                               "games": 768, "opened_utc": "t",
                                                "reused": False}]}}
-    html = render_index(runs, ledger)
-    assert 'href="pilot/screen-7.html"' in html and 'href="smoke/screen-7.html"' in html
-    assert "not-supported-as-tested" in html and "screen not opened" in html
-    assert "f" * 16 in html
-    assert oct((reports / "pilot" / "screen-7.json").stat().st_mode & 0o777) == "0o644"
-
-
-@pytest.mark.parametrize("figure", ["validation_curve", "training_throughput"])
-def test_training_figures_render_without_a_screen(figure: str) -> None:
-    from analysis.report.page import build_figures
-
-    assert build_figures(gate_failed_run())[figure].startswith(PNG)
+    index = render_index(claims, found, ledger)
+    assert 'href="pilot/ntuple-line-tuples.html"' in index and "no report" in index
+    assert "complete (768 games)" in index and "never run" in index
+    assert oct((tmp_path / "pilot" / "fourth-ply.html").stat().st_mode)[-3:] == "644"

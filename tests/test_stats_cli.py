@@ -118,7 +118,7 @@ def test_console_script_exit_status(tmp_path):
 
 
 def test_analysis_does_not_import_numba_or_engines():
-    code = ("import sys, analysis.cli, analysis.verdict, analysis.power, analysis.oc_plot; "
+    code = ("import sys, analysis.cli, analysis.readings, analysis.power, analysis.oc_plot; "
             "bad = [m for m in sys.modules if m == 'numba' or m.startswith('engines')]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

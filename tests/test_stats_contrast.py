@@ -94,16 +94,17 @@ def test_decisions_and_weights_hash_criteria():
     zeros = np.zeros(16)
     ok = contrast_scores(c, b, extra_candidate={"illegal": zeros, "unfinished": zeros},
                          extra_baseline={"illegal": zeros, "unfinished": zeros},
-                         expected_hash="AB" * 32, actual_hash="ab" * 32, n_resamples=500)
+                         hashes={"w": ("AB" * 32, "ab" * 32)}, n_resamples=500)
     assert ok.criteria["decisions"] == "pass" and ok.criteria["weights_hash"] == "pass"
     one = zeros.copy()
     one[3] = 1
     bad = contrast_scores(c, b, extra_candidate={"unfinished": one},
-                          expected_hash="ab" * 32, actual_hash="cd" * 32, n_resamples=500)
+                          hashes={"w": ("ab" * 32, "ab" * 32), "v": ("ab" * 32, "cd" * 32)},
+                          n_resamples=500)
     assert bad.failed == ["decisions", "weights_hash"] and not bad.passed
     assert bad.unfinished == 1 and bad.illegal is None
     with pytest.raises(ValueError, match="both"):
-        contrast_scores(c, b, expected_hash="ab")
+        contrast_scores(c, b, hashes={"w": ("ab", None)})
 
 
 def test_to_dict_has_the_issue_keys_and_is_json_ready():

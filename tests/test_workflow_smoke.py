@@ -1,11 +1,11 @@
-"""The smoke workflow end to end: every stage, every figure, the gate, the ledger, a cluster run.
+"""The smoke workflow end to end: every claim, stage and figure; targets; gates; the ledger.
 
-One smoke run (``--cores 2``) is shared by the tests of this module; the
-cluster test runs the same DAG again through
-``snakemake-executor-plugin-cluster-generic`` with a local submit command and
-other shard counts, and must give the same per-game results.  Tests that need
-a changed run work on a clone of the smoke run's results (big files
-hard-linked, small files copied), so they never disturb it.
+One smoke run (``--cores 2``) of every declared claim is shared by the tests
+of this module.  Tests that need a changed run work on a clone of its
+results (big files hard-linked, small files copied), so they never disturb
+it; the cluster test runs the same DAG again through
+``snakemake-executor-plugin-cluster-generic`` with a local submit command
+and other shard counts, and must give the same results.
 """
 
 from __future__ import annotations
@@ -14,18 +14,31 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
-from workflow_support import failure_report, games_rows, snakemake
+from scipy import stats
+from workflow_support import (
+    compare_runs,
+    failure_report,
+    games_rows,
+    load,
+    plan_of,
+    snakemake,
+)
+
+from engines.train.directory import resume_dir
+from protocol.paths import INDEX, VALIDATION
 
 pytestmark = pytest.mark.workflow
 
-RESULTS = Path("results/smoke")
-BLOCK = 4095
-PAGE = Path(f"reports/smoke/screen-{BLOCK}.html")
-SCREEN = RESULTS / f"screen-{BLOCK}"
+PLAN = plan_of("smoke")
+PATHS = PLAN.paths
 FIGURES = ("validation_curve", "training_throughput", "paired_deltas", "score_distributions",
            "halves", "operating_characteristic")
 
@@ -33,6 +46,13 @@ FIGURES = ("validation_curve", "training_throughput", "paired_deltas", "score_di
 def _ok(result, *extra: Path) -> None:
     if result.returncode != 0:
         pytest.fail(failure_report(result, *extra), pytrace=False)
+
+
+def drop_tables(work: Path) -> None:
+    """Remove a run's gigabytes of tables (pytest keeps recent temporary directories)."""
+    for c in PLAN.claims:
+        for part in ("train", "frozen"):
+            shutil.rmtree(work / PATHS.root / "claims" / c / part, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -43,25 +63,19 @@ def smoke(tmp_path_factory) -> Iterator[Path]:
     drop_tables(work)
 
 
-def drop_tables(work: Path) -> None:
-    """Remove a run's gigabytes of tables (pytest keeps recent temporary directories)."""
-    for part in ("train", "frozen"):
-        shutil.rmtree(work / RESULTS / part, ignore_errors=True)
-
-
 @pytest.fixture
 def scratch(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path
     drop_tables(tmp_path)
 
 
-def clone(src: Path, dst: Path, parts: tuple[str, ...]) -> None:
-    """Copy ``parts`` of a run's results: tables hard-linked (read only), the rest copied."""
+def clone(src: Path, dst: Path) -> None:
+    """Copy a run's results: tables hard-linked (read only), the rest copied."""
     def copy(a: str, b: str) -> None:
         (os.link if a.endswith(".npy") else shutil.copy2)(a, b)
 
-    for part in parts:
-        shutil.copytree(src / RESULTS / part, dst / RESULTS / part, copy_function=copy)
+    shutil.copytree(src / PATHS.root, dst / PATHS.root, copy_function=copy)
+    shutil.copytree(src / "reports", dst / "reports")
 
 
 def jobs_run(result) -> dict[str, int]:
@@ -77,48 +91,69 @@ def jobs_run(result) -> dict[str, int]:
     return counts
 
 
-def test_every_stage_and_figure(smoke: Path) -> None:
-    for weights in ("ntuple-A", "ntuple-E", "linear-trained"):
-        assert (smoke / RESULTS / "validation" / "curves" / f"{weights}.json").exists()
-        # smoke keeps no resume state (training.keep_resume: false): the checkpoints stay
-        train = smoke / RESULTS / "train" / weights
-        assert list(train.glob("step-*")) and not list(train.glob("resume-*"))
-        assert not (train / "latest").is_symlink()
-    assert json.loads((smoke / RESULTS / "gate.json").read_text())["weights"] == "ntuple-A"
-    frozen = json.loads((smoke / RESULTS / "frozen" / "ntuple-A.json").read_text())
-    assert len(frozen["sha256"]) == 64
-    assert json.loads((smoke / SCREEN / "opened.json").read_text())["sha256"] == frozen["sha256"]
-    rows = games_rows(smoke / SCREEN / "games.csv")
-    arms = {r["arm"] for r in rows}
-    assert arms == {"ntuple-A-d2s3", "ntuple-A-direct", "linear-d2s3", "linear-d3s3"}
-    assert len(rows) == 4 * 8
-    for contrast in ("primary", "direct", "deeper"):
-        stats = json.loads((smoke / SCREEN / "stats" / f"{contrast}.json").read_text())
-        assert stats["n"] == 8
-    assert "oc" in json.loads((smoke / SCREEN / "stats" / "primary.json").read_text())
-    verdict = json.loads((smoke / SCREEN / "verdict.json").read_text())
-    assert verdict["tier"] == "pilot"
-    if not json.loads((smoke / RESULTS / "gate.json").read_text())["passed"]:
-        # smoke opens the screen although the gate failed: that must invalidate the verdict
+def path(work: Path, name: str, **fields) -> Path:
+    return work / PATHS.path(name, **fields)
+
+
+def forget(work: Path, claim: str, *, keep: tuple[str, ...] = ()) -> None:
+    """Remove what a claim's run made after its gates (a missing intermediate file alone does
+    not make Snakemake rerun its consumers): the screen block's files but ``keep`` (names in
+    the block's folder), the verdict and the report."""
+    block = work / PATHS.root / "claims" / claim / PLAN.claims[claim].label
+    for item in block.iterdir():
+        if item.name not in keep:
+            (shutil.rmtree if item.is_dir() else Path.unlink)(item)
+    for name in ("verdict", "page", "summary", "provenance"):
+        path(work, name, claim=claim).unlink()
+
+
+def test_every_claim_every_stage_and_figure(smoke: Path) -> None:
+    ledger = load(smoke / PLAN.profile["ledger"])
+    for c in PLAN.run:
+        p = PLAN.claims[c]
+        for w, t in p.trained.items():
+            assert path(smoke, "curve", claim=c, weights=w).exists()
+            assert all((smoke / t.checkpoint(s) / "manifest.json").exists() for s in t.steps)
+            # smoke keeps no resume state (keep_final_state: false): temp states are gone
+            assert not list((smoke / t.dir).glob("resume-*"))
+        gate = load(path(smoke, "gates", claim=c))
+        assert gate["opens_screen"] and not gate["enforced"]
+        for art in p.artefacts.values():
+            assert len(load(smoke / art.record)["sha256"]) == 64
+        opened = load(path(smoke, "opened", claim=c, block=p.label))
+        assert opened["claim"] == c and set(opened["hashes"]) == set(p.artefacts)
+        rows = games_rows(path(smoke, "table", claim=c, block=p.label))
+        assert len(rows) == sum(a.games for a in p.arms.values())
+        for name, planned in p.contrasts.items():
+            got = load(path(smoke, "contrast", claim=c, block=p.label, contrast=name))
+            assert got["n"] == planned.games and got["kind"] == planned.kind
+        verdict = load(path(smoke, "verdict", claim=c))
+        assert verdict["tier"] == "pilot" and [r["name"] for r in verdict["readings"]] == \
+            list(p.readings)
+        # smoke opens the screens past failed gates: that must invalidate every verdict
         assert verdict["verdict"] == "invalidated-by-methodological-error"
-    for name in FIGURES:
-        assert (smoke / RESULTS / "figures" / f"screen-{BLOCK}" / f"{name}.png").stat().st_size
-    ledger = json.loads((smoke / RESULTS / "screen-ledger.json").read_text())
-    assert ledger["blocks"][str(BLOCK)][0]["sha256"] == frozen["sha256"]
+        for name in FIGURES:
+            assert path(smoke, "figure", claim=c, figure=name).stat().st_size
+        entries = ledger["blocks"][str(p.block)]
+        assert [e["claim"] for e in entries] == [c] and entries[0]["status"] == "complete"
+    assert "oc" in load(path(smoke, "contrast", claim="fourth-ply", block="screen-4010",
+                             contrast="primary"))
     assert not (smoke / "data").exists()  # smoke never writes the real ledger
 
 
-def test_report_page_is_self_contained_and_names_its_profile(smoke: Path) -> None:
-    html = (smoke / PAGE).read_text()
-    assert len(re.findall(r'src="data:image/png;base64,', html)) == len(FIGURES)
-    assert not re.search(r'(src|href)="(?!data:|#)', html)
-    assert "profile <code>smoke</code>" in html and "Budgets shrunk" in html
-    prov = json.loads((smoke / SCREEN / "provenance.json").read_text())
-    assert prov["profile"] == "smoke" and len(prov["config_hash"]) == 64
-    assert prov["seed_blocks"]["screen"]["block"] == BLOCK and prov["weights"]
-    assert prov["config_hash"] in html
-    index = (smoke / "reports" / "index.html").read_text()
-    assert f'href="smoke/screen-{BLOCK}.html"' in index
+def test_report_pages_are_self_contained_and_the_index_lists_every_claim(smoke: Path) -> None:
+    index = (smoke / INDEX).read_text()
+    for c in PLAN.run:
+        html = path(smoke, "page", claim=c).read_text()
+        assert len(re.findall(r'src="data:image/png;base64,', html)) == len(FIGURES)
+        assert not re.search(r'(src|href)="(?!data:|#)', html)
+        assert "profile <code>smoke</code>" in html and "Shrunk by the smoke profile" in html
+        prov = load(path(smoke, "provenance", claim=c))
+        assert prov["profile"] == "smoke" and prov["config_hash"] in html
+        assert prov["stages"] and all(s["wall_s"] > 0 for s in prov["stages"].values())
+        assert f'href="smoke/{c}.html"' in index
+    assert "Screen opened although a gate failed." in path(
+        smoke, "page", claim="ntuple-line-tuples").read_text()
 
 
 def test_snakemake_report_with_captions(smoke: Path) -> None:
@@ -131,68 +166,157 @@ def test_nothing_left_to_do_after_a_run(smoke: Path) -> None:
     result = snakemake(smoke, "-n", "--config", "profile=smoke")
     _ok(result)
     assert "Nothing to be done" in result.stdout + result.stderr
+    assert "estimated CPU hours of the smoke profile" in result.stderr
 
 
-def test_named_ablation_target_reruns_only_its_own_jobs(smoke: Path, scratch: Path) -> None:
-    clone(smoke, scratch, ("train", "validation"))
-    (scratch / RESULTS / "validation" / "curves" / "ntuple-E.json").unlink()
-    result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--", "ablation_E")
+def test_the_interaction_matches_a_computation_by_hand(smoke: Path) -> None:
+    p = PLAN.claims["fourth-ply"]
+    got = load(path(smoke, "contrast", claim="fourth-ply", block=p.label,
+                    contrast="interaction"))
+    games = pd.read_csv(path(smoke, "table", claim="fourth-ply", block=p.label))
+    n = p.contrasts["interaction"].games
+    score = {arm: games[games.arm == arm].sort_values("seed")["score"].to_numpy(float)[:n]
+             for arm in p.arms}
+    d = (score["tables-d4s7"] - score["tables-d3s7"]) - (score["fair-d4s7"] - score["fair-d3s7"])
+    sd = d.std(ddof=1)
+    assert got["n"] == n == d.size
+    assert got["mean_delta"] == pytest.approx(d.mean(), abs=1e-9)
+    assert got["sd_delta"] == pytest.approx(sd, rel=1e-12)
+    assert got["t_lb"] == pytest.approx(d.mean() - stats.t.ppf(0.95, n - 1) * sd / np.sqrt(n))
+    assert got["detection_floor"] == pytest.approx(1.645 * sd / np.sqrt(n))
+    assert got["halves"] == pytest.approx([d[:n // 2].mean(), d[n // 2:].mean()])
+    assert [got["wins"], got["ties"], got["losses"]] == [int((d > 0).sum()), int((d == 0).sum()),
+                                                         int((d < 0).sum())]
+    assert got["mean_candidate"] == pytest.approx(
+        (score["tables-d4s7"] - score["tables-d3s7"]).mean())
+    assert got["bootstrap_lb"] <= got["mean_delta"] <= got["bootstrap_ub"]
+
+
+def test_one_claim_reruns_alone(smoke: Path, scratch: Path) -> None:
+    clone(smoke, scratch)
+    for name in ("verdict", "page"):
+        path(scratch, name, claim="linear-trained-leaf").unlink()
+    result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
+                       "linear_trained_leaf")
     _ok(result)
-    assert jobs_run(result) == {"ablation_E": 1, "validation_curve": 1, "total": 2}
-    assert not (scratch / RESULTS / "gate.json").exists()
+    assert jobs_run(result) == {"linear_trained_leaf": 1, "report": 1, "verdict": 1, "total": 3}
 
 
-def test_gate_failure_never_opens_the_screen(smoke: Path, scratch: Path) -> None:
-    clone(smoke, scratch, ("train", "validation"))
-    curve_path = scratch / RESULTS / "validation" / "curves" / "ntuple-A.json"
-    curve = json.loads(curve_path.read_text())
-    for point in curve["points"]:
-        shift = -1000.0 - point["step"] - point["margin"]
-        for key in ("margin", "mean_delta", "bootstrap_lb", "bootstrap_ub", "t_lb"):
-            point[key] += shift
-    curve_path.write_text(json.dumps(curve))
+def test_one_arm_reruns_alone(smoke: Path, scratch: Path) -> None:
+    clone(smoke, scratch)
+    p = PLAN.claims["fourth-ply"]
+    games = path(scratch, "games", claim="fourth-ply", block=p.label, arm="fair-d4s7")
+    before = games_rows(games)
+    games.unlink()
+    result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
+                       "fourth_ply__fair_d4s7")
+    _ok(result)
+    assert jobs_run(result) == {"fourth_ply__fair_d4s7": 1, "merge": 1, "total": 2}
+    assert games_rows(games) == before
+
+
+def test_enforced_gates_never_open_a_screen(smoke: Path, scratch: Path) -> None:
+    shutil.copytree(smoke / PATHS.root / "claims", scratch / PATHS.root / "claims",
+                    ignore=shutil.ignore_patterns("screen-*", "frozen", "verdict.json",
+                                                  "gates.json"),
+                    copy_function=lambda a, b: (os.link if a.endswith(".npy") else shutil.copy2)(
+                        a, b))
     strict = scratch / "strict.yaml"
-    strict.write_text("screen:\n  require_training_signal: true\n")
-    result = snakemake(scratch, "--cores", "2", "--configfile", str(strict),
-                       "--config", "profile=smoke")
+    strict.write_text("enforce_gates: true\n")
+    result = snakemake(scratch, "--cores", "2", "--configfile", str(strict), "--config",
+                       "profile=smoke")
     _ok(result)
     ran = set(re.findall(r"^(?:local)?(?:rule|checkpoint) (\w+):", result.stdout + result.stderr,
                          re.M))
-    assert {"gate", "verdict", "report"} <= ran
-    assert not {"freeze", "open_screen", "play_screen", "contrast"} & ran, ran
-    assert not (scratch / SCREEN / "opened.json").exists()
-    assert not (scratch / SCREEN / "shards").exists()
-    assert not (scratch / RESULTS / "screen-ledger.json").exists()
-    html = (scratch / PAGE).read_text()
-    assert "The screen was not opened" in html and "not-supported-as-tested" in html
-    assert len(re.findall(r'src="data:image/png;base64,', html)) == len(FIGURES)
+    assert {"gates", "verdict", "report"} <= ran
+    assert not {"freeze", "open_block", "close_block", "contrast"} & ran, ran
+    assert not (scratch / PLAN.profile["ledger"]).exists()
+    for c in PLAN.run:
+        p = PLAN.claims[c]
+        assert not path(scratch, "opened", claim=c, block=p.label).exists()
+        html = path(scratch, "page", claim=c).read_text()
+        assert "The screen was not opened" in html and "not-supported-as-tested" in html
+        assert len(re.findall(r'src="data:image/png;base64,', html)) == len(FIGURES)
+    # fourth-ply has no gate of its own: the frozen tables it reads were never frozen
+    assert not load(path(scratch, "gates", claim="ntuple-line-tuples"))["opens_screen"]
 
 
-def test_ledger_refuses_a_different_candidate(smoke: Path, scratch: Path) -> None:
-    clone(smoke, scratch, ("train", "validation", "frozen"))
-    shutil.copy2(smoke / RESULTS / "gate.json", scratch / RESULTS / "gate.json")
-    owner = {"sha256": "0" * 64, "candidate": "ntuple-A", "profile": "other",
-             "seeds": [0, 8], "opened_utc": "2026-01-01T00:00:00Z", "reused": False,
-             "config_hash": None, "commit": None}
-    ledger = scratch / RESULTS / "screen-ledger.json"
-    ledger.write_text(json.dumps({"format": "drop7-screen-ledger-v1",
-                                  "blocks": {str(BLOCK): [owner]}}))
-    no_reuse = scratch / "no-reuse.yaml"
-    no_reuse.write_text("screen:\n  reuse_blocks: []\n")
-    result = snakemake(scratch, "--cores", "2", "--configfile", str(no_reuse),
-                       "--config", "profile=smoke", "--", "screen")
+def test_a_crash_during_play_does_not_burn_the_block(smoke: Path, scratch: Path) -> None:
+    clone(smoke, scratch)
+    c, p = "linear-trained-leaf", PLAN.claims["linear-trained-leaf"]
+    table = path(smoke, "table", claim=c, block=p.label)
+    # the crash came after the opening and one arm's shards, before the other arm's
+    forget(scratch, c, keep=("opened.json", "shards"))
+    shutil.rmtree(scratch / PATHS.root / "claims" / c / p.label / "shards" / "linear-d3s7")
+    ledger_path = scratch / PLAN.profile["ledger"]
+    ledger = load(ledger_path)
+    entry = ledger["blocks"][str(p.block)][0]
+    for key in ("games", "table_sha256", "completed_utc"):
+        del entry[key]
+    entry["status"] = "opened"  # what a crash after the opening leaves
+    ledger_path.write_text(json.dumps(ledger))
+    _ok(snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
+                  "linear_trained_leaf"))
+    assert games_rows(path(scratch, "table", claim=c, block=p.label)) == games_rows(table)
+    entries = load(ledger_path)["blocks"][str(p.block)]
+    assert len(entries) == 1 and entries[0]["status"] == "complete"
+    assert entries[0]["reused"] is False
+
+
+def test_different_frozen_weights_on_an_opened_block_are_refused(smoke: Path,
+                                                                scratch: Path) -> None:
+    clone(smoke, scratch)
+    c, p = "ntuple-line-tuples", PLAN.claims["ntuple-line-tuples"]
+    ledger_path = scratch / PLAN.profile["ledger"]
+    ledger = load(ledger_path)
+    ledger["blocks"][str(p.block)][0]["hashes"] = {"ntuple-line-tuples/ntuple-A": "0" * 64}
+    ledger_path.write_text(json.dumps(ledger))
+    forget(scratch, c)
+    strict = scratch / "strict.yaml"
+    strict.write_text("allow_reuse: false\n")
+    result = snakemake(scratch, "--cores", "2", "--configfile", str(strict),
+                       "--config", "profile=smoke", "--", "ntuple_line_tuples")
     assert result.returncode != 0
-    assert f"screen block {BLOCK} was opened" in result.stdout + result.stderr
-    assert not (scratch / SCREEN / "shards").exists()
-    # naming the block in screen.reuse_blocks lets it through, flagged as reused
+    assert (f"error: screen block {p.block} was opened on" in result.stderr
+            or f"screen block {p.block} was opened on" in result.stdout)
+    assert not path(scratch, "opened", claim=c, block=p.label).exists()
+    # the smoke profile allows reuse: the opening goes through, flagged
+    _ok(snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
+                  "ntuple_line_tuples"))
+    assert load(path(scratch, "opened", claim=c, block=p.label))["reused"] is True
+    assert "Screen block reused." in path(scratch, "page", claim=c).read_text()
+
+
+def test_segments_give_the_tables_of_one_uninterrupted_run(smoke: Path, tmp_path: Path) -> None:
+    t = PLAN.claims["ntuple-line-tuples"].trained["ntuple-E"]
+    assert len(t.segments) == 2
+    out = tmp_path / "one-run"
+    cmd = [str(Path(sys.executable).parent / "drop7"), "train", "--layout", t.layout,
+           "--moves", str(t.moves), "--every", str(t.every), "--first-game", str(t.first_game),
+           "--out", str(out)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    for step in t.steps:
+        one = load(out / f"step-{step}" / "manifest.json")["sha256"]
+        assert load(smoke / t.checkpoint(step) / "manifest.json")["sha256"] == one
+
+
+def test_an_interrupted_run_loses_at_most_one_segment(scratch: Path) -> None:
+    t = PLAN.claims["ntuple-line-tuples"].trained["ntuple-E"]
+    first = Path(t.checkpoint(t.steps[0]), "manifest.json")
+    _ok(snakemake(scratch, "--cores", "1", "--config", "profile=smoke", "--", str(first)))
+    assert (scratch / resume_dir(t.dir, t.steps[0])).is_dir()  # what an interruption leaves
     result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
-                       "open_screen")
+                       "ntuple_line_tuples__ntuple_E")
     _ok(result)
-    assert json.loads((scratch / SCREEN / "opened.json").read_text())["reused"] is True
+    assert jobs_run(result)["train_segment"] == 1
+    log = scratch / PATHS.path("log", claim="ntuple-line-tuples",
+                               job=f"train/ntuple-E/step-{t.steps[1]}")
+    assert f"resumed at {t.steps[0]:,} moves" in log.read_text()
+    assert not (scratch / resume_dir(t.dir, t.steps[0])).exists()  # not kept twice
 
 
-def test_cluster_generic_gives_the_same_games_for_other_shard_counts(smoke: Path,
-                                                                      tmp_path: Path) -> None:
+def test_cluster_generic_gives_the_same_results_for_other_shard_counts(smoke: Path,
+                                                                       tmp_path: Path) -> None:
     submit = tmp_path / "submit.sh"
     jobs = tmp_path / "jobs"  # each job's output, kept for failure_report
     jobs.mkdir()
@@ -200,34 +324,21 @@ def test_cluster_generic_gives_the_same_games_for_other_shard_counts(smoke: Path
                       'background, print its id\n'
                       f'nohup sh "$1" > "{jobs}/$(basename "$1").out" 2>&1 < /dev/null &\n'
                       'echo $!\n')
-    shards = tmp_path / "shards.yaml"
-    shards.write_text("validation:\n  shards: 2\nscreen:\n  shards: 3\n")
     work = tmp_path / "run"
     work.mkdir()
+    many = plan_of("smoke", job_minutes=0.003)
     try:
-        compare_cluster_run(smoke, work, submit, shards, jobs)
+        result = snakemake(work, "--executor", "cluster-generic",
+                           "--cluster-generic-submit-cmd", f"sh {submit}", "--jobs", "2",
+                           "--seconds-between-status-checks", "1", "--latency-wait", "30",
+                           "--config", "profile=smoke", "job_minutes=0.003")
+        _ok(result, *sorted(jobs.glob("*.out")))
+        assert "Submitted job" in result.stdout + result.stderr
+        arm = many.claims["ntuple-line-tuples"].validation_arms["linear-d2s3"]
+        assert arm.shards > PLAN.claims["ntuple-line-tuples"].validation_arms[
+            "linear-d2s3"].shards
+        assert (work / many.paths.path("shard", claim="ntuple-line-tuples", block=VALIDATION,
+                                       arm=arm.name, k=arm.shards, K=arm.shards)).exists()
+        compare_runs(PLAN, smoke, work)
     finally:
         drop_tables(work)
-
-
-def compare_cluster_run(smoke: Path, work: Path, submit: Path, shards: Path,
-                        jobs: Path) -> None:
-    """Run the smoke DAG through cluster-generic in ``work``; compare it with ``smoke``."""
-    result = snakemake(work, "--executor", "cluster-generic",
-                       "--cluster-generic-submit-cmd", f"sh {submit}", "--jobs", "2",
-                       "--seconds-between-status-checks", "1", "--latency-wait", "30",
-                       "--configfile", str(shards),
-                       "--config", "profile=smoke")
-    _ok(result, *sorted(jobs.glob("*.out")))
-    assert "Submitted job" in result.stdout + result.stderr
-    assert (work / RESULTS / "validation" / "shards" / "linear-d2s3" / "shard-2-of-2.csv").exists()
-    for path in sorted((smoke / RESULTS / "train").glob("*/step-*/manifest.json")):
-        other = work / path.relative_to(smoke)
-        assert json.loads(other.read_text())["sha256"] == json.loads(path.read_text())["sha256"]
-    tables = sorted((smoke / RESULTS / "validation" / "games").glob("*.csv"))
-    assert tables
-    for path in [*tables, smoke / SCREEN / "games.csv"]:
-        assert games_rows(work / path.relative_to(smoke)) == games_rows(path), path.name
-    for name in ("verdict.json", "stats/primary.json"):
-        assert json.loads((work / SCREEN / name).read_text()) == json.loads(
-            (smoke / SCREEN / name).read_text())

@@ -1,8 +1,9 @@
-"""Helpers of the workflow tests: the repo's paths and running Snakemake in a scratch directory."""
+"""Helpers of the workflow tests: running Snakemake in a scratch directory, reading its results."""
 
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
@@ -10,12 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from protocol.paths import VALIDATION
+from protocol.plan import Plan, load_plan
+
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
-sys.path.insert(0, str(REPO / "workflow" / "scripts"))
-
-import plan  # noqa: E402, F401  (workflow/scripts: the workflow's plan)
-import protocol  # noqa: E402, F401  (workflow/scripts: gate, freeze, validation curves)
 
 
 def snakemake_env() -> dict[str, str]:
@@ -57,3 +57,38 @@ def games_rows(path: Path) -> list[dict[str, str]]:
     """A games table's rows without the machine-dependent wall time."""
     with open(path, newline="") as fh:
         return [{k: v for k, v in row.items() if k != "wall_s"} for row in csv.DictReader(fh)]
+
+
+def plan_of(profile: str = "smoke", **overrides: object) -> Plan:
+    """The plan of a profile (what the workflow runs)."""
+    return load_plan(REPO, {"profile": profile, **overrides})
+
+
+def load(path: Path) -> object:
+    """A JSON file's content."""
+    return json.loads(Path(path).read_text())
+
+
+def compare_runs(plan: Plan, a: Path, b: Path) -> None:
+    """Assert that two runs of ``plan`` in work directories ``a`` and ``b`` gave the same results:
+    every checkpoint's and frozen artefact's SHA-256, every games table (wall time aside), every
+    contrast and every verdict."""
+    paths = plan.paths
+    for c in plan.run:
+        p = plan.claims[c]
+        for t in p.trained.values():
+            for step in t.steps:
+                manifest = Path(t.checkpoint(step), "manifest.json")
+                assert load(a / manifest)["sha256"] == load(b / manifest)["sha256"], manifest
+        for art in p.artefacts.values():
+            assert load(a / art.record)["sha256"] == load(b / art.record)["sha256"], art.record
+        tables = [paths.path("games", claim=c, block=VALIDATION, arm=arm)
+                  for arm in p.validation_arms]
+        tables.append(paths.path("table", claim=c, block=p.label))
+        for table in tables:
+            assert games_rows(a / table) == games_rows(b / table), table
+        for name in p.contrasts:
+            path = paths.path("contrast", claim=c, block=p.label, contrast=name)
+            assert load(a / path) == load(b / path), path
+        verdict = paths.path("verdict", claim=c)
+        assert load(a / verdict) == load(b / verdict), verdict

@@ -56,12 +56,12 @@ def placeholder(title: str, message: str) -> bytes:
     return _png(fig)
 
 
-def validation_curve(curves: Mapping[str, Mapping[str, Any]], *, candidate: str,
-                     frozen_step: int | None = None) -> bytes:
-    """Paired validation margin (checkpoint in search minus fair leaf) vs moves trained.
+def validation_curve(curves: Mapping[str, Mapping[str, Any]], *,
+                     frozen: Mapping[str, int]) -> bytes:
+    """Paired validation margin (checkpoint in search minus comparator) vs moves trained.
 
     Bars span the one-sided 95% bootstrap bounds (LB, UB) of each point; the frozen
-    point is starred.
+    point of each frozen weights (``frozen``: weights -> step) is starred.
     """
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for i, (name, curve) in enumerate(curves.items()):
@@ -70,18 +70,18 @@ def validation_curve(curves: Mapping[str, Mapping[str, Any]], *, candidate: str,
         y = np.array([p["margin"] for p in pts])
         lo = np.clip(y - np.array([p["bootstrap_lb"] for p in pts]), 0, None)
         hi = np.clip(np.array([p["bootstrap_ub"] for p in pts]) - y, 0, None)
-        width = 2.2 if name == candidate else 1.3
+        width = 2.2 if name in frozen else 1.3
         ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, linewidth=width,
                     color=COLOURS[i % len(COLOURS)], label=name)
-        if name == candidate and frozen_step is not None:
-            best = next((p for p in pts if p["step"] == frozen_step), None)
+        if name in frozen:
+            best = next((p for p in pts if p["step"] == frozen[name]), None)
             if best is not None:
                 ax.plot([best["step"]], [best["margin"]], marker="*", markersize=16,
                         color="gold", markeredgecolor="black", linestyle="none",
-                        label=f"frozen candidate ({best['step']:,} moves)")
+                        label=f"frozen {name} ({best['step']:,} moves)")
     ax.axhline(0.0, color="grey", linewidth=0.9)
     ax.set_xlabel("moves trained")
-    ax.set_ylabel("paired margin vs fair leaf (points)")
+    ax.set_ylabel("paired margin vs the comparator (points)")
     ax.set_title("Validation margin per checkpoint (bars: one-sided 95% bootstrap bounds)",
                  fontsize=10)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_moves))
@@ -133,19 +133,26 @@ def training_throughput(manifests: Mapping[str, Sequence[Mapping[str, Any]]]) ->
     return _png(fig)
 
 
-def _deltas(games: pd.DataFrame, cand: str, base: str) -> np.ndarray:
-    c = games[games["arm"] == cand].sort_values("seed")
-    b = games[games["arm"] == base].sort_values("seed")
-    return c["score"].to_numpy(float) - b["score"].to_numpy(float)
+def deltas(games: pd.DataFrame, contrast: Mapping[str, Any]) -> np.ndarray:
+    """A contrast's per-game deltas in seed order, on its own seeds (a prefix, maybe)."""
+    lo, hi = np.uint64(contrast["seed_first"]), np.uint64(contrast["seed_last"])
+    inside = games[(games["seed"] >= lo) & (games["seed"] <= hi)]
+
+    def scores(arm: str) -> np.ndarray:
+        return inside[inside["arm"] == arm].sort_values("seed")["score"].to_numpy(float)
+
+    a = contrast["arms"]
+    d = scores(a[0]) - scores(a[1])
+    return d - (scores(a[2]) - scores(a[3])) if contrast["kind"] == "interaction" else d
 
 
 def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Mapping[str, Any]],
-                  primary: str = "primary") -> bytes:
-    """Left: the primary contrast's per-game deltas with its bounds; right: every contrast."""
+                  primary: str) -> bytes:
+    """Left: the ``primary`` contrast's per-game deltas with its bounds; right: every contrast."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 4.0),
                                  gridspec_kw={"width_ratios": [1.4, 1]})
     p = contrasts[primary]
-    d = _deltas(games, p["candidate"], p["baseline"])
+    d = deltas(games, p)
     ax.hist(d, bins=min(40, max(8, d.size // 6)), color="lightsteelblue", edgecolor="white")
     for x, style, label in (
         (0.0, {"color": "grey"}, "0"),

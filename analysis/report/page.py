@@ -1,11 +1,12 @@
-"""The screen report: one self-contained HTML page per screen run, and the index.
+"""The claim report: one self-contained HTML page per claim and profile, and the index.
 
-:class:`ScreenRun` holds what a run produced (plain dicts read from its JSON
-files, and the screen's games table when the screen was opened);
-:func:`build_figures` draws every figure, :func:`render_screen` renders the
-page with the figures embedded as base64 PNGs (no server, no external files),
-:func:`run_summary` is the line the index lists, and :func:`render_index`
-lists every run found under ``reports/``.
+:class:`ClaimRun` holds what one claim's run produced (plain dicts read from
+its JSON files, the plan's description of the claim, and the screen's games
+table when the block was opened); :func:`build_figures` draws every figure,
+:func:`render_claim` renders the page with the figures embedded as base64
+PNGs (no server, no external files), :func:`run_summary` is the line the
+index lists, and :func:`render_index` lists every claim and every report
+found under ``reports/``.
 """
 
 from __future__ import annotations
@@ -36,33 +37,39 @@ FIGURES = {
     "operating_characteristic": "Operating characteristic of the screen",
 }
 SCREEN_FIGURES = ("paired_deltas", "score_distributions", "halves", "operating_characteristic")
+#: the contrast statistics the register's recorded figures may give, with their labels
+RECORDED_KEYS = {"mean_delta": "mean delta", "bootstrap_lb": "bootstrap LB",
+                 "bootstrap_ub": "bootstrap UB", "t_lb": "t LB", "sd_delta": "paired sd",
+                 "halves": "halves", "wins_ties_losses": "W-T-L"}
 
 
 @dataclass
-class ScreenRun:
-    """Everything one screen run produced (``opened`` is None when the gate failed)."""
+class ClaimRun:
+    """Everything one claim's run produced (``opened`` is None when the screen stayed closed)."""
 
-    config: dict[str, Any]
+    plan: dict[str, Any]
+    profile: dict[str, Any]
     gate: dict[str, Any]
-    curves: dict[str, dict[str, Any]]
     verdict: dict[str, Any]
     provenance: dict[str, Any]
+    curves: dict[str, dict[str, Any]] = field(default_factory=dict)
     manifests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    frozen: dict[str, Any] | None = None
+    frozen: dict[str, dict[str, Any]] = field(default_factory=dict)
     opened: dict[str, Any] | None = None
+    closed: dict[str, Any] | None = None
+    hashes: dict[str, Any] = field(default_factory=dict)
     contrasts: dict[str, dict[str, Any]] = field(default_factory=dict)
     games: pd.DataFrame | None = None
-    arms: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
-    def profile(self) -> str:
+    def claim(self) -> str:
+        """The claim's id."""
+        return str(self.plan["id"])
+
+    @property
+    def profile_name(self) -> str:
         """The profile's name."""
-        return str(self.config["profile"])
-
-    @property
-    def block(self) -> int:
-        """The screen block."""
-        return int(self.config["screen"]["block"])
+        return str(self.profile["profile"])
 
     @property
     def screened(self) -> bool:
@@ -71,8 +78,12 @@ class ScreenRun:
 
     @property
     def reused(self) -> bool:
-        """True when the block had been opened before for a different candidate."""
+        """True when the block had been read before by another opener."""
         return bool(self.opened and self.opened.get("reused"))
+
+    def not_opened(self) -> str:
+        """Why the screen block stayed closed."""
+        return f"screen block {self.plan['block']} not opened: {self.gate.get('reason', '')}"
 
 
 def write_public(path: str | Path, data: str | bytes) -> Path:
@@ -82,54 +93,60 @@ def write_public(path: str | Path, data: str | bytes) -> Path:
     return target
 
 
-def _not_opened(run: ScreenRun) -> str:
-    return f"screen block {run.block} not opened: {run.gate.get('reason', 'training gate failed')}"
+def _frozen_steps(run: ClaimRun) -> dict[str, int]:
+    own = f"{run.claim}/"
+    return {k[len(own):]: int(r["step"]) for k, r in run.frozen.items() if k.startswith(own)}
 
 
-def build_figures(run: ScreenRun) -> dict[str, bytes]:
-    """Every figure of the page as PNG bytes (placeholders when the screen was not opened)."""
-    candidate = run.gate.get("weights") or next(iter(run.curves), "")
-    out = {
-        "validation_curve": fig.validation_curve(
-            run.curves, candidate=candidate,
-            frozen_step=run.frozen["step"] if run.frozen else None),
-        "training_throughput": fig.training_throughput(run.manifests),
-    }
+def build_figures(run: ClaimRun) -> dict[str, bytes]:
+    """Every figure of the page as PNG bytes (placeholders where there is no data)."""
+    if run.curves:
+        out = {"validation_curve": fig.validation_curve(run.curves, frozen=_frozen_steps(run)),
+               "training_throughput": fig.training_throughput(run.manifests)}
+    else:
+        out = {name: fig.placeholder(FIGURES[name], "this claim trains no weights")
+               for name in ("validation_curve", "training_throughput")}
     if run.screened and run.contrasts:
         assert run.games is not None
-        out["paired_deltas"] = fig.paired_deltas(run.games, run.contrasts)
+        first = next(iter(run.contrasts))
+        out["paired_deltas"] = fig.paired_deltas(run.games, run.contrasts, first)
         out["score_distributions"] = fig.score_distributions(run.games)
         out["halves"] = fig.halves(run.contrasts)
-        primary = run.contrasts.get("primary", {})
-        if primary.get("oc"):
-            title = (f"{primary['candidate']} vs {primary['baseline']}: P(screen passes) "
-                     f"(n = {primary['oc']['n']}, {primary['oc']['n_sims']:,} simulated screens)")
-            out["operating_characteristic"] = fig.operating_characteristic(primary["oc"], title)
+        name, c = next(((n, c) for n, c in run.contrasts.items() if c.get("oc")), (None, None))
+        if c is not None:
+            title = (f"{name}: P(screen passes) (n = {c['oc']['n']}, "
+                     f"{c['oc']['n_sims']:,} simulated screens)")
+            out["operating_characteristic"] = fig.operating_characteristic(c["oc"], title)
         else:
             out["operating_characteristic"] = fig.placeholder(
-                FIGURES["operating_characteristic"], "not computed for this run")
+                FIGURES["operating_characteristic"], "no contrast of this claim is screened")
     else:
         for name in SCREEN_FIGURES:
-            out[name] = fig.placeholder(FIGURES[name], _not_opened(run))
+            out[name] = fig.placeholder(FIGURES[name], run.not_opened())
     return out
 
 
-def _arm_rows(run: ScreenRun) -> list[dict[str, Any]]:
+def _arm_rows(run: ClaimRun) -> list[dict[str, Any]]:
     if run.games is None:
         return []
+    recorded = run.plan.get("recorded", {}).get("arms", {})
     rows = []
-    for arm, g in run.games.groupby("arm", sort=False):
+    for arm, planned in run.plan["arms"].items():
+        g = run.games[run.games["arm"] == arm]
+        if g.empty:
+            continue
         s = g["score"].to_numpy(float)
         rows.append({
-            "arm": arm, "policy": run.arms.get(arm, {}).get("policy", g["policy"].iloc[0]
-                                                             if "policy" in g else ""),
-            "games": int(s.size), "mean": float(s.mean()), "median": float(np.median(s)),
+            "arm": arm, "policy": planned["policy"], "games": int(s.size),
+            "prefix": planned["games"] < run.plan["seeds"][1],
+            "mean": float(s.mean()), "median": float(np.median(s)),
             "q25": float(np.quantile(s, 0.25)), "q75": float(np.quantile(s, 0.75)),
             "moves": float(g["moves"].mean()) if "moves" in g else None,
             "censored": int(g["censored"].astype(float).sum()) if "censored" in g else None,
             "illegal": int(g["illegal"].sum()) if "illegal" in g else None,
             "unfinished": int(g["unfinished"].sum()) if "unfinished" in g else None,
             "wall_s": float(g["wall_s"].sum()) if "wall_s" in g else None,
+            "recorded": recorded.get(arm, {}),
         })
     return rows
 
@@ -139,6 +156,8 @@ def _num(x: Any, signed: bool = False, digits: int = 0) -> str:
         return "-"
     if isinstance(x, bool):
         return "yes" if x else "no"
+    if isinstance(x, list | tuple):
+        return " / ".join(_num(v, signed, digits) for v in x)
     return f"{x:{'+' if signed else ''},.{digits}f}"
 
 
@@ -152,64 +171,71 @@ def _environment() -> Environment:
     return env
 
 
-def run_summary(run: ScreenRun, page: str) -> dict[str, Any]:
-    """What the index lists for this run (also written beside the page as JSON)."""
-    primary = run.contrasts.get("primary")
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
+    """What the index lists for this claim's run (also written beside the page as JSON)."""
+    first = next(iter(run.contrasts.values()), None)
     return {
-        "profile": run.profile, "block": run.block, "page": page,
-        "description": run.config.get("description", ""),
-        "registered_budget": bool(run.config.get("registered_budget")),
+        "claim": run.claim, "title": run.plan["title"], "profile": run.profile_name,
+        "page": page, "block": run.plan["block"], "shrunk": bool(run.plan["shrunk"]),
         "verdict": run.verdict["verdict"], "tier": run.verdict["tier"],
-        "reason": run.verdict["reason"],
-        "criteria": {c["key"]: c["status"] for c in run.verdict["criteria"]},
+        "reason": run.verdict["reason"], "outcomes": run.verdict["outcomes"],
         "screened": run.screened, "reused": run.reused,
-        "candidate": run.frozen.get("weights") if run.frozen else run.gate.get("weights"),
-        "sha256": run.frozen.get("sha256") if run.frozen else None,
-        "mean_delta": primary["mean_delta"] if primary else None,
-        "n": primary["n"] if primary else None,
-        "commit": run.provenance.get("commit"),
-        "generated_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ"),
+        "hashes": run.opened["hashes"] if run.opened else {},
+        "contrast": first and {"candidate": first["candidate"], "baseline": first["baseline"],
+                               "n": first["n"], "mean_delta": first["mean_delta"]},
+        "commit": run.provenance.get("commit"), "generated_utc": _now(),
     }
 
 
-def render_screen(run: ScreenRun, figures: Mapping[str, bytes] | None = None) -> str:
-    """The self-contained HTML page of one screen run."""
+def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> str:
+    """The self-contained HTML page of one claim's run."""
     pngs = build_figures(run) if figures is None else figures
     images = {k: base64.b64encode(v).decode("ascii") for k, v in pngs.items()}
-    template = _environment().get_template("screen.html.j2")
+    template = _environment().get_template("claim.html.j2")
     return template.render(
-        run=run, cfg=run.config, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
-        opened=run.opened, contrasts=run.contrasts, arms=_arm_rows(run),
-        curves=run.curves, prov=run.provenance, figures=FIGURES, images=images,
-        not_opened=None if run.screened else _not_opened(run),
-        generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ"),
-        config_text=json.dumps(run.config, indent=2, sort_keys=True),
+        run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
+        opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
+        arms=_arm_rows(run), curves=run.curves, prov=run.provenance, figures=FIGURES,
+        images=images, recorded=run.plan.get("recorded", {}), recorded_keys=RECORDED_KEYS,
+        not_opened=None if run.screened else run.not_opened(), generated=_now(),
+        profile_text=json.dumps(run.profile, indent=2, sort_keys=True),
+        declaration_text=json.dumps(run.plan["declaration"], indent=2),
     )
 
 
 def find_summaries(reports_dir: str | Path) -> list[dict[str, Any]]:
-    """Every run summary (``reports/<profile>/screen-<block>.json``), newest first."""
+    """Every claim's run summary (``reports/<profile>/<claim>.json``), newest first."""
     out = []
-    for path in sorted(Path(reports_dir).glob("*/screen-*.json")):
+    for path in sorted(Path(reports_dir).glob("*/*.json")):
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(doc, dict) and "verdict" in doc:
+        if isinstance(doc, dict) and "verdict" in doc and "claim" in doc:
             doc["href"] = path.with_suffix(".html").relative_to(reports_dir).as_posix()
             out.append(doc)
-    out.sort(key=lambda d: (d.get("generated_utc", ""), d["profile"], d["block"]), reverse=True)
+    out.sort(key=lambda d: (d.get("generated_utc", ""), d["profile"], d["claim"]), reverse=True)
     return out
 
 
-def render_index(summaries: Sequence[Mapping[str, Any]],
+def render_index(claims: Mapping[str, Mapping[str, Any]], summaries: Sequence[Mapping[str, Any]],
                  ledgers: Mapping[str, Mapping[int, Sequence[Mapping[str, Any]]]] | None = None
                  ) -> str:
-    """``reports/index.html``: every screen run with its verdict, and the ledgers' blocks.
+    """``reports/index.html``: every declared claim with its verdict in each profile, every
+    report found, and the ledgers' blocks.
 
-    ``ledgers`` maps a ledger's path to its blocks (:func:`analysis.ledger.opened_blocks`).
+    ``claims`` maps a claim id to its title and declaration path; ``ledgers``
+    maps a ledger's path to its blocks (:func:`protocol.ledger.opened_blocks`).
     """
+    latest: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for s in summaries:  # newest first: keep the first of each (claim, profile)
+        latest.setdefault((s["claim"], s["profile"]), s)
+    profiles = sorted({p for _, p in latest})
     template = _environment().get_template("index.html.j2")
     shown = {path: dict(sorted(blocks.items())) for path, blocks in (ledgers or {}).items()}
-    return template.render(runs=summaries, ledgers=shown,
-                           generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ"))
+    return template.render(claims=claims, latest=latest, profiles=profiles, runs=summaries,
+                           ledgers=shown, generated=_now())

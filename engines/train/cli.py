@@ -3,6 +3,8 @@
     drop7 train --layout A --moves 20000000 --every 5000000 --out results/train/ntuple-A
     drop7 train --layout linear --moves 2000000 --seeds 0x1000000000000000:1000000 --out DIR
     drop7 train ... --resume            # go on from DIR/latest (or start if there is none)
+    drop7 train ... --moves 10000000 --start 5000000
+                                        # one segment: from DIR/resume-5000000 to 1e7 moves
 
 Seeds: the seed bank's ``training`` role from game ``--first-game`` (default
 0), or an explicit ``--seeds START:COUNT`` range; either is read in order,
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from engines.drop7.cli import InputError
 from engines.ntuple.layouts import LAYOUTS, get_layout
+from engines.train.directory import LATEST, has_output, resume_dir
 from engines.train.trainer import NtupleLearner, SeedRange, Trainer
 
 
@@ -35,8 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bank", default=None, help="seed bank file (default data/seeds.yaml)")
     parser.add_argument("--alpha", type=float, default=None,
                         help="step size (n-tuple default 1.0; linear default 0.001)")
-    parser.add_argument("--resume", action="store_true",
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("--resume", action="store_true",
                         help="go on from OUT/latest (start fresh if OUT holds no state)")
+    resume.add_argument("--start", type=int, default=None, metavar="MOVES",
+                        help="train one segment: from OUT/resume-MOVES (0: from nothing) to "
+                             "--moves, leaving OUT's other states and latest alone")
     parser.add_argument("--log-every", type=float, default=10.0,
                         help="seconds between progress lines on stderr (default 10)")
 
@@ -85,17 +92,21 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(f"layout {args.layout!r} has no tuples to train")
         except ValueError as exc:
             raise InputError(str(exc)) from None
+    if args.start is not None and not 0 <= args.start < args.moves:
+        raise InputError(f"--start {args.start} must be in 0..--moves - 1")
     seeds = parse_seeds(args)
     out = Path(args.out)
-    has_state = (out / "latest").exists() or any(out.glob("step-*")) if out.is_dir() else False
-    if has_state and not args.resume:
+    if has_output(out) and not args.resume and args.start is None:
         raise InputError(f"{out} already holds training output; pass --resume or remove it")
     trainer = Trainer(make_learner(args.layout, args.alpha), seeds, out,
                       log_every=args.log_every)
-    if args.resume and (out / "latest").exists():
+    if args.start:
+        trainer.load_resume(resume_dir(out, args.start))
+    elif args.resume and (out / LATEST).exists():
         trainer.load_resume()
+    if trainer.moves:
         trainer.log(f"train {args.layout}: resumed at {trainer.moves:,} moves")
-    facts = trainer.run(args.moves, every)
+    facts = trainer.run(args.moves, every, segment=args.start is not None)
     print(json.dumps({k: facts[k] for k in ("kind", "layout", "moves_trained", "games_trained",
                                             "config_hash", "wall_s", "moves_per_s")}))
     return 0

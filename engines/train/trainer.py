@@ -1,19 +1,12 @@
 """The training driver: chunks of kernel moves, progress lines, checkpoints, resume.
 
-Output directory ``DIR``::
-
-    DIR/step-<moves>/{tables.npy, manifest.json}   values only (float32; linear: float64[18])
-    DIR/resume-<moves>/{*.npy, state.json, manifest.json}
-                                                   everything needed to go on: the learner's
-                                                   arrays (values and accumulators), the game
-                                                   in progress and the position in the seeds
-    DIR/latest -> resume-<moves>                   the newest resume state (older ones deleted)
-
-A checkpoint is written at every multiple of ``every`` moves and at the end.
-The kernels keep their whole state in the arrays saved here, so a run cut
-into chunks, or stopped and resumed from ``latest``, gives the same tables
-bit for bit as one uninterrupted run.  Writers build each directory under a
-temporary name and rename it into place.
+The output directory's format (checkpoints ``step-<moves>``, resume states
+``resume-<moves>``, ``latest``) is :mod:`engines.train.directory`'s.  A
+checkpoint is written at every multiple of ``every`` moves and at the end.
+The kernels keep their whole state in the arrays saved in a resume state, so
+a run cut into chunks or segments, or stopped and resumed, gives the same
+tables bit for bit as one uninterrupted run.  Writers build each directory
+under a temporary name and rename it into place.
 """
 
 from __future__ import annotations
@@ -46,6 +39,7 @@ from engines.ntuple.storage import (
     write_npy,
 )
 from engines.train import kernel as kern
+from engines.train.directory import LATEST, checkpoint_steps, resume_dir, step_dir
 
 TRAINER_VERSION = 1
 RESUME_FORMAT = "drop7-train-resume-v1"
@@ -96,12 +90,6 @@ def config_hash(config: dict) -> str:
     """SHA-256 (first 16 hex digits) of the canonical JSON of a training config."""
     text = json.dumps(config, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def checkpoint_steps(moves: int, every: int) -> list[int]:
-    """Checkpoint points: multiples of ``every`` up to ``moves``, and ``moves`` itself."""
-    steps = list(range(every, moves + 1, every))
-    return steps if steps and steps[-1] == moves else [*steps, moves]
 
 
 def _fmt_eta(seconds: float) -> str:
@@ -168,14 +156,15 @@ class Trainer:
     def save_step(self) -> Path:
         """Write ``DIR/step-<moves>`` (values only) and return it."""
         shape, dtype, chunks = self.learner.export()
-        final = self.out / f"step-{self.moves}"
+        final = step_dir(self.out, self.moves)
         manifest = {**self._facts(), "entries": int(np.prod(shape))}
         save_weights(final, shape, dtype, chunks, manifest, replace=True)
         return final
 
-    def save_resume(self) -> Path:
-        """Write ``DIR/resume-<moves>`` and point ``DIR/latest`` at it."""
-        final = self.out / f"resume-{self.moves}"
+    def save_resume(self, segment: bool = False) -> Path:
+        """Write ``DIR/resume-<moves>``; unless in a ``segment``, point ``DIR/latest`` at it and
+        delete the older states (a segment leaves the others to whoever runs the segments)."""
+        final = resume_dir(self.out, self.moves)
         tmp = temp_dir_for(final)
         try:
             files = {}
@@ -192,7 +181,9 @@ class Trainer:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        link = self.out / "latest"
+        if segment:
+            return final
+        link = self.out / LATEST
         tmp_link = self.out / f".latest-{os.getpid()}"
         tmp_link.unlink(missing_ok=True)  # a symlink, dangling or not
         os.symlink(final.name, tmp_link)
@@ -219,9 +210,10 @@ class Trainer:
                 f"{need / 1e9:.2f} GB; {free / 1e9:.2f} GB free at {self.out}")
         self.log(line + ("" if need <= free else " - WARNING: the disk may fill up"))
 
-    def load_resume(self) -> None:
-        """Restore the learner and the position from ``DIR/latest`` (checks config and hashes)."""
-        link = self.out / "latest"
+    def load_resume(self, state: Path | None = None) -> None:
+        """Restore the learner and the position from ``state`` (default ``DIR/latest``),
+        checking its config and hashes."""
+        link = self.out / LATEST if state is None else Path(state)
         if not link.exists():
             raise WeightsError(f"{link}: no resume state to resume from")
         directory = link.resolve()
@@ -247,8 +239,9 @@ class Trainer:
         self.wall_s = float(state["wall_s"])
 
     # ---- the loop --------------------------------------------------------------------------
-    def run(self, moves: int, every: int) -> dict:
-        """Train until ``moves`` moves, checkpointing at every multiple of ``every``."""
+    def run(self, moves: int, every: int, segment: bool = False) -> dict:
+        """Train until ``moves`` moves, checkpointing at every multiple of ``every``
+        (``segment``: see :meth:`save_resume`)."""
         if moves < 1 or every < 1:
             raise ValueError("--moves and --every must be at least 1")
         if self.moves > moves:
@@ -289,7 +282,7 @@ class Trainer:
                     log_score = int(self.carry[kern.C_SCORE_SUM])
             t0 = time.perf_counter()
             path = self.save_step()
-            self.save_resume()
+            self.save_resume(segment)
             self.log(f"train {self.learner.name}: checkpoint {path} "
                      f"({time.perf_counter() - t0:.1f} s to write)")
             last_log = time.perf_counter()  # rates exclude checkpoint writing

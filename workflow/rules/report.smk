@@ -1,49 +1,70 @@
-# Stage 6: the report page of this profile's screen (self-contained HTML with its
-# figures embedded; also written as PNGs for `snakemake --report`), its provenance,
-# and reports/index.html listing every screen run with its verdict.
+# Stage 5: one self-contained HTML page per claim and profile (figures embedded; also written
+# as PNGs for `snakemake --report`), its provenance, and reports/index.html listing every
+# claim with its verdict.
+from analysis.report.page import FIGURES
 
-FIGURE_OUTPUTS = {
-    name: report(PLAN.figure(name), caption=f"../report/{name}.rst", category="Figures",
-                 labels={"profile": PLAN.profile, "figure": name})
-    for name in PLAN.FIGURES
-}
+
+def manifests_of(wc):
+    """Every checkpoint manifest of the claim's trained weights, by weights."""
+    return {t.name: [segment_paths(wc.claim, t.name, s)[1] for s in t.steps]
+            for t in CLAIMS[wc.claim].trained.values()}
+
+
+def report_inputs(wc):
+    """Everything the page shows; the screen's files only when its block was opened."""
+    p = CLAIMS[wc.claim]
+    files = {"verdict": PATHS.path("verdict", claim=wc.claim),
+             "gates": PATHS.path("gates", claim=wc.claim),
+             "curves": [PATHS.path("curve", claim=wc.claim, weights=w) for w in p.curve_weights()],
+             "manifests": [f for fs in manifests_of(wc).values() for f in fs]}
+    if screen_opens(wc.claim):
+        files.update(
+            opened=PATHS.path("opened", claim=wc.claim, block=p.label),
+            closed=PATHS.path("closed", claim=wc.claim, block=p.label),
+            hashes=PATHS.path("hashes", claim=wc.claim, block=p.label),
+            table=PATHS.path("table", claim=wc.claim, block=p.label),
+            frozen=sorted(a.record for a in p.artefacts.values()),
+            contrasts=[PATHS.path("contrast", claim=wc.claim, block=p.label, contrast=c)
+                       for c in p.contrasts])
+    return files
 
 
 rule report:
     input:
-        unpack(screen_report_inputs),
-        verdict=PLAN.verdict,
-        gate=PLAN.gate,
-        curves=[PLAN.curve(w) for w in PLAN.weights],
-        trained=[PLAN.trained(w) for w in PLAN.weights],
+        unpack(report_inputs),
     output:
-        page=report(PLAN.page, caption="../report/screen.rst", category="Screen report",
-                    labels={"profile": PLAN.profile, "block": str(PLAN.block)}),
-        summary=PLAN.summary,
-        provenance=PLAN.provenance,
-        **FIGURE_OUTPUTS,
+        page=report(PATHS.pattern("page"), caption="../report/claim.rst",
+                    category="Claim reports", labels={"claim": "{claim}"}),
+        summary=PATHS.pattern("summary"),
+        provenance=PATHS.pattern("provenance"),
+        **{name: report(PATHS.pattern("figure", figure=name),
+                        caption=f"../report/{name}.rst", category="Figures",
+                        labels={"claim": "{claim}", "figure": name})
+           for name in FIGURES},
     log:
-        f"{LOGS}/screen-{PLAN.block}/report.log",
+        log("report"),
     localrule: True
     params:
-        seed_blocks=PLAN.seed_blocks(),
-        arms=SCREEN_ARMS,
+        plan=lambda wc: CLAIMS[wc.claim].describe(),
+        manifests=manifests_of,
+        profile=PLAN.profile,
         repo=workflow.basedir,
-        benchmarks=BENCH,
-        figures=list(PLAN.FIGURES),
+        benchmarks=lambda wc: PATHS.path("benchmarks", claim=wc.claim),
     script:
         "../scripts/report.py"
 
 
 rule index:
     input:
-        PLAN.summary,
+        [PATHS.path("summary", claim=c) for c in PLAN.run],
     output:
-        PLAN.INDEX,
+        INDEX,
     log:
-        f"{LOGS}/index.log",
+        PATHS.path("log", claim="index", job="index"),
     localrule: True
     params:
-        ledgers=sorted({config["ledger"], "data/screen-ledger.json"}),
+        ledgers=sorted({PLAN.profile["ledger"], "data/screen-ledger.json"}),
+        claims={c: {"title": p.claim.doc["title"], "path": str(p.claim.path)}
+                for c, p in CLAIMS.items()},
     script:
         "../scripts/index.py"

@@ -1,62 +1,98 @@
-# Stage 4: the held-out screen.  Every arm plays the same seeds of the opened block,
-# in shards (one job each; the merged table is the same for any shard count).
-# Every shard needs the ledger's answer (opened.json) first.
+# Stage 3: the held-out screen.  The selected checkpoint of each trained weights an arm
+# reads is frozen (copied, SHA-256 recorded); the ledger opens the claim's screen block
+# for its frozen hashes (pins checked first); every arm plays its seeds of the block
+# (games.smk); the block is closed (every game in, the table's SHA-256 in the ledger); then
+# the frozen files the arms read are hashed again.
 
 
-rule play_screen:
+def freeze_inputs(wc):
+    """Only once the claim's gates let it (a failed gate never freezes)."""
+    t = CLAIMS[wc.claim].trained[wc.weights]
+    if not gate_of(wc.claim)["opens_screen"]:
+        return []
+    return {"gates": PATHS.path("gates", claim=wc.claim),
+            "curve": PATHS.path("curve", claim=wc.claim, weights=wc.weights),
+            "checkpoints": [f for s in t.steps for f in segment_paths(wc.claim, t.name, s)[:2]]}
+
+
+rule freeze:
     input:
-        screen_inputs,
+        unpack(freeze_inputs),
     output:
-        f"{PLAN.screen_dir}/shards/{{arm}}/shard-{{k}}-of-{PLAN.shards('screen')}.csv",
+        record=PATHS.pattern("frozen_record"),
+        tables=f"{PATHS.pattern('frozen')}/tables.npy",
+        manifest=f"{PATHS.pattern('frozen')}/manifest.json",
     log:
-        f"{LOGS}/screen-{PLAN.block}/{{arm}}/shard-{{k}}.log",
-    benchmark:
-        f"{BENCH}/screen-{PLAN.block}/{{arm}}/shard-{{k}}.tsv"
-    wildcard_constraints:
-        arm=arm_regex(SCREEN_ARMS),
-        k=r"\d+",
+        log("freeze-{weights}"),
+    localrule: True
+    params:
+        select=lambda wc: CLAIMS[wc.claim].trained[wc.weights].select,
+        frozen=lambda wc: PATHS.path("frozen", claim=wc.claim, weights=wc.weights),
+    script:
+        "../scripts/freeze.py"
+
+
+def open_inputs(wc):
+    """Every frozen artefact the claim's arms read, once the gates let the screen open."""
+    if not screen_opens(wc.claim):
+        return []
+    return sorted(a.record for a in CLAIMS[wc.claim].artefacts.values())
+
+
+rule open_block:
+    input:
+        open_inputs,
+    output:
+        PATHS.pattern("opened"),
+    log:
+        log("{block}/open"),
+    localrule: True
+    params:
+        ledger=PLAN.profile["ledger"],
+        artefacts=lambda wc: {k: {"record": a.record, "pin": a.sha256}
+                              for k, a in CLAIMS[wc.claim].artefacts.items()},
+        blocks=lambda wc: CLAIMS[wc.claim].blocks,
+        seeds=lambda wc: CLAIMS[wc.claim].seeds,
+        shares=lambda wc: CLAIMS[wc.claim].shares_block_of,
+        source=lambda wc: str(CLAIMS[wc.claim].claim.path),
+        allow_reuse=PLAN.profile["allow_reuse"],
+        repo=workflow.basedir,
+    script:
+        "../scripts/open_block.py"
+
+
+rule close_block:
+    input:
+        opened=PATHS.pattern("opened"),
+        games=lambda wc: [PATHS.path("games", claim=wc.claim, block=wc.block, arm=a)
+                          for a in CLAIMS[wc.claim].arms],
+    output:
+        table=PATHS.pattern("table"),
+        closed=PATHS.pattern("closed"),
+    log:
+        log("{block}/close"),
+    localrule: True
+    params:
+        ledger=PLAN.profile["ledger"],
+    script:
+        "../scripts/close_block.py"
+
+
+rule hashes:
+    input:
+        closed=PATHS.pattern("closed"),
+        tables=lambda wc: [f"{a.dir}/tables.npy" for a in CLAIMS[wc.claim].artefacts.values()],
+    output:
+        PATHS.pattern("hashes"),
+    log:
+        log("{block}/hashes"),
     threads: 1
     resources:
-        mem_mb=lambda wc: PLAN.play_mem_mb(SCREEN_ARMS[wc.arm]["weights"]),
-        runtime=lambda wc: play_runtime("screen", wc.arm, SCREEN_ARMS),
+        mem_mb=1000,
+        runtime=30,
     params:
-        policy=lambda wc: SCREEN_ARMS[wc.arm]["policy"],
-        seeds="{}:{}".format(*PLAN.seeds("screen")),
-        shards=PLAN.shards("screen"),
-    shell:
-        "drop7 run-arms --arm '{wildcards.arm}={params.policy}' --seeds {params.seeds}"
-        " --shard {wildcards.k}/{params.shards} --progress-s 60 --out {output} 2> {log}"
-
-
-rule merge_screen:
-    input:
-        lambda wc: PLAN.shard_csvs("screen", wc.arm),
-    output:
-        f"{PLAN.screen_dir}/games/{{arm}}.csv",
-    log:
-        f"{LOGS}/screen-{PLAN.block}/{{arm}}/merge.log",
-    localrule: True
-    wildcard_constraints:
-        arm=arm_regex(SCREEN_ARMS),
-    params:
-        seeds="{}:{}".format(*PLAN.seeds("screen")),
-    shell:
-        "drop7 run-arms --merge {input} --seeds {params.seeds} --out {output} 2> {log}"
-
-
-rule screen_table:
-    input:
-        [PLAN.games_csv("screen", arm) for arm in SCREEN_ARMS],
-    output:
-        PLAN.screen_table,
-    log:
-        f"{LOGS}/screen-{PLAN.block}/games.log",
-    localrule: True
+        artefacts=lambda wc: {k: {"record": a.record, "tables": f"{a.dir}/tables.npy",
+                                  "pin": a.sha256}
+                              for k, a in CLAIMS[wc.claim].artefacts.items()},
     script:
-        "../scripts/screen_table.py"
-
-
-rule screen:
-    localrule: True
-    input:
-        lambda wc: [PLAN.screen_table] if screen_opens() else [],
+        "../scripts/hashes.py"

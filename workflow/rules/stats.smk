@@ -1,53 +1,72 @@
-# Stage 5: statistics of each screen contrast (paired over the block's seeds) and
-# the claim's verdict from its four criteria.  The verdict's inputs depend on the
-# gate: without a training signal it is decided from the validation curves alone.
+# Stage 4: each declared contrast over its games of the block (a prefix when an arm plays
+# one), its weights-hash criterion from the block's hashes; then the claim's readings and
+# its verdict rule.  Without an open screen the verdict is decided from the gates alone.
+
+
+def contrast_seeds(wc):
+    """``(start, count)`` of the seeds a contrast reads."""
+    p = CLAIMS[wc.claim]
+    return (p.seeds[0], p.contrasts[wc.contrast].games)
+
+
+def screened(claim):
+    """Readings that screen a contrast get its operating characteristic."""
+    return {r["contrast"] for r in CLAIMS[claim].readings.values() if r["kind"] == "screen"}
 
 
 rule contrast:
     input:
-        games=lambda wc: [PLAN.games_csv("screen", arm) for arm in CONTRASTS[wc.contrast]],
-        frozen=PLAN.frozen_record,
-        tables=f"{PLAN.frozen_dir}/tables.npy",
+        table=PATHS.pattern("table"),
+        hashes=PATHS.pattern("hashes"),
     output:
-        PLAN.stats("{contrast}"),
+        PATHS.pattern("contrast"),
     log:
-        f"{LOGS}/screen-{PLAN.block}/stats-{{contrast}}.log",
-    wildcard_constraints:
-        contrast="|".join(CONTRASTS),
+        log("{block}/contrast-{contrast}"),
+    benchmark:
+        bench("stats/{block}/{contrast}")
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
     params:
-        candidate=lambda wc: CONTRASTS[wc.contrast][0],
-        baseline=lambda wc: CONTRASTS[wc.contrast][1],
-        candidate_weights=lambda wc: SCREEN_ARMS[CONTRASTS[wc.contrast][0]]["weights"],
-        resamples=config["statistics"]["bootstrap_resamples"],
-        oc_sims=lambda wc: config["statistics"]["oc_sims"] if wc.contrast == "primary" else 0,
+        kind=lambda wc: CLAIMS[wc.claim].contrasts[wc.contrast].kind,
+        arms=lambda wc: list(CLAIMS[wc.claim].contrasts[wc.contrast].arms),
+        seeds=contrast_seeds,
+        artefacts=lambda wc: sorted({CLAIMS[wc.claim].arms[a].artefact.key
+                                     for a in CLAIMS[wc.claim].contrasts[wc.contrast].arms
+                                     if CLAIMS[wc.claim].arms[a].artefact}),
+        resamples=PLAN.profile["statistics"]["bootstrap_resamples"],
+        oc_sims=lambda wc: PLAN.profile["statistics"]["oc_sims"]
+        if wc.contrast in screened(wc.claim) else 0,
     script:
         "../scripts/contrast.py"
 
 
-rule stats:
-    localrule: True
-    input:
-        lambda wc: [PLAN.stats(c) for c in CONTRASTS] if screen_opens() else [],
+def verdict_inputs(wc):
+    """The gates and curves; the screen's files only when its block was opened."""
+    p = CLAIMS[wc.claim]
+    files = {"gates": PATHS.path("gates", claim=wc.claim),
+             "curves": [PATHS.path("curve", claim=wc.claim, weights=w)
+                        for w in p.curve_weights()]}
+    if screen_opens(wc.claim):
+        files["opened"] = PATHS.path("opened", claim=wc.claim, block=p.label)
+        files["frozen"] = sorted(a.record for a in p.artefacts.values())
+        files["contrasts"] = [PATHS.path("contrast", claim=wc.claim, block=p.label, contrast=c)
+                              for c in p.contrasts]
+    return files
 
 
 rule verdict:
     input:
-        unpack(screen_verdict_inputs),
-        gate=PLAN.gate,
-        candidate=PLAN.curve(PLAN.candidate),
-        ablation=PLAN.curve(PLAN.ablation),
+        unpack(verdict_inputs),
     output:
-        PLAN.verdict,
+        PATHS.pattern("verdict"),
     log:
-        f"{LOGS}/screen-{PLAN.block}/verdict.log",
+        log("verdict"),
     localrule: True
     params:
-        registered=config["registered_budget"],
-        screen_games=config["screen"]["games"],
-        search=PLAN.dtag,
+        readings=lambda wc: CLAIMS[wc.claim].readings,
+        rule=lambda wc: CLAIMS[wc.claim].claim.doc["verdict"],
+        tier=lambda wc: CLAIMS[wc.claim].tier,
     script:
         "../scripts/verdict.py"

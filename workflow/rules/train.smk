@@ -1,33 +1,71 @@
-# Stage 1: train every configured arm (n-tuple layouts and linear-trained) with
-# checkpoints every `every` moves.  One job per trained arm; all arms read the
-# same training-role seeds (training.first_game onwards).  The job's output is
-# its record (trained.json, written last); the checkpoint directories beside it
-# are kept across an interrupted run, which then resumes (drop7 train --resume).
-# The final resume state is kept too (a longer budget goes on from it) unless
-# training.keep_resume is false; that key is read by the script, not passed as a
-# param, since it changes no output and a changed param would retrain every arm.
+# Stage 1: training, one job per segment (checkpoint to checkpoint).  A segment resumes from
+# the previous segment's state (engines.train.directory) and writes one checkpoint and its
+# own state, so a checkpoint's validation starts as soon as it exists, an interrupted run
+# loses at most one segment, and the tables are bit for bit those of one uninterrupted run.
+# A state is deleted once the next segment has run (temp); the last one of each trained
+# weights is kept (a longer budget goes on from it) unless the profile sets
+# keep_final_state: false.  One rule body serves both: the generic segment (temp state)
+# and, per trained weights, its last segment (kept state), preferred by ruleorder.
+from engines.train.directory import RESUME, STEP
 
-for _w in PLAN.weights.values():
+
+def training(wc):
+    return CLAIMS[wc.claim].trained[wc.weights]
+
+
+def segment_start(wc):
+    """The moves a segment starts from (0 for the first)."""
+    return dict((end, start) for start, end in training(wc).segments)[int(wc.end)]
+
+
+def segment_input(wc):
+    start = segment_start(wc)
+    return [str(Path(training(wc).dir, RESUME.format(moves=start)))] if start else []
+
+
+def segment_paths(claim="{claim}", weights="{weights}", end="{end}"):
+    """The outputs of a segment job: a checkpoint's two files and the state directory."""
+    train = PATHS.pattern("train", claim=claim, weights=weights)
+    step = f"{train}/{STEP.format(moves=end)}"
+    return f"{step}/tables.npy", f"{step}/manifest.json", f"{train}/{RESUME.format(moves=end)}"
+
+
+_SEGMENT_RULES = [("train_segment", segment_paths(), True)]
+if PLAN.profile["keep_final_state"]:
+    _SEGMENT_RULES += [
+        (f"train_last_{p.rule}_{t.name.replace('-', '_')}",
+         segment_paths("{claim," + re.escape(p.id) + "}", "{weights," + re.escape(t.name) + "}",
+                       "{end," + str(t.moves) + "}"), False)
+        for p in CLAIMS.values() for t in p.trained.values()]
+
+for _name, (_tables, _manifest, _state), _temp in _SEGMENT_RULES:
 
     rule:
         name:
-            f"train_{_w.rule}"
+            _name
+        input:
+            segment_input,
         output:
-            PLAN.trained(_w.name),
+            tables=_tables,
+            manifest=_manifest,
+            state=temp(directory(_state)) if _temp else directory(_state),
         log:
-            f"{LOGS}/train/{_w.name}.log",
+            log("train/{weights}/step-{end}"),
         benchmark:
-            f"{BENCH}/train/{_w.name}.tsv"
+            bench("train/{weights}/step-{end}")
         threads: 1
-        # the candidate's training is the longest chain (gate, freeze, screen): start it first
-        priority: 10 if _w.name == PLAN.candidate else 0
+        # the candidate's chain (gates, freeze, screen) is the longest: train before validating
+        priority: 10
         resources:
-            mem_mb=PLAN.train_mem_mb(_w.name),
-            runtime=train_runtime(_w),
+            mem_mb=lambda wc: costs.train_mem_mb(training(wc).entries),
+            runtime=lambda wc: costs.runtime_minutes(costs.train_seconds(
+                training(wc).layout, int(wc.end) - segment_start(wc), training(wc).entries)),
         params:
-            request={"layout": _w.layout, "moves": _w.moves, "every": _w.every,
-                     "first_game": PLAN.first_game},
-            steps=_w.steps,
-            out=lambda wildcards, output: os.path.dirname(output[0]),
+            recipe=lambda wc: training(wc).recipe(),
+            start=segment_start,
+            out=lambda wc: training(wc).dir,
         script:
-            "../scripts/train.py"
+            "../scripts/train_segment.py"
+
+    if _name != "train_segment":
+        workflow.ruleorder(_name, "train_segment")

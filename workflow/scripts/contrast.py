@@ -1,30 +1,26 @@
-"""Adapter: one paired contrast of the screen (and, for the primary, its operating characteristic).
+"""Adapter: one declared contrast on its seeds of the block (and its operating characteristic)."""
 
-The weights-hash criterion compares the frozen record's SHA-256 with the hash
-of the frozen tables file the screen's candidate arms read.
-"""
-
-from adapter import log_to, run
-from protocol import load_json, write_json
-
-from analysis.contrast import contrast_paired
-from analysis.games_table import pair_arms, read_games
+from analysis.contrast import contrast_interaction, contrast_paired
+from analysis.games_table import pair_arms, read_games, select_block
 from analysis.power import operating_characteristic
-from engines.ntuple.storage import file_sha256
+from protocol.jobs import log_to, run
+from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
 
 
 def main() -> None:
     p = S.params
-    paired = pair_arms(read_games(list(S.input.games)), p.candidate, p.baseline)
-    hashes = {}
-    if p.candidate_weights is not None:
-        hashes = {"expected_hash": load_json(S.input.frozen)["sha256"],
-                  "actual_hash": file_sha256(S.input.tables)}
-    result = contrast_paired(paired, n_resamples=p.resamples, **hashes).to_dict()
+    games = select_block(read_games(S.input.table), p.arms, *p.seeds)
+    known = load_json(S.input.hashes)
+    hashes = {k: (known[k]["expected"], known[k]["actual"]) for k in p.artefacts}
+    pairs = [pair_arms(games, a, b) for a, b in zip(p.arms[::2], p.arms[1::2], strict=True)]
+    if p.kind == "difference":
+        result = contrast_paired(pairs[0], hashes=hashes, n_resamples=p.resamples).to_dict()
+    else:
+        result = contrast_interaction(*pairs, hashes=hashes, n_resamples=p.resamples).to_dict()
     if p.oc_sims:
-        oc = operating_characteristic(paired.candidate_scores, paired.baseline_scores,
+        oc = operating_characteristic(pairs[0].candidate_scores, pairs[0].baseline_scores,
                                       n_sims=p.oc_sims)
         result["oc"] = oc.to_dict()
     write_json(S.output[0], result)

@@ -1,16 +1,17 @@
-"""Adapter: freeze the best validation checkpoint and record its SHA-256."""
+"""Adapter: freeze the selected validation checkpoint and record its SHA-256."""
 
 import sys
 
-from adapter import log_to, run
-from protocol import freeze, load_json
+from protocol.jobs import log_to, run
+from protocol.stages import freeze, load_json
 
 S = snakemake  # noqa: F821
 
 
 def main() -> None:
-    record = freeze(load_json(S.input.curve), load_json(S.input.gate), S.params.frozen_dir,
-                    S.output.record, require_gate=S.params.require_gate)
+    record = freeze(load_json(S.input.curve), load_json(S.input.gates), S.params.select,
+                    S.params.frozen, S.output.record,
+                    f"{S.wildcards.claim}/{S.wildcards.weights}")
     print(f"frozen {record['weights']} step {record['step']} sha256 {record['sha256']}",
           file=sys.stderr)
 

@@ -1,34 +1,27 @@
-"""Adapter: the claim's verdict from the gate, the validation curves and the screen contrasts."""
+"""Adapter: a claim's readings and its verdict rule."""
 
-from adapter import log_to, run
-from protocol import load_json, write_json
+from pathlib import Path
 
-from analysis.verdict import PUBLIC_SCREEN_N, claim_verdict
+from analysis.readings import evaluate_all, integrity_errors
+from protocol.jobs import log_to, run
+from protocol.stages import load_json, write_json
+from protocol.verdict import decide, methodological_errors
 
 S = snakemake  # noqa: F821
 
 
-def margins(path: str) -> list[float]:
-    return [p["margin"] for p in load_json(path)["points"]]
-
-
 def main() -> None:
-    gate = load_json(S.input.gate)
     inputs = dict(S.input.items())
+    gate = load_json(S.input.gates)
+    curves = {Path(p).stem: load_json(p) for p in S.input.curves}
+    contrasts = {Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])}
     opened = load_json(inputs["opened"]) if "opened" in inputs else None
-    # shrunk budgets (pilot, smoke) give pilot-tier evidence whatever the screen size
-    public_n = PUBLIC_SCREEN_N if S.params.registered else S.params.screen_games + 1
-    verdict = claim_verdict(
-        candidate_margins=margins(S.input.candidate),
-        ablation_margins=margins(S.input.ablation),
-        primary=load_json(inputs["primary"]) if "primary" in inputs else None,
-        direct=load_json(inputs["direct"]) if "direct" in inputs else None,
-        gate_failed=not gate["passed"],
-        reused_block=bool(opened and opened["reused"]),
-        public_n=public_n,
-        search=S.params.search,
-    )
-    write_json(S.output[0], verdict.to_dict())
+    frozen = {r["artefact"]: r for r in map(load_json, inputs.get("frozen", []))}
+    readings = evaluate_all(S.params.readings, contrasts, curves)
+    errors = methodological_errors(integrity=integrity_errors(contrasts), gate=gate,
+                                   screened=opened is not None,
+                                   reused=bool(opened and opened["reused"]), frozen=frozen)
+    write_json(S.output[0], decide(S.params.rule, readings, errors, S.params.tier))
 
 
 with log_to(S.log[0]):

@@ -1,10 +1,11 @@
-"""Provenance of a screen run: what produced the numbers, so a reader can rerun them.
+"""Provenance of a claim's run: what produced the numbers, so a reader can rerun them.
 
 Collected at report time: the git commit (and whether the tree had local
-changes), the config hash, package versions, the seed blocks read, the
-SHA-256 of every checkpoint and of the frozen weights, and wall times
-(training from the weights manifests, games from the games tables, every
-job from Snakemake's benchmark files when present).
+changes), the hash of the profile and of the declaration, package versions,
+the seed blocks read, the SHA-256 of every checkpoint and frozen artefact,
+and times (training from the weights manifests, games from the games
+tables, every job and every stage from Snakemake's benchmark files: wall and
+CPU seconds, peak memory).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 PACKAGES = ("drop7-harness", "numpy", "numba", "scipy", "pandas", "matplotlib", "jinja2",
-            "pyyaml", "snakemake", "snakemake-executor-plugin-cluster-generic")
+            "pyyaml", "jsonschema", "snakemake")
 
 
 def git_state(repo: str | Path) -> dict[str, Any]:
@@ -81,33 +82,60 @@ def games_wall(paths: Iterable[str | Path]) -> dict[str, dict[str, float]]:
     return {k: {"games": v["games"], "wall_s": round(v["wall_s"], 3)} for k, v in out.items()}
 
 
-def benchmark_walls(directory: str | Path) -> dict[str, float]:
-    """Wall seconds of every job with a Snakemake benchmark TSV under ``directory``."""
-    out: dict[str, float] = {}
+def _benchmarks(directory: str | Path) -> dict[str, dict[str, float]]:
+    """Every job's last benchmark row under ``directory``: wall s, CPU s, peak RSS MB."""
+    out: dict[str, dict[str, float]] = {}
     root = Path(directory)
     for path in sorted(root.rglob("*.tsv")) if root.is_dir() else []:
         with open(path, newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh, delimiter="\t"))
-        if rows and "s" in rows[-1]:
-            out[str(path.relative_to(root).with_suffix(""))] = round(float(rows[-1]["s"]), 3)
+        if not rows or "s" not in rows[-1]:
+            continue
+
+        def number(key: str, row: dict[str, str] = rows[-1]) -> float:
+            try:
+                return float(row.get(key) or 0.0)
+            except ValueError:
+                return 0.0
+
+        out[str(path.relative_to(root).with_suffix(""))] = {
+            "wall_s": round(number("s"), 3), "cpu_s": round(number("cpu_time"), 3),
+            "max_rss_mb": round(number("max_rss"), 1)}
     return out
 
 
-def collect(*, repo: str | Path, cfg: Mapping[str, Any], seed_blocks: Mapping[str, Any],
-            manifests: Iterable[Mapping[str, Any]] = (), frozen: Mapping[str, Any] | None = None,
+def stage_times(jobs: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    """Per stage (a job name's first part): jobs, summed wall and CPU seconds, peak RSS."""
+    out: dict[str, dict[str, float]] = {}
+    for name, job in jobs.items():
+        stage = out.setdefault(name.split("/")[0], {"jobs": 0, "wall_s": 0.0, "cpu_s": 0.0,
+                                                     "max_rss_mb": 0.0})
+        stage["jobs"] += 1
+        stage["wall_s"] = round(stage["wall_s"] + job["wall_s"], 3)
+        stage["cpu_s"] = round(stage["cpu_s"] + job["cpu_s"], 3)
+        stage["max_rss_mb"] = max(stage["max_rss_mb"], job["max_rss_mb"])
+    return out
+
+
+def collect(*, repo: str | Path, profile: Mapping[str, Any], declaration: Mapping[str, Any],
+            seed_blocks: Mapping[str, Any], manifests: Iterable[Mapping[str, Any]] = (),
+            frozen: Mapping[str, Mapping[str, Any]] | None = None,
             games: Iterable[str | Path] = (), benchmarks: str | Path | None = None
             ) -> dict[str, Any]:
     """Everything the report's provenance section shows, as one JSON-ready dict."""
     git = git_state(repo)
+    jobs = _benchmarks(benchmarks) if benchmarks else {}
     return {
         "commit": git["commit"],
         "dirty": git["dirty"],
-        "config_hash": config_hash(cfg),
-        "profile": cfg.get("profile"),
+        "config_hash": config_hash(profile),
+        "declaration_hash": config_hash(declaration),
+        "profile": profile.get("profile"),
         "packages": package_versions(),
         "seed_blocks": dict(seed_blocks),
         "weights": weights_record(manifests),
-        "frozen": dict(frozen) if frozen else None,
+        "frozen": {k: dict(v) for k, v in (frozen or {}).items()},
         "games_wall_s": games_wall(games),
-        "job_wall_s": benchmark_walls(benchmarks) if benchmarks else {},
+        "jobs": jobs,
+        "stages": stage_times(jobs),
     }

@@ -1,0 +1,234 @@
+"""Readings: what a claim concludes from a contrast or a validation curve, one function a kind.
+
+A reading takes the statistics the harness already computed (a contrast's
+JSON from :mod:`analysis.contrast`, a validation curve's points) and gives an
+*outcome* with a one-line reason.  Kinds and their outcomes
+(:data:`OUTCOMES`; any reading whose data does not exist is ``not-run``):
+
+``screen`` (pass / fail)
+    the four-part pass of a difference contrast: bootstrap 95% LB > 0,
+    Student-t 95% LB > 0, both halves > 0, no lower-quartile regression.  The
+    integrity checks (illegal or unfinished decisions, frozen hash) are not
+    evidence but methodological errors: :func:`integrity_errors`.
+``upper-below-zero`` (refuted / not-refuted)
+    the bootstrap 95% upper bound is below 0.
+``lower-above-zero`` (pass / fail)
+    the bootstrap 95% lower bound is above 0.
+``three-way`` (supported / refuted / inconclusive)
+    supported when both lower bounds are above 0, refuted when the bootstrap
+    upper bound is below 0, otherwise inconclusive; the reason gives the
+    detection floor, so "could not measure" is never read as "refuted".
+``passes-while-not`` (pass / fail)
+    a conditional diagnostic: fails when ``contrast`` passes the screen while
+    ``while_not`` does not.
+``margin-positive`` (pass / fail)
+    some validation point of ``weights`` has a positive margin over the
+    comparator (the training-signal gate).
+``margin-below`` (pass / fail)
+    at the same training budget (points up to the last step of ``weights``),
+    the best margin of ``weights`` stays below the best of ``reference``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from analysis.contrast import FAIL, SCREEN_CRITERIA
+
+NOT_RUN = "not-run"
+OUTCOMES: dict[str, tuple[str, ...]] = {
+    "screen": ("pass", "fail"),
+    "upper-below-zero": ("refuted", "not-refuted"),
+    "lower-above-zero": ("pass", "fail"),
+    "three-way": ("supported", "refuted", "inconclusive"),
+    "passes-while-not": ("pass", "fail"),
+    "margin-positive": ("pass", "fail"),
+    "margin-below": ("pass", "fail"),
+}
+#: the keys each kind takes besides ``kind`` and ``title``
+PARAMETERS: dict[str, tuple[str, ...]] = {
+    "screen": ("contrast",),
+    "upper-below-zero": ("contrast",),
+    "lower-above-zero": ("contrast",),
+    "three-way": ("contrast",),
+    "passes-while-not": ("contrast", "while_not"),
+    "margin-positive": ("weights",),
+    "margin-below": ("weights", "reference"),
+}
+#: kinds read from validation curves (the rest read screen contrasts)
+VALIDATION_KINDS = ("margin-positive", "margin-below")
+#: kinds that need the per-arm quartiles of a difference contrast
+DIFFERENCE_ONLY = ("screen", "passes-while-not")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading's result."""
+
+    name: str
+    kind: str
+    title: str
+    outcome: str
+    reason: str
+    numbers: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def _f(x: float | None) -> str:
+    return "-" if x is None else f"{x:+,.0f}"
+
+
+def _stats(c: Mapping[str, Any]) -> str:
+    return (f"n {c['n']}, mean delta {_f(c['mean_delta'])}, bootstrap LB {_f(c['bootstrap_lb'])}"
+            f", UB {_f(c['bootstrap_ub'])}, t LB {_f(c['t_lb'])}")
+
+
+def screen_failures(c: Mapping[str, Any]) -> list[str]:
+    """The statistical criteria a contrast failed (integrity checks are not evidence)."""
+    return [k for k in c.get("failed", []) if k in SCREEN_CRITERIA]
+
+
+def _numbers(c: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("n", "mean_delta", "bootstrap_lb", "bootstrap_ub", "t_lb", "detection_floor")
+    return {k: c.get(k) for k in keys}
+
+
+def read_screen(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """The four-part screen."""
+    failures = screen_failures(c)
+    if failures:
+        return "fail", f"failed {', '.join(failures)} ({_stats(c)})", _numbers(c)
+    return "pass", f"all four screen criteria pass ({_stats(c)})", _numbers(c)
+
+
+def read_upper_below_zero(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """Refuted when the bootstrap upper bound is below 0."""
+    if c["bootstrap_ub"] < 0:
+        return "refuted", f"bootstrap UB {_f(c['bootstrap_ub'])} < 0 ({_stats(c)})", _numbers(c)
+    return "not-refuted", f"bootstrap UB {_f(c['bootstrap_ub'])} >= 0", _numbers(c)
+
+
+def read_lower_above_zero(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """Passes when the bootstrap lower bound is above 0."""
+    if c["bootstrap_lb"] > 0:
+        return "pass", f"bootstrap LB {_f(c['bootstrap_lb'])} > 0 ({_stats(c)})", _numbers(c)
+    return "fail", f"bootstrap LB {_f(c['bootstrap_lb'])} <= 0 ({_stats(c)})", _numbers(c)
+
+
+def read_three_way(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """Supported / refuted / inconclusive, with the detection floor."""
+    floor = f"detection floor {c['detection_floor']:,.0f}"
+    if c["bootstrap_lb"] > 0 and c["t_lb"] > 0:
+        return "supported", f"both lower bounds above 0 ({_stats(c)}; {floor})", _numbers(c)
+    if c["bootstrap_ub"] < 0:
+        return "refuted", f"bootstrap UB below 0 ({_stats(c)}; {floor})", _numbers(c)
+    return ("inconclusive", f"the bounds straddle 0: this screen cannot tell a difference "
+            f"smaller than its {floor} ({_stats(c)})", _numbers(c))
+
+
+def read_passes_while_not(c: Mapping[str, Any], other: Mapping[str, Any]
+                          ) -> tuple[str, str, dict[str, Any]]:
+    """Fails when ``c`` passes the screen while ``other`` does not."""
+    c_passes, other_passes = not screen_failures(c), not screen_failures(other)
+    arms = f"{c['candidate']} vs {c['baseline']}"
+    what = f"{arms}: mean delta {_f(c['mean_delta'])}"
+    if c_passes and not other_passes:
+        return "fail", f"{what} passes while {other['candidate']} does not", _numbers(c)
+    if c_passes:
+        return "pass", f"{what} passes, and so does {other['candidate']}", _numbers(c)
+    return "pass", f"{what} does not pass (failed {', '.join(screen_failures(c))})", _numbers(c)
+
+
+def _margins(curve: Mapping[str, Any], budget: int | None = None) -> list[tuple[int, float]]:
+    return [(int(p["step"]), float(p["margin"])) for p in curve["points"]
+            if budget is None or int(p["step"]) <= budget]
+
+
+def read_margin_positive(curve: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """Some validation point has a positive margin."""
+    points = _margins(curve)
+    positive = [s for s, m in points if m > 0]
+    best_step, best = max(points, key=lambda p: (p[1], p[0]))
+    numbers = {"points": len(points), "positive": len(positive), "best_margin": best,
+               "best_step": best_step}
+    if positive:
+        return ("pass", f"validation margin positive at {len(positive)} of {len(points)} points "
+                f"(best {_f(best)} at {best_step:,} moves)", numbers)
+    return ("fail", f"no validation point of {curve['weights']} beat the comparator (best "
+            f"{_f(best)} over {len(points)} points)", numbers)
+
+
+def read_margin_below(curve: Mapping[str, Any], reference: Mapping[str, Any]
+                      ) -> tuple[str, str, dict[str, Any]]:
+    """The best margin of ``curve`` stays below the reference's at the same budget."""
+    mine = _margins(curve)
+    budget = max(s for s, _ in mine)
+    theirs = _margins(reference, budget)
+    if not theirs:
+        raise ValueError(f"{reference['weights']} has no validation point at or below "
+                         f"{budget:,} moves, the budget of {curve['weights']}")
+    best, best_ref = max(m for _, m in mine), max(m for _, m in theirs)
+    numbers = {"budget": budget, "best_margin": best, "reference_best_margin": best_ref}
+    text = (f"at {budget:,} moves: {curve['weights']} best {_f(best)} vs "
+            f"{reference['weights']} best {_f(best_ref)}")
+    if best >= best_ref:
+        return "fail", f"{text}: as large or larger", numbers
+    return "pass", f"{text}: below", numbers
+
+
+Reader = Callable[..., tuple[str, str, dict[str, Any]]]
+READERS: dict[str, Reader] = {
+    "screen": read_screen,
+    "upper-below-zero": read_upper_below_zero,
+    "lower-above-zero": read_lower_above_zero,
+    "three-way": read_three_way,
+    "passes-while-not": read_passes_while_not,
+    "margin-positive": read_margin_positive,
+    "margin-below": read_margin_below,
+}
+
+
+def evaluate(name: str, spec: Mapping[str, Any], contrasts: Mapping[str, Mapping[str, Any]],
+             curves: Mapping[str, Mapping[str, Any]]) -> Reading:
+    """One declared reading on the contrasts and curves that exist (else ``not-run``)."""
+    kind = spec["kind"]
+    title = spec.get("title") or f"{name} ({kind})"
+    source = curves if kind in VALIDATION_KINDS else contrasts
+    keys = [spec[k] for k in PARAMETERS[kind]]
+    missing = [k for k in keys if k not in source]
+    if missing:
+        what = "validation curve" if kind in VALIDATION_KINDS else "contrast"
+        return Reading(name, kind, title, NOT_RUN, f"no {what} {', '.join(missing)}: not run")
+    outcome, reason, numbers = READERS[kind](*(source[k] for k in keys))
+    return Reading(name, kind, title, outcome, reason, numbers)
+
+
+def integrity_errors(contrasts: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Methodological errors recorded in contrasts: illegal or unfinished decisions, and
+    screened weights that do not match their frozen SHA-256."""
+    errors = []
+    for name, c in contrasts.items():
+        crit = c.get("criteria", {})
+        if crit.get("decisions") == FAIL:
+            errors.append(f"contrast {name}: {c.get('illegal') or 0} illegal and "
+                          f"{c.get('unfinished') or 0} unfinished decisions")
+        if crit.get("weights_hash") == FAIL:
+            errors.append(f"contrast {name}: screened weights do not match the frozen SHA-256")
+    return errors
+
+
+def evaluate_all(readings: Mapping[str, Mapping[str, Any]],
+                 contrasts: Mapping[str, Mapping[str, Any]],
+                 curves: Mapping[str, Mapping[str, Any]]) -> list[Reading]:
+    """Every declared reading, in declaration order."""
+    return [evaluate(name, spec, contrasts, curves) for name, spec in readings.items()]
+
+
+def outcomes_of(readings: Sequence[Reading]) -> dict[str, str]:
+    """``name -> outcome``."""
+    return {r.name: r.outcome for r in readings}

@@ -1,0 +1,14 @@
+"""The harness's protocol: claims as data, from declaration to verdict (no Snakemake here).
+
+Modules: :mod:`protocol.schema` (YAML checked against the shipped schemas,
+one-line errors), :mod:`protocol.declaration` (claim files),
+:mod:`protocol.profile` (profiles and overrides), :mod:`protocol.plan`
+(every claim's arms, blocks, sizes and names), :mod:`protocol.paths` (every
+file), :mod:`protocol.costs` (estimated job costs), :mod:`protocol.checks`
+(what is refused before any job), :mod:`protocol.stages` (validation curves,
+gates, selection, freeze), :mod:`protocol.ledger` (opened screen blocks),
+:mod:`protocol.verdict` (verdict rules), :mod:`protocol.provenance` and
+:mod:`protocol.jobs` (what every workflow script shares).  The readings are
+statistics and live in :mod:`analysis.readings`.  docs/claims.md describes
+the declaration format.
+"""

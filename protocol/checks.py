@@ -1,0 +1,110 @@
+"""Checks a run makes before any job starts, and the estimate a dry run prints.
+
+* :func:`before_any_job` - a frozen artefact that exists must match the
+  SHA-256 its declaration pins; a screen block that another claim owns in
+  the ledger is refused unless the declaration shares it.
+* :func:`preflight` - the disk the run will write and the memory its largest
+  job needs, against what the machine has: one line naming the shortfall.
+* :func:`estimate_table` - every claim's estimated CPU hours by stage.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from protocol import costs
+from protocol.ledger import Opener, read_ledger, refusal
+from protocol.plan import ClaimPlan, Plan
+from protocol.schema import DeclarationError
+
+
+def _pin_key(plan: Plan, claim: str, key: str) -> str:
+    for name, arm in plan.claims[claim].claim.arms.items():
+        leaf = arm.get("leaf")
+        if (isinstance(leaf, dict) and "sha256" in leaf
+                and f"{leaf.get('claim', claim)}/{leaf['weights']}" == key):
+            return f"arms.{name}.leaf.sha256"
+    return "arms"
+
+
+def before_any_job(plan: Plan) -> None:
+    """Refuse (one line naming file and key) what is already known to be wrong."""
+    from protocol.stages import load_json
+
+    for c, p in plan.claims.items():
+        for key, art in p.artefacts.items():
+            if art.sha256 is None or not Path(art.record).exists():
+                continue
+            sha = load_json(art.record)["sha256"]
+            if sha != art.sha256:
+                raise DeclarationError(
+                    f"{p.claim.path}: key {_pin_key(plan, c, key)}: the frozen {key} "
+                    f"({art.record}) has SHA-256 {sha[:16]}..., the declaration pins "
+                    f"{art.sha256[:16]}...")
+    ledger = read_ledger(plan.profile["ledger"])
+    for c in plan.run:
+        p = plan.claims[c]
+        opener = Opener(c, {}, p.shares_block_of)
+        for block in p.blocks:
+            entries = [e for e in ledger["blocks"].get(str(block), []) if e["claim"] != c]
+            why = refusal(block, opener, entries, plan.profile["allow_reuse"])
+            if why:
+                raise DeclarationError(f"{plan.profile['ledger']}: {why}")
+
+
+def disk_need(p: ClaimPlan, keep_final_state: bool) -> int:
+    """Bytes a claim's run writes at most: checkpoints, resume states, frozen copies."""
+    need = 0
+    for t in p.trained.values():
+        step = t.entries * costs.STEP_BYTES_PER_ENTRY
+        state = t.entries * costs.STATE_BYTES_PER_ENTRY
+        missing = [s for s in t.steps if not Path(t.checkpoint(s), "manifest.json").exists()]
+        need += len(missing) * step + (2 if missing else 0) * state
+        need += step if (missing and keep_final_state) else 0
+    for art in p.artefacts.values():
+        if art.claim == p.id and not Path(art.record).exists():
+            need += art.entries * costs.STEP_BYTES_PER_ENTRY
+    return need
+
+
+def _memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return None
+
+
+def preflight(plan: Plan, claims: Sequence[str], free: int | None = None,
+              memory: int | None = None) -> None:
+    """Refuse with one line when the disk or the memory cannot hold the run of ``claims``."""
+    need = sum(disk_need(plan.claims[c], plan.profile["keep_final_state"]) for c in claims)
+    root = Path(plan.paths.root)
+    probe = next((d for d in (root, *root.parents) if d.exists()), Path("."))
+    free = shutil.disk_usage(probe).free if free is None else free
+    if need > free:
+        raise DeclarationError(f"not enough disk for the {plan.name} run: it writes up to "
+                               f"{need / 1e9:.1f} GB under {root}, {free / 1e9:.1f} GB free")
+    memory = _memory_bytes() if memory is None else memory
+    biggest = max((costs.train_mem_mb(t.entries) for c in claims
+                   for t in plan.claims[c].trained.values()), default=0) * 10**6
+    if memory is not None and biggest > memory:
+        raise DeclarationError(f"not enough memory for the {plan.name} run: its largest "
+                               f"training job needs {biggest / 1e9:.1f} GB, the machine has "
+                               f"{memory / 1e9:.1f} GB")
+
+
+def estimate_table(plan: Plan) -> str:
+    """Every claim's estimated CPU hours by stage, as text (what a dry run prints)."""
+    lines = [f"estimated CPU hours of the {plan.name} profile (one core each; "
+             "docs/claims.md has the model):",
+             f"  {'claim':<24}{'train':>9}{'validation':>12}{'screen':>9}{'total':>9}"]
+    for c in plan.order():
+        est = plan.claims[c].estimate()
+        hours = [est[k] / 3600 for k in ("train", "validation", "screen")]
+        mark = "" if c in plan.run else "   (not in the default target)"
+        lines.append(f"  {c:<24}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
+            [*hours, sum(hours)], (9, 12, 9, 9), strict=True)) + mark)
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""Estimated cost of the jobs a plan creates: seconds, memory and disk, from measured rates.
+
+One model serves three uses: how many shards an arm's games are cut into
+(a profile's ``job_minutes``), what a job asks a cluster for (``runtime``,
+``mem_mb``), and the CPU hours and disk a dry run prints before anything
+runs.  The rates are one-core figures measured on this project's 2-core
+machine (``drop7 bench``; docs/claims.md); a search decision costs about
+``(7 S)^D`` node visits, each at a rate set by its leaf.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: seconds per search node visit, by leaf (d3s7 medians divided by 49^3)
+NODE_SECONDS = {"linear": 178e-9, "linear-trained": 178e-9, "ntuple": 122e-9, "zero": 60e-9}
+#: seconds per decision of the engine's baselines
+BASELINE_DECISION_S = 2e-6
+#: moves of a game, for estimates (strong d3s7 arms play 90-140)
+MOVES_PER_GAME = 120
+#: per-game and per-job overheads (loading tables, compiled code)
+GAME_OVERHEAD_S = 0.05
+JOB_OVERHEAD_S = 20.0
+#: training moves per second by learner and layout (one core, beside other jobs)
+TRAIN_MOVES_PER_S = {"A": 110_000, "B": 130_000, "C": 90_000, "D": 120_000, "E": 190_000,
+                     "linear": 100_000}
+#: seconds to write a checkpoint and a resume state, per GB of tables
+CHECKPOINT_S_PER_GB = 4.0
+#: bytes per table entry: a checkpoint's values (float32), a resume state (values and two
+#: temporal-coherence accumulators), and a training job's working set (the same three)
+STEP_BYTES_PER_ENTRY, STATE_BYTES_PER_ENTRY, TRAIN_BYTES_PER_ENTRY = 4, 12, 12
+#: memory of the interpreter, numba and the engine (MB)
+BASE_MEM_MB = 800
+
+
+def decision_seconds(play: str, depth: int, strata: int, leaf: str | None) -> float:
+    """Estimated seconds of one decision of a policy."""
+    if play not in ("search", "direct"):
+        return BASELINE_DECISION_S
+    nodes = (7 * strata) ** (1 if play == "direct" else depth)
+    return nodes * NODE_SECONDS[leaf or "linear"]
+
+
+def game_seconds(play: str, depth: int, strata: int, leaf: str | None) -> float:
+    """Estimated seconds of one game."""
+    return GAME_OVERHEAD_S + MOVES_PER_GAME * decision_seconds(play, depth, strata, leaf)
+
+
+def shards_for(games: int, seconds_per_game: float, job_minutes: float) -> int:
+    """Jobs an arm's games are cut into so that each plays about ``job_minutes``."""
+    return max(1, min(games, math.ceil(games * seconds_per_game / (60 * job_minutes))))
+
+
+def train_seconds(layout: str, moves: int, entries: int) -> float:
+    """Estimated seconds of a training segment of ``moves`` moves (with its checkpoint)."""
+    write = CHECKPOINT_S_PER_GB * entries * (STEP_BYTES_PER_ENTRY + STATE_BYTES_PER_ENTRY) / 1e9
+    return JOB_OVERHEAD_S + moves / TRAIN_MOVES_PER_S[layout] + 2 * write
+
+
+def runtime_minutes(seconds: float) -> int:
+    """What a job asks a cluster for: three times the estimate, plus ten minutes."""
+    return 10 + math.ceil(3 * seconds / 60)
+
+
+def train_mem_mb(entries: int) -> int:
+    """Memory a training job asks for (tables with their accumulators)."""
+    return BASE_MEM_MB + entries * TRAIN_BYTES_PER_ENTRY // 10**6
+
+
+def play_mem_mb(entries: int) -> int:
+    """Memory a game job asks for (memory-mapped float32 tables)."""
+    return BASE_MEM_MB + entries * STEP_BYTES_PER_ENTRY // 10**6

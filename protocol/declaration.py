@@ -1,0 +1,269 @@
+"""Claim declarations: ``config/claims/<id>.yaml``, loaded, schema-checked and cross-checked.
+
+:func:`load_claims` reads every declaration of a directory and returns them
+by id.  A declaration is first checked against ``claim.schema.yaml`` (a
+misspelt key, a bad value), then for what a schema cannot say: the id is the
+file's name; an arm's leaf names weights this claim trains or a claim and
+weights that exist; a contrast names declared arms; a reading has the keys
+its kind takes and names a contrast or trained weights; a gate is a
+validation reading; a verdict rule names declared readings and outcomes
+their kinds can give.  Any failure is one :class:`DeclarationError` line
+naming the file and the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analysis.readings import DIFFERENCE_ONLY, NOT_RUN, OUTCOMES, PARAMETERS, VALIDATION_KINDS
+from engines.train.directory import checkpoint_steps
+from protocol.schema import DeclarationError, check, read_yaml
+
+#: the claim declaration format
+FORMAT = "drop7-claim-v1"
+#: policies that take a leaf; the rest are the engine's baselines
+LEAF_POLICIES = ("search", "direct")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One validated declaration (``doc`` holds the schema's defaults filled in)."""
+
+    id: str
+    path: Path
+    doc: dict[str, Any]
+
+    @property
+    def weights(self) -> dict[str, Any]:
+        """Trained weights: name -> {train, select}."""
+        return self.doc.get("weights", {})
+
+    @property
+    def arms(self) -> dict[str, Any]:
+        """Screen arms: name -> declaration."""
+        return self.doc["arms"]
+
+    @property
+    def contrasts(self) -> dict[str, Any]:
+        """Contrasts: name -> {difference: [a, b]} or {interaction: [[a, b], [c, d]]}."""
+        return self.doc["contrasts"]
+
+    @property
+    def readings(self) -> dict[str, Any]:
+        """Readings: name -> {kind, ...}."""
+        return self.doc["readings"]
+
+    def imports(self) -> set[tuple[str, str]]:
+        """``(claim, weights)`` of every frozen artefact of another claim the arms read."""
+        return {(leaf["claim"], leaf["weights"]) for leaf in self.leaves() if "claim" in leaf}
+
+    def leaves(self) -> list[dict[str, Any]]:
+        """Every leaf given as a mapping (trained or imported weights)."""
+        leaves = [a.get("leaf") for a in self.arms.values()]
+        if "validation" in self.doc:
+            leaves.append(self.doc["validation"]["comparator"])
+        return [leaf for leaf in leaves if isinstance(leaf, Mapping)]
+
+    def contrast_arms(self, name: str) -> list[str]:
+        """The arms of a contrast, in order (two or four)."""
+        c = self.contrasts[name]
+        return list(c["difference"]) if "difference" in c else [*c["interaction"][0],
+                                                                  *c["interaction"][1]]
+
+
+class _Check:
+    """Raise one line naming the declaration's file and a key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, message: str) -> None:
+        raise DeclarationError(f"{self.path}: key {key}: {message}")
+
+
+def _names(items: Mapping[str, Any]) -> str:
+    return ", ".join(items) or "none"
+
+
+def _check_weights(doc: dict[str, Any], chk: _Check) -> None:
+    for name, w in doc.get("weights", {}).items():
+        t, key = w["train"], f"weights.{name}.train"
+        if t["learner"] == "ntuple" and "layout" not in t:
+            chk.fail(f"{key}.layout", "an ntuple learner needs a layout (A..E)")
+        if t["learner"] == "linear" and "layout" in t:
+            chk.fail(f"{key}.layout", "a linear learner has no layout")
+        if t["every"] > t["moves"]:
+            chk.fail(f"{key}.every", f"{t['every']:,} is larger than moves = {t['moves']:,}")
+        step = w["select"].get("step") if isinstance(w["select"], Mapping) else None
+        if step is not None and step not in checkpoint_steps(t["moves"], t["every"]):
+            chk.fail(f"weights.{name}.select.step", f"{step:,} is not a checkpoint (every "
+                     f"{t['every']:,} up to {t['moves']:,})")
+    if doc.get("weights") and "validation" not in doc:
+        chk.fail("validation", "a claim that trains weights must declare its validation search")
+
+
+def _check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: _Check) -> None:
+    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in doc.get(
+            "weights", {}):
+        chk.fail(f"{key}.weights", f"{leaf['weights']!r} is not trained by this claim "
+                 f"(weights: {_names(doc.get('weights', {}))}); name another claim with "
+                 "claim: ID to use its frozen weights")
+    if isinstance(leaf, Mapping) and leaf.get("claim") == doc["id"]:
+        chk.fail(f"{key}.claim", "names this claim itself; use {weights: NAME} alone")
+
+
+def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
+    for name, arm in doc["arms"].items():
+        key, play = f"arms.{name}", arm["play"]
+        if play in LEAF_POLICIES and "leaf" not in arm:
+            chk.fail(f"{key}.leaf", f"a {play} arm needs a leaf")
+        if play == "search" and not {"depth", "strata"} <= set(arm):
+            chk.fail(f"{key}.depth", "a search arm needs depth and strata")
+        if play == "direct" and "depth" in arm:
+            chk.fail(f"{key}.depth", "a direct arm plays one ply: no depth")
+        if play not in LEAF_POLICIES:
+            extra = sorted({"leaf", "depth", "strata"} & set(arm))
+            if extra:
+                chk.fail(f"{key}.{extra[0]}", f"the {play} baseline takes no {extra[0]}")
+        if "leaf" in arm:
+            _check_leaf(arm["leaf"], f"{key}.leaf", doc, chk)
+        if arm.get("games", 0) > doc["screen"]["games"]:
+            chk.fail(f"{key}.games", f"{arm['games']} is more than the screen's "
+                     f"{doc['screen']['games']} games")
+    if "validation" in doc:
+        _check_leaf(doc["validation"]["comparator"], "validation.comparator", doc, chk)
+
+
+def _check_contrasts(doc: dict[str, Any], chk: _Check) -> None:
+    arms = doc["arms"]
+    for name, c in doc["contrasts"].items():
+        kind = "difference" if "difference" in c else "interaction"
+        pairs = [c["difference"]] if kind == "difference" else c["interaction"]
+        for i, pair in enumerate(pairs):
+            for j, arm in enumerate(pair):
+                where = f"contrasts.{name}.{kind}" + (f"[{i}]" if kind == "interaction" else "")
+                if arm not in arms:
+                    chk.fail(f"{where}[{j}]", f"no arm {arm!r} (arms: {_names(arms)})")
+            if pair[0] == pair[1]:
+                chk.fail(f"contrasts.{name}.{kind}", f"{pair[0]!r} against itself")
+        if kind == "interaction" and sorted(pairs[0]) == sorted(pairs[1]):
+            chk.fail(f"contrasts.{name}.interaction", "the two differences are the same arms")
+
+
+def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
+    contrasts, weights = doc["contrasts"], doc.get("weights", {})
+    for name, r in doc["readings"].items():
+        kind, key = r["kind"], f"readings.{name}"
+        wanted = PARAMETERS[kind]
+        for param in ("contrast", "while_not", "weights", "reference"):
+            if param in r and param not in wanted:
+                chk.fail(f"{key}.{param}", f"a {kind} reading takes {', '.join(wanted)}")
+            if param in wanted and param not in r:
+                chk.fail(f"{key}.{param}", f"missing: a {kind} reading needs "
+                         f"{', '.join(wanted)}")
+        for param in ("contrast", "while_not"):
+            if param in r and r[param] not in contrasts:
+                chk.fail(f"{key}.{param}", f"no contrast {r[param]!r} (contrasts: "
+                         f"{_names(contrasts)})")
+            if (param in r and kind in DIFFERENCE_ONLY
+                    and "difference" not in contrasts[r[param]]):
+                chk.fail(f"{key}.{param}", f"a {kind} reading needs a difference contrast "
+                         f"(per-arm quartiles); {r[param]!r} is an interaction")
+        for param in ("weights", "reference"):
+            if param in r and r[param] not in weights:
+                chk.fail(f"{key}.{param}", f"no trained weights {r[param]!r} (weights: "
+                         f"{_names(weights)})")
+    for i, gate in enumerate(doc["gates"]):
+        if gate not in doc["readings"]:
+            chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {_names(doc['readings'])})")
+        if doc["readings"][gate]["kind"] not in VALIDATION_KINDS:
+            chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
+                     f"validation reading ({', '.join(VALIDATION_KINDS)})")
+
+
+def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:
+    readings = doc["readings"]
+    for i, rule in enumerate(doc["verdict"]["rules"]):
+        for name, wanted in rule["when"].items():
+            key = f"verdict.rules[{i}].when.{name}"
+            if name not in readings:
+                chk.fail(key, f"no reading {name!r} (readings: {_names(readings)})")
+            allowed = (*OUTCOMES[readings[name]["kind"]], NOT_RUN)
+            for outcome in [wanted] if isinstance(wanted, str) else wanted:
+                if outcome not in allowed:
+                    chk.fail(key, f"{outcome!r} is not an outcome of a "
+                             f"{readings[name]['kind']} reading ({', '.join(allowed)})")
+
+
+def _check_recorded(doc: dict[str, Any], chk: _Check) -> None:
+    rec = doc.get("recorded", {})
+    for part, names, label in (("arms", doc["arms"], "arm"),
+                               ("contrasts", doc["contrasts"], "contrast"),
+                               ("validation", doc.get("weights", {}), "trained weights")):
+        for name in rec.get(part, {}):
+            if name not in names:
+                chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({_names(names)})")
+
+
+def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
+    """One declaration, schema-checked and checked within itself (``shown``: the path that
+    messages and reports name, e.g. relative to the repository)."""
+    path = Path(path)
+    doc = check(read_yaml(path), "claim", shown or path)
+    path = Path(shown or path)
+    chk = _Check(path)
+    if doc["id"] != path.stem:
+        chk.fail("id", f"{doc['id']!r} differs from the file's name {path.stem!r}")
+    for part in (_check_weights, _check_arms, _check_contrasts, _check_readings,
+                 _check_verdict, _check_recorded):
+        part(doc, chk)
+    return Claim(doc["id"], path, doc)
+
+
+def _check_references(claims: Mapping[str, Claim]) -> None:
+    """Every claim another names exists, with the weights named, and nothing is circular."""
+    for claim in claims.values():
+        chk = _Check(claim.path)
+        for name, arm in claim.arms.items():
+            leaf = arm.get("leaf")
+            if not isinstance(leaf, Mapping) or "claim" not in leaf:
+                continue
+            other = claims.get(leaf["claim"])
+            if other is None:
+                chk.fail(f"arms.{name}.leaf.claim", f"no claim {leaf['claim']!r} (claims: "
+                         f"{_names(claims)})")
+            if leaf["weights"] not in other.weights:
+                chk.fail(f"arms.{name}.leaf.weights", f"claim {other.id} trains no "
+                         f"{leaf['weights']!r} (it trains: {_names(other.weights)})")
+        block = claim.doc["screen"]["block"]
+        if isinstance(block, Mapping) and block["claim"] not in claims:
+            chk.fail("screen.block.claim", f"no claim {block['claim']!r} (claims: "
+                     f"{_names(claims)})")
+        if isinstance(block, Mapping) and block["claim"] == claim.id:
+            chk.fail("screen.block.claim", "names this claim itself")
+    for claim in claims.values():
+        seen, todo = set(), [c for c, _ in claim.imports()]
+        while todo:
+            other = todo.pop()
+            if other == claim.id:
+                _Check(claim.path).fail("arms", "its frozen artefacts depend on this claim "
+                                        "itself (a cycle of claims)")
+            if other not in seen:
+                seen.add(other)
+                todo.extend(c for c, _ in claims[other].imports())
+
+
+def load_claims(directory: str | Path, shown: str | Path | None = None) -> dict[str, Claim]:
+    """Every declaration ``<directory>/*.yaml`` by id, checked within and across claims
+    (``shown``: the directory as messages and reports name it)."""
+    directory = Path(directory)
+    paths = sorted(directory.glob("*.yaml"))
+    if not paths:
+        raise DeclarationError(f"{shown or directory}: no claim declarations (*.yaml)")
+    claims = {c.id: c for c in (load_claim(p, Path(shown) / p.name if shown else None)
+                                for p in paths)}
+    _check_references(claims)
+    return claims

@@ -1,0 +1,188 @@
+"""The ledger of opened screen blocks (``data/screen-ledger.json``): who read which block.
+
+A held-out block is read by one claim, for one set of frozen weights.  An
+*opener* is a claim with the SHA-256 of every frozen artefact its arms read
+(none for a claim of hand-written leaves).  The first opener of a block owns
+it.  The same opener may open it again: a rerun, or a run that crashed
+during play, continues on the same block (the block is recorded when it is
+opened, before any game, and marked ``complete`` when every game is in).
+Any other opener is refused with :class:`LedgerError`, unless
+
+* it is a claim whose declaration shares the block of the owner claim
+  (``screen.block: {claim: ...}``), or is that owner's claim when a sharer
+  came first, or
+* the profile allows reuse (``allow_reuse``: smoke runs only);
+
+the opening is then recorded with ``reused: true`` and the report flags it
+(a reused block is not held out for the second opener).
+
+File format (``drop7-screen-ledger-v2``)::
+
+    {"format": "drop7-screen-ledger-v2",
+     "blocks": {"1": [{"claim": "ntuple-line-tuples", "profile": "pilot",
+                       "hashes": {"ntuple-line-tuples/ntuple-A": "<sha256>"},
+                       "seeds": [start, count], "opened_utc": "...", "reused": false,
+                       "shares": null, "status": "opened" | "complete",
+                       "games": n, "table_sha256": "...", "completed_utc": "...",
+                       "config_hash": "...", "commit": "..."}, ...]}}
+
+Updates hold an exclusive lock on ``<ledger>.lock`` and replace the file
+atomically.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from analysis import atomic_write
+
+FORMAT = "drop7-screen-ledger-v2"
+OPENED, COMPLETE = "opened", "complete"
+
+
+class LedgerError(ValueError):
+    """A refused opening, or a ledger file that cannot be read."""
+
+
+@dataclass(frozen=True)
+class Opener:
+    """Who reads a block: a claim and the SHA-256 of each frozen artefact it reads."""
+
+    claim: str
+    hashes: Mapping[str, str]
+    shares: str | None = None  # the claim whose block this claim declares it shares
+
+    def same(self, entry: Mapping[str, Any]) -> bool:
+        """Whether a ledger entry is this opener."""
+        return entry["claim"] == self.claim and dict(entry["hashes"]) == dict(self.hashes)
+
+    def permitted(self, entry: Mapping[str, Any], allow_reuse: bool) -> bool:
+        """Whether this opener may read a block that ``entry`` has read."""
+        if self.same(entry) or allow_reuse:
+            return True
+        return entry["claim"] != self.claim and (
+            self.shares == entry["claim"] or entry.get("shares") == self.claim)
+
+
+def read_ledger(path: str | Path) -> dict[str, Any]:
+    """The ledger's content (an empty ledger when the file does not exist)."""
+    p = Path(path)
+    if not p.exists():
+        return {"format": FORMAT, "blocks": {}}
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LedgerError(f"{p}: unreadable ledger ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
+            doc.get("blocks"), dict):
+        raise LedgerError(f"{p}: not a {FORMAT} ledger")
+    return doc
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[dict[str, Any]]:
+    """The ledger's content under an exclusive lock; written back (atomically) on exit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            doc = read_ledger(path)
+            before = json.dumps(doc, sort_keys=True)
+            yield doc
+            if json.dumps(doc, sort_keys=True) != before:
+                atomic_write(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _short(hashes: Mapping[str, str]) -> str:
+    return ", ".join(f"{k} {v[:12]}" for k, v in hashes.items()) or "no frozen weights"
+
+
+def _stamp(now: datetime | None) -> str:
+    return (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def refusal(block: int, opener: Opener, entries: Sequence[Mapping[str, Any]],
+            allow_reuse: bool) -> str | None:
+    """Why ``opener`` may not read ``block`` (None when it may)."""
+    for e in entries:
+        if not opener.permitted(e, allow_reuse):
+            other = "claim " + e["claim"] if e["claim"] != opener.claim else "this claim"
+            return (f"screen block {block} was opened on {e['opened_utc']} by {other} "
+                    f"(profile {e['profile']}, {_short(e['hashes'])}); refusing to read it "
+                    f"for claim {opener.claim} ({_short(opener.hashes)}): choose an unopened "
+                    "block (claims.<id>.block in the profile)"
+                    + (", or declare screen.block: {claim: " + e["claim"] + "} to share it"
+                       if e["claim"] != opener.claim else ""))
+    return None
+
+
+def open_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, profile: str,
+                seeds: Sequence[int], allow_reuse: bool = False, config_hash: str | None = None,
+                commit: str | None = None, now: datetime | None = None) -> dict[str, Any]:
+    """Record that ``opener`` reads ``blocks``, or refuse (:class:`LedgerError`).
+
+    Returns the ledger's answer: every block with its owner and this opener's
+    entry, and ``reused`` when any block had been read by another opener.
+    """
+    for sha in opener.hashes.values():
+        if len(sha) != 64 or any(ch not in "0123456789abcdef" for ch in sha):
+            raise LedgerError(f"not a SHA-256 hex digest: {sha!r}")
+    with _locked(Path(path)) as doc:
+        for block in blocks:
+            why = refusal(block, opener, doc["blocks"].get(str(block), []), allow_reuse)
+            if why:
+                raise LedgerError(why)
+        answer = {"blocks": {}, "reused": False}
+        for block in blocks:
+            entries = doc["blocks"].setdefault(str(block), [])
+            mine = next((e for e in entries if opener.same(e)), None)
+            if mine is None:
+                mine = {"claim": opener.claim, "hashes": dict(opener.hashes),
+                        "shares": opener.shares, "profile": profile,
+                        "seeds": [int(s) for s in seeds], "opened_utc": _stamp(now),
+                        "reused": bool(entries), "status": OPENED,
+                        "config_hash": config_hash, "commit": commit}
+                entries.append(mine)
+            reused = any(not opener.same(e) for e in entries[:entries.index(mine)])
+            answer["blocks"][str(block)] = {"owner": dict(entries[0]), "entry": dict(mine),
+                                            "reused": reused}
+            answer["reused"] = answer["reused"] or reused
+    return answer
+
+
+def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, games: int,
+                 table_sha256: str, now: datetime | None = None) -> dict[str, Any]:
+    """Mark ``opener``'s entries of ``blocks`` complete: every game played, the table's hash.
+
+    A block completed before with a different games table keeps its first
+    hash, and the entry records the new one under ``differs``.
+    """
+    with _locked(Path(path)) as doc:
+        out = {}
+        for block in blocks:
+            entries = doc["blocks"].get(str(block), [])
+            mine = next((e for e in entries if opener.same(e)), None)
+            if mine is None:
+                raise LedgerError(f"screen block {block} has no opening for claim "
+                                  f"{opener.claim} ({_short(opener.hashes)}) to complete")
+            if mine.get("status") == COMPLETE and mine.get("table_sha256") != table_sha256:
+                mine["differs"] = table_sha256
+            elif mine.get("status") != COMPLETE:
+                mine.update(status=COMPLETE, games=int(games), table_sha256=table_sha256,
+                            completed_utc=_stamp(now))
+            out[str(block)] = dict(mine)
+    return out
+
+
+def opened_blocks(path: str | Path) -> dict[int, list[dict[str, Any]]]:
+    """Every opened block and its entries (owner first)."""
+    return {int(k): v for k, v in read_ledger(path)["blocks"].items()}

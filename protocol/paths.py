@@ -1,0 +1,67 @@
+"""Every file a run reads or writes, as one table of path templates.
+
+``{root}`` is ``results/<profile>``; the other fields are the wildcards of
+the workflow's rules (``claim``, ``weights``, ``block``, ``arm``, ``k``,
+``K``, ``contrast``, ``figure``, ``job``).  A block is ``validation`` or
+``screen-<first block>``.  :meth:`Paths.pattern` gives a template with the
+run's fields filled in and the rest left as ``{wildcards}`` (what a rule
+declares); :meth:`Paths.path` fills every field (what a script or a test
+reads).  The trainer's own directory format sits under ``train``
+(:mod:`engines.train.directory`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TEMPLATES = {
+    "train": "{root}/claims/{claim}/train/{weights}",
+    "curve": "{root}/claims/{claim}/validation/curves/{weights}.json",
+    "shard": "{root}/claims/{claim}/{block}/shards/{arm}/shard-{k}-of-{K}.csv",
+    "games": "{root}/claims/{claim}/{block}/games/{arm}.csv",
+    "table": "{root}/claims/{claim}/{block}/games.csv",
+    "gates": "{root}/claims/{claim}/gates.json",
+    "frozen": "{root}/claims/{claim}/frozen/{weights}",
+    "frozen_record": "{root}/claims/{claim}/frozen/{weights}.json",
+    "opened": "{root}/claims/{claim}/{block}/opened.json",
+    "closed": "{root}/claims/{claim}/{block}/closed.json",
+    "hashes": "{root}/claims/{claim}/{block}/hashes.json",
+    "contrast": "{root}/claims/{claim}/{block}/contrasts/{contrast}.json",
+    "verdict": "{root}/claims/{claim}/verdict.json",
+    "provenance": "{root}/claims/{claim}/provenance.json",
+    "figure": "{root}/claims/{claim}/figures/{figure}.png",
+    "page": "reports/{profile}/{claim}.html",
+    "summary": "reports/{profile}/{claim}.json",
+    "log": "{root}/logs/{claim}/{job}.log",
+    "benchmarks": "{root}/benchmarks/{claim}",
+}
+TEMPLATES["benchmark"] = TEMPLATES["benchmarks"] + "/{job}.tsv"
+INDEX = "reports/index.html"
+VALIDATION = "validation"
+
+
+def screen_label(block: int) -> str:
+    """The block field of a screen block's files."""
+    return f"screen-{block}"
+
+
+class _Keep(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+class Paths:
+    """The path templates of one profile's run."""
+
+    def __init__(self, profile: str) -> None:
+        self.profile = profile
+        self.root = f"results/{profile}"
+
+    def pattern(self, name: str, **fields: Any) -> str:
+        """Template ``name`` with the run's fields (and ``fields``) filled in, the rest kept."""
+        return TEMPLATES[name].format_map(_Keep(root=self.root, profile=self.profile,
+                                                **fields))
+
+    def path(self, name: str, **fields: Any) -> str:
+        """Template ``name`` with every field filled in (a KeyError names a missing one)."""
+        return TEMPLATES[name].format(root=self.root, profile=self.profile, **fields)

@@ -1,0 +1,573 @@
+"""The plan of a run: every claim's arms, stages, blocks and files, with one name each.
+
+:func:`build_plan` takes a profile (:mod:`protocol.profile`) and the claim
+declarations (:mod:`protocol.declaration`) and works out, for every claim,
+what this profile runs of it: the effective training budgets, validation
+and screen sizes, prefixes and searches (a profile only shrinks what a
+claim declares, and :attr:`ClaimPlan.shrunk` says what it shrank), the
+screen block and its seeds, the policy string of every arm, the games of
+every contrast, and how many shards each arm's games are cut into.  The
+workflow's rules, its scripts, the reports and the tests all read names and
+paths from here.  No Snakemake, no engine kernels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engines.seedbank import load_bank
+from engines.train.directory import checkpoint_steps, segments, step_dir
+from protocol import costs
+from protocol.declaration import Claim, load_claims
+from protocol.paths import VALIDATION, Paths, screen_label
+from protocol.schema import DeclarationError
+
+PILOT, PUBLIC = "pilot", "public-development"
+#: entries of a linear-trained leaf (its 18 weights)
+LINEAR_ENTRIES = 18
+
+
+@dataclass(frozen=True)
+class Training:
+    """One trained weights of a claim, at this profile's budget."""
+
+    claim: str
+    name: str
+    learner: str  # ntuple | linear
+    layout: str  # A..E, or "linear"
+    moves: int
+    every: int
+    first_game: int
+    alpha: float | None
+    select: Any
+    dir: str
+
+    @property
+    def leaf(self) -> str:
+        """The policy grammar's leaf kind of these weights."""
+        return "ntuple" if self.learner == "ntuple" else "linear-trained"
+
+    @property
+    def steps(self) -> list[int]:
+        """Checkpoint steps (moves trained)."""
+        return checkpoint_steps(self.moves, self.every)
+
+    @property
+    def segments(self) -> list[tuple[int, int]]:
+        """``(start, end)`` of every training segment."""
+        return segments(self.moves, self.every)
+
+    @property
+    def entries(self) -> int:
+        """Table entries (18 for linear-trained)."""
+        if self.learner == "linear":
+            return LINEAR_ENTRIES
+        from engines.ntuple.layouts import get_layout
+
+        return get_layout(self.layout).entries
+
+    def checkpoint(self, step: int) -> str:
+        """A checkpoint's directory."""
+        return str(step_dir(self.dir, step))
+
+    def recipe(self) -> dict[str, Any]:
+        """What determines the tables (the training job's params)."""
+        return {"layout": self.layout, "every": self.every, "first_game": self.first_game,
+                "alpha": self.alpha}
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """Frozen weights an arm reads: ``weights`` of ``claim`` (this claim or another)."""
+
+    claim: str
+    weights: str
+    leaf: str  # ntuple | linear-trained
+    dir: str
+    record: str
+    entries: int
+    sha256: str | None = None  # the declaration's pin for this profile
+
+    @property
+    def key(self) -> str:
+        """``claim/weights``: the artefact's name in records and reports."""
+        return f"{self.claim}/{self.weights}"
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm on one block: a name, the policy as played, and its games."""
+
+    name: str
+    policy: str
+    play: str
+    depth: int | None
+    strata: int | None
+    leaf: str | None
+    games: int
+    shards: int
+    seconds_per_game: float
+    artefact: Artefact | None = None
+    weights: str | None = None  # validation arms: the trained weights ...
+    step: int | None = None  # ... and the checkpoint
+    entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """A declared contrast at this profile's size."""
+
+    name: str
+    kind: str  # difference | interaction
+    arms: tuple[str, ...]
+    games: int
+    title: str
+    prefix_of: tuple[str, ...] = ()  # arms whose prefix sets ``games``
+
+
+@dataclass
+class ClaimPlan:
+    """What one claim runs in this profile."""
+
+    claim: Claim
+    block: int
+    blocks: list[int]
+    seeds: tuple[int, int]
+    shares_block_of: str | None
+    trained: dict[str, Training]
+    validation_games: int
+    validation_seeds: tuple[int, int] | None
+    validation_arms: dict[str, Arm]
+    comparator: str | None
+    arms: dict[str, Arm]
+    contrasts: dict[str, Contrast]
+    shrunk: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        """The claim's id."""
+        return self.claim.id
+
+    @property
+    def label(self) -> str:
+        """The screen block's field in paths (``screen-<first block>``)."""
+        return screen_label(self.block)
+
+    @property
+    def rule(self) -> str:
+        """A Python-safe name for the claim's target rule."""
+        return self.id.replace("-", "_")
+
+    @property
+    def tier(self) -> str:
+        """Evidence tier: public-development only when nothing of the claim was shrunk."""
+        return PILOT if self.shrunk else PUBLIC
+
+    @property
+    def readings(self) -> dict[str, Any]:
+        """Declared readings."""
+        return self.claim.readings
+
+    @property
+    def gates(self) -> list[str]:
+        """Readings that must pass before the screen block is opened."""
+        return list(self.claim.doc["gates"])
+
+    @property
+    def artefacts(self) -> dict[str, Artefact]:
+        """Every frozen artefact the screen arms read, by key (with a pin if any arm pins it)."""
+        out: dict[str, Artefact] = {}
+        for a in self.arms.values():
+            if a.artefact is not None and (a.artefact.key not in out or a.artefact.sha256):
+                out[a.artefact.key] = a.artefact
+        return out
+
+    def curve_weights(self) -> list[str]:
+        """Trained weights with a validation curve (all of them)."""
+        return list(self.trained)
+
+    def checkpoint_arms(self, weights: str) -> list[Arm]:
+        """The validation arms of a trained weights' checkpoints, in step order."""
+        return [a for a in self.validation_arms.values() if a.weights == weights]
+
+    def block_arms(self, block: str) -> dict[str, Arm]:
+        """The arms of a block label (``validation`` or this claim's screen label)."""
+        if block == VALIDATION:
+            return self.validation_arms
+        if block == self.label:
+            return self.arms
+        raise KeyError(f"claim {self.id} has no block {block!r}")
+
+    def block_seeds(self, block: str) -> tuple[int, int]:
+        """``(start, count)`` of a block label."""
+        if block == VALIDATION:
+            assert self.validation_seeds is not None
+            return self.validation_seeds
+        return self.seeds
+
+    def describe(self) -> dict[str, Any]:
+        """The plan of this claim as plain JSON-ready data (what the report shows)."""
+        from protocol.stages import describe_selection
+
+        doc = self.claim.doc
+        return {
+            "id": self.id, "title": doc["title"], "claim": doc["claim"],
+            "theory": doc.get("theory"), "path": str(self.claim.path), "block": self.block,
+            "blocks": self.blocks, "seeds": list(self.seeds), "label": self.label,
+            "shares_block_of": self.shares_block_of, "tier": self.tier,
+            "shrunk": list(self.shrunk),
+            "validation": {"games": self.validation_games,
+                           "seeds": list(self.validation_seeds or ()),
+                           "comparator": self.comparator,
+                           "search": doc.get("validation", {}).get("search")},
+            "trained": {n: {"learner": t.learner, "layout": t.layout, "moves": t.moves,
+                            "every": t.every, "steps": t.steps,
+                            "select": describe_selection(t.select)}
+                        for n, t in self.trained.items()},
+            "arms": {n: {"policy": a.policy, "games": a.games, "shards": a.shards,
+                         "artefact": a.artefact.key if a.artefact else None}
+                     for n, a in self.arms.items()},
+            "contrasts": {n: {"kind": c.kind, "arms": list(c.arms), "games": c.games,
+                              "title": c.title, "prefix_of": list(c.prefix_of)}
+                          for n, c in self.contrasts.items()},
+            "readings": doc["readings"], "gates": doc["gates"], "verdict": doc["verdict"],
+            "recorded": doc.get("recorded", {}), "declaration": doc,
+        }
+
+    def estimate(self) -> dict[str, float]:
+        """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``)."""
+        train = sum(costs.train_seconds(t.layout, end - start, t.entries)
+                    for t in self.trained.values() for start, end in t.segments)
+        val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
+        screen = sum(a.games * a.seconds_per_game for a in self.arms.values())
+        return {"train": train, "validation": val, "screen": screen}
+
+
+@dataclass
+class Plan:
+    """Every claim of one profile's run."""
+
+    profile: dict[str, Any]
+    claims: dict[str, ClaimPlan]
+    paths: Paths
+
+    @property
+    def name(self) -> str:
+        """The profile's name."""
+        return str(self.profile["profile"])
+
+    @property
+    def run(self) -> list[str]:
+        """The claims the default target runs, with what they depend on, in dependency order."""
+        wanted = self.profile.get("run") or list(self.claims)
+        return [c for c in self.order() if c in self.closure(wanted)]
+
+    def closure(self, ids: list[str]) -> set[str]:
+        """``ids`` and every claim whose frozen artefacts they read."""
+        out, todo = set(), list(ids)
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.add(c)
+                todo.extend(a.claim for a in self.claims[c].artefacts.values())
+        return out
+
+    def order(self) -> list[str]:
+        """Claims with the ones they depend on first (declaration order otherwise)."""
+        done: list[str] = []
+
+        def visit(c: str) -> None:
+            if c in done:
+                return
+            for a in self.claims[c].artefacts.values():
+                if a.claim != c:
+                    visit(a.claim)
+            done.append(c)
+
+        for c in sorted(self.claims):
+            visit(c)
+        return done
+
+
+# ---- building the plan -----------------------------------------------------------------------
+
+class _Profile:
+    """The profile's settings for one claim: overrides first, then the caps."""
+
+    def __init__(self, profile: Mapping[str, Any], claim: Claim) -> None:
+        self.profile = profile
+        self.claim = claim
+        self.caps = profile["shrink"]
+        self.over = profile["claims"].get(claim.id, {})
+        self.source = f"config/profiles/{profile['profile']}.yaml"
+
+    def fail(self, key: str, message: str) -> None:
+        raise DeclarationError(f"{self.source}: key {key}: {message}")
+
+    def size(self, override_key: tuple[str, ...], cap: str | None, declared: int) -> int:
+        """An effective size: the override (no larger than declared), else the capped value."""
+        value: Any = self.over
+        for k in override_key:
+            value = value.get(k, {}) if isinstance(value, Mapping) else {}
+        if isinstance(value, int):
+            if value > declared:
+                self.fail(f"claims.{self.claim.id}.{'.'.join(override_key)}",
+                          f"{value:,} is more than the declared {declared:,}: a profile may "
+                          "only shrink a claim")
+            return value
+        return min(declared, self.caps.get(cap, declared)) if cap else declared
+
+    def search(self, depth: int, strata: int) -> tuple[int, int]:
+        """A search's effective depth and strata."""
+        return (max(1, depth + self.caps.get("depth_shift", 0)),
+                min(strata, self.caps.get("strata", strata)))
+
+
+def _moves(n: int) -> str:
+    """``2e7``, ``2.5e8`` or ``20,000``."""
+    if n < 10**6:
+        return f"{n:,}"
+    exp = len(str(n)) - 1
+    return f"{n / 10**exp:g}e{exp}"
+
+
+def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> dict[str, Training]:
+    out = {}
+    for name, w in claim.weights.items():
+        t = w["train"]
+        moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
+        every = prof.over.get("weights", {}).get(name, {}).get("every")
+        if every is None:
+            every = min(t["every"], moves)
+            cap = prof.caps.get("checkpoints")
+            if cap and len(checkpoint_steps(moves, every)) > cap:
+                every = math.ceil(moves / cap)
+        elif every > moves:
+            prof.fail(f"claims.{claim.id}.weights.{name}.every",
+                      f"{every:,} is larger than the {moves:,} moves trained")
+        select = w["select"]
+        if isinstance(select, Mapping) and select["step"] not in checkpoint_steps(moves, every):
+            prof.fail(f"claims.{claim.id}.weights.{name}", f"the declared select.step "
+                      f"{select['step']:,} is not a checkpoint at this profile's budget")
+        if (moves, every) != (t["moves"], t["every"]):
+            shrunk.append(f"{name}: trained {_moves(moves)} moves, a checkpoint every "
+                          f"{_moves(every)} (declared: {_moves(t['moves'])} every "
+                          f"{_moves(t['every'])})")
+        out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
+                             every, t["first_game"], t.get("alpha"), select,
+                             paths.path("train", claim=claim.id, weights=name))
+    return out
+
+
+def _dtag(depth: int, strata: int) -> str:
+    return f"d{depth}s{strata}"
+
+
+def _policy(play: str, leaf: str | None, depth: int | None, strata: int | None) -> str:
+    from engines.play.policy import canonical_policy
+
+    if play == "search":
+        return canonical_policy(f"search:leaf={leaf},d={depth},s={strata}")
+    if play == "direct":
+        return canonical_policy(f"direct:leaf={leaf},s={strata}")
+    return canonical_policy(play)
+
+
+def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim],
+              profile: str, paths: Paths) -> Artefact:
+    source = leaf.get("claim", claim.id)
+    recipe = claims[source].weights[leaf["weights"]]["train"]
+    pin = leaf.get("sha256")
+    if isinstance(pin, Mapping):
+        pin = pin.get(profile)
+    entries = LINEAR_ENTRIES
+    if recipe["learner"] == "ntuple":
+        from engines.ntuple.layouts import get_layout
+
+        entries = get_layout(recipe["layout"]).entries
+    return Artefact(source, leaf["weights"], "ntuple" if recipe["learner"] == "ntuple"
+                    else "linear-trained",
+                    paths.path("frozen", claim=source, weights=leaf["weights"]),
+                    paths.path("frozen_record", claim=source, weights=leaf["weights"]),
+                    entries, pin)
+
+
+def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
+    if artefact is not None:
+        return f"{artefact.leaf}:{artefact.dir}"
+    return leaf
+
+
+def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
+         games: int, profile: Mapping[str, Any], **extra: Any) -> Arm:
+    kind = leaf.split(":")[0] if leaf else None
+    sec = costs.game_seconds(play, depth or 1, strata or 7, kind)
+    return Arm(name, _policy(play, leaf, depth, strata), play, depth, strata, kind, games,
+               costs.shards_for(games, sec, profile["job_minutes"]), sec, **extra)
+
+
+def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
+                claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
+                ) -> tuple[int, dict[str, Arm], str | None]:
+    if not trained:
+        return 0, {}, None
+    v = claim.doc["validation"]
+    games = prof.size(("validation", "games"), "validation_games", v["games"])
+    if games != v["games"]:
+        shrunk.append(f"validation: {games} of the declared {v['games']} games")
+    depth, strata = prof.search(v["search"]["depth"], v["search"]["strata"])
+    if (depth, strata) != (v["search"]["depth"], v["search"]["strata"]):
+        shrunk.append(f"validation search: {_dtag(depth, strata)} instead of "
+                      f"{_dtag(v['search']['depth'], v['search']['strata'])}")
+    dtag, profile = _dtag(depth, strata), prof.profile
+    comp = v["comparator"]
+    artefact = (None if isinstance(comp, str)
+                else _artefact(comp, claim, claims, profile["profile"], paths))
+    comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
+                 else f"{artefact.claim}-{artefact.weights}-{dtag}")
+    arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact), depth, strata,
+                            games, profile, artefact=artefact,
+                            entries=artefact.entries if artefact else 0)}
+    for t in trained.values():
+        for step in t.steps:
+            name = f"{t.name}-step{step}-{dtag}"
+            arms[name] = _arm(name, "search", f"{t.leaf}:{t.checkpoint(step)}", depth, strata,
+                              games, profile, weights=t.name, step=step, entries=t.entries)
+    return games, arms, comp_name
+
+
+def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, Claim],
+                 paths: Paths, shrunk: list[str]) -> dict[str, Arm]:
+    out = {}
+    for name, a in claim.arms.items():
+        depth, strata = a.get("depth"), a.get("strata", 7 if a["play"] == "direct" else None)
+        if a["play"] in ("search", "direct"):
+            depth_e, strata_e = prof.search(depth or 1, strata)
+            depth_e = depth_e if a["play"] == "search" else None
+            if (depth_e, strata_e) != (depth, strata):
+                was = _dtag(depth, strata) if depth else f"s{strata}"
+                now = _dtag(depth_e, strata_e) if depth_e else f"s{strata_e}"
+                shrunk.append(f"arm {name}: search {now} instead of {was}")
+            depth, strata = depth_e, strata_e
+        declared = a.get("games", claim.doc["screen"]["games"])
+        cap = "prefix_games" if "games" in a else None
+        n = min(prof.size(("arms", name, "games"), cap, declared), games)
+        if n < min(declared, games):
+            shrunk.append(f"arm {name}: plays the first {n} of the screen's seeds (declared: "
+                          f"{declared})")
+        leaf = a.get("leaf")
+        artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
+                    if isinstance(leaf, Mapping) else None)
+        out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
+                         prof.profile, artefact=artefact,
+                         entries=artefact.entries if artefact else 0)
+    return out
+
+
+def _check_pins(claim: Claim, arms: Mapping[str, Arm]) -> None:
+    """Arms that read one artefact may not pin it to different hashes."""
+    pins: dict[str, tuple[str, str]] = {}
+    for name, a in arms.items():
+        if a.artefact is None or a.artefact.sha256 is None:
+            continue
+        other = pins.setdefault(a.artefact.key, (name, a.artefact.sha256))
+        if other[1] != a.artefact.sha256:
+            raise DeclarationError(f"{claim.path}: key arms.{name}.leaf.sha256: pins "
+                                   f"{a.artefact.key} to another hash than arm {other[0]} does")
+
+
+def _contrasts(claim: Claim, arms: Mapping[str, Arm], games: int) -> dict[str, Contrast]:
+    out = {}
+    for name, c in claim.contrasts.items():
+        members = tuple(claim.contrast_arms(name))
+        n = min(arms[a].games for a in members)
+        prefix = tuple(a for a in members if arms[a].games == n) if n < games else ()
+        kind = "difference" if "difference" in c else "interaction"
+        out[name] = Contrast(name, kind, members, n, c.get("title", name), prefix)
+    return out
+
+
+def _block(claim: Claim, prof: _Profile, claims: Mapping[str, Claim]) -> tuple[int, str | None]:
+    declared = claim.doc["screen"]["block"]
+    if isinstance(declared, Mapping):
+        other = claims[declared["claim"]]
+        return _block(other, _Profile(prof.profile, other), claims)[0], other.id
+    return prof.over.get("block", declared + prof.profile["block_offset"]), None
+
+
+def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, Any],
+               paths: Paths) -> ClaimPlan:
+    """What ``profile`` runs of ``claim``."""
+    prof, shrunk = _Profile(profile, claim), []
+    bank = load_bank()
+    trained = _training(claim, prof, paths, shrunk)
+    vgames, varms, comparator = _validation(claim, prof, trained, claims, paths, shrunk)
+    declared_games = claim.doc["screen"]["games"]
+    games = prof.size(("screen", "games"), "screen_games", declared_games)
+    if games != declared_games:
+        shrunk.append(f"screen: {games} of the declared {declared_games} games")
+    block, shares = _block(claim, prof, claims)
+    size = bank.roles["screen"]["block_size"]
+    blocks = list(range(block, block + math.ceil(games / size)))
+    try:
+        start = int(bank.screen_block(blocks[0], 1)[0])
+        bank.screen_block(blocks[-1], 1)
+    except ValueError as exc:
+        prof.fail(f"claims.{claim.id}.block", f"{exc} (block {block} for {len(blocks)} "
+                  f"block(s) of {size} seeds)")
+    arms = _screen_arms(claim, prof, games, claims, paths, shrunk)
+    _check_pins(claim, arms)
+    vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
+    return ClaimPlan(claim, block, blocks, (start, games), shares, trained, vgames, vseeds,
+                     varms, comparator, arms, _contrasts(claim, arms, games), shrunk)
+
+
+def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:
+    owner: dict[int, str] = {}
+    for c in sorted(plans):
+        p = plans[c]
+        if p.shares_block_of:
+            continue
+        for b in p.blocks:
+            if b in owner:
+                raise DeclarationError(
+                    f"{source}: claims {owner[b]} and {c} both read screen block {b}: give one "
+                    f"another block (claims.{c}.block), or declare screen.block: {{claim: "
+                    f"{owner[b]}}} in {c} to share it knowingly")
+            owner[b] = c
+
+
+def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
+    """The plan of a validated ``profile`` (:func:`~protocol.profile.load_profile`) of
+    ``claims``."""
+    paths = Paths(profile["profile"])
+    source = f"config/profiles/{profile['profile']}.yaml"
+    for key in ("claims", "run"):
+        for c in profile.get(key) or []:
+            if c not in claims:
+                raise DeclarationError(f"{source}: key {key}: no claim {c!r} (claims: "
+                                       f"{', '.join(claims)})")
+    for c, over in profile["claims"].items():
+        decl = claims[c]
+        for part, names in (("weights", decl.weights), ("arms", decl.arms)):
+            for name in over.get(part, {}):
+                if name not in names:
+                    raise DeclarationError(f"{source}: key claims.{c}.{part}.{name}: claim {c} "
+                                           f"declares no such {part[:-1]} "
+                                           f"({', '.join(names) or 'none'})")
+    plans = {c: plan_claim(claim, claims, profile, paths) for c, claim in claims.items()}
+    _check_blocks(plans, source)
+    return Plan(dict(profile), plans, paths)
+
+
+def load_plan(basedir: str | Path, overrides: Mapping[str, Any]) -> Plan:
+    """Profile, declarations and plan of a run from the repository at ``basedir``."""
+    from protocol.profile import load_profile
+
+    profile = load_profile(basedir, overrides)
+    claims = load_claims(Path(basedir) / profile["claims_dir"], profile["claims_dir"])
+    return build_plan(profile, claims)

@@ -1,0 +1,116 @@
+"""YAML documents checked against a JSON schema, with one-line errors and schema defaults.
+
+Every declaration and profile of the harness goes through :func:`check`: the
+first violation (shallowest key first) becomes a :class:`DeclarationError`
+whose message names the file and the key, and the ``default`` of every
+schema property that is absent is filled in, so defaults live in the schema
+alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator, validators
+
+
+class DeclarationError(ValueError):
+    """A declaration, profile or reference that does not hold: one line naming file and key."""
+
+
+def key_path(path: Any) -> str:
+    """``a.b[2].c`` for a sequence of keys and indices."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def describe(error: Any) -> str:
+    """One line for a jsonschema error, naming the key."""
+    where = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed))
+        keys = ", ".join(key_path([*where, k]) for k in extra)
+        hint = f" (allowed here: {', '.join(allowed)})" if allowed else ""
+        return f"unknown key {keys}{hint}"
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in error.instance]
+        return f"missing key {', '.join(key_path([*where, k]) for k in missing)}"
+    if error.validator == "propertyNames":
+        return f"key {key_path(where)}: name {error.instance!r} is not allowed ({error.message})"
+    if error.validator == "oneOf" and error.context:
+        best = min(error.context, key=lambda e: (len(e.absolute_path), e.validator != "enum"))
+        return describe(best)
+    return f"key {key_path(where)} = {error.instance!r}: {error.message}"
+
+
+def _with_defaults(cls: Any) -> Any:
+    """A validator class that also fills each absent property's ``default``."""
+    check_properties = cls.VALIDATORS["properties"]
+
+    def properties(validator: Any, props: Mapping[str, Any], instance: Any, schema: Any):
+        if isinstance(instance, dict):
+            for name, sub in props.items():
+                if isinstance(sub, Mapping) and "default" in sub and name not in instance:
+                    instance[name] = yaml.safe_load(yaml.safe_dump(sub["default"], sort_keys=False))
+        yield from check_properties(validator, props, instance, schema)
+
+    return validators.extend(cls, {"properties": properties})
+
+
+_FILLING = _with_defaults(Draft202012Validator)
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """A schema shipped with this package (``protocol/schemas/<name>.schema.yaml``)."""
+    text = resources.files("protocol").joinpath("schemas", f"{name}.schema.yaml").read_text()
+    return yaml.safe_load(text)
+
+
+def schema_path(name: str) -> Path:
+    """The file of a shipped schema."""
+    return Path(str(resources.files("protocol").joinpath("schemas", f"{name}.schema.yaml")))
+
+
+def read_yaml(path: str | Path) -> Any:
+    """A YAML file's content; unreadable or invalid YAML is a one-line error."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except OSError as exc:
+        raise DeclarationError(f"{path}: cannot read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise DeclarationError(f"{path}: not valid YAML{where}: {problem}") from None
+
+
+def check(doc: Any, schema: str, source: str | Path) -> dict[str, Any]:
+    """``doc`` validated against schema ``schema`` with defaults filled (a new dict)."""
+    if not isinstance(doc, Mapping):
+        raise DeclarationError(f"{source}: must be a mapping of keys, got {type(doc).__name__}")
+    filled = yaml.safe_load(yaml.safe_dump(plain(doc), sort_keys=False))
+    validator = _FILLING(load_schema(schema))
+    errors = sorted(validator.iter_errors(filled),
+                    key=lambda e: (len(e.absolute_path), key_path(e.absolute_path)))
+    if errors:
+        raise DeclarationError(f"{source}: {describe(errors[0])}")
+    return filled
+
+
+def plain(value: Any) -> Any:
+    """Mappings and sequences as plain dicts and lists (Snakemake hands OrderedDicts)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value

@@ -1,0 +1,78 @@
+"""A claim's verdict: its declared rule applied to its readings, after the methodological checks.
+
+Verdicts: ``supported-as-tested``, ``not-supported-as-tested``, ``mixed``
+and ``invalidated-by-methodological-error``.  The decision, first match wins:
+
+1. any methodological error (illegal or unfinished decisions, screened
+   weights that differ from their frozen SHA-256, a screen opened although a
+   gate failed, frozen weights read although their claim's gates failed, a
+   reused block) -> ``invalidated-by-methodological-error``;
+2. the declared ``verdict.rules`` in order: a rule holds when every reading
+   it names has one of the outcomes it lists;
+3. otherwise the declared ``verdict.otherwise``.
+
+The evidence tier is ``public-development`` when the profile shrank nothing
+of the claim, else ``pilot``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from analysis.readings import Reading
+
+SUPPORTED = "supported-as-tested"
+NOT_SUPPORTED = "not-supported-as-tested"
+MIXED = "mixed"
+INVALIDATED = "invalidated-by-methodological-error"
+VERDICTS = (SUPPORTED, NOT_SUPPORTED, MIXED, INVALIDATED)
+
+
+def methodological_errors(*, integrity: Sequence[str], gate: Mapping[str, Any] | None,
+                          screened: bool, reused: bool,
+                          frozen: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """Every reason the run cannot count as evidence (``frozen``: the records of the frozen
+    artefacts the screen read, by key)."""
+    errors = list(integrity)
+    if screened and gate is not None and not gate["passed"]:
+        errors.append("the screen was opened although a gate failed (" + gate["reason"] + ")")
+    for key, record in sorted((frozen or {}).items()):
+        if screened and not record["gates_passed"]:
+            errors.append(f"the screen read {key}, frozen although its claim's gates failed")
+    if reused:
+        errors.append("the screen block was read before by another opener (a reuse)")
+    return errors
+
+
+def _holds(rule: Mapping[str, Any], outcomes: Mapping[str, str]) -> bool:
+    for name, wanted in rule["when"].items():
+        allowed = [wanted] if isinstance(wanted, str) else list(wanted)
+        if outcomes[name] not in allowed:
+            return False
+    return True
+
+
+def _conditions(rule: Mapping[str, Any]) -> str:
+    parts = []
+    for name, wanted in rule["when"].items():
+        allowed = [wanted] if isinstance(wanted, str) else list(wanted)
+        parts.append(f"{name} is {' or '.join(allowed)}")
+    return " and ".join(parts)
+
+
+def decide(verdict: Mapping[str, Any], readings: Sequence[Reading], errors: Sequence[str],
+           tier: str) -> dict[str, Any]:
+    """The verdict of a claim (``verdict``: its declaration's ``verdict`` mapping)."""
+    outcomes = {r.name: r.outcome for r in readings}
+    base = {"tier": tier, "readings": [r.to_dict() for r in readings],
+            "outcomes": outcomes, "methodological_errors": list(errors)}
+    if errors:
+        return {**base, "verdict": INVALIDATED, "reason": errors[0], "rule": None}
+    for i, rule in enumerate(verdict["rules"]):
+        if _holds(rule, outcomes):
+            reason = rule.get("because") or _conditions(rule)
+            return {**base, "verdict": rule["then"], "reason": reason, "rule": i}
+    return {**base, "verdict": verdict["otherwise"],
+            "reason": "no rule of the claim's verdict held: " + "; ".join(
+                f"{r.name} {r.outcome}" for r in readings), "rule": None}

@@ -1,0 +1,62 @@
+"""Helpers of the claim tests: the shipped declarations, copied and edited in a scratch folder."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+CLAIMS_DIR = REPO / "config" / "claims"
+CLAIMS = ("fourth-ply", "linear-trained-leaf", "ntuple-line-tuples")
+
+
+def shipped(claim: str) -> dict[str, Any]:
+    """A shipped declaration as a dict."""
+    return yaml.safe_load((CLAIMS_DIR / f"{claim}.yaml").read_text())
+
+
+def claims_copy(directory: Path, edit: Callable[[dict[str, Any]], None] | None = None,
+                claim: str = "ntuple-line-tuples", extra: dict[str, dict] | None = None) -> Path:
+    """The shipped declarations copied to ``directory``; ``edit`` changes ``claim``'s, and
+    ``extra`` adds declarations (id -> dict)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for path in CLAIMS_DIR.glob("*.yaml"):
+        shutil.copy2(path, directory / path.name)
+    if edit is not None:
+        doc = copy.deepcopy(shipped(claim))
+        edit(doc)
+        write_claim(directory, doc, claim)
+    for name, doc in (extra or {}).items():
+        write_claim(directory, doc, name)
+    return directory
+
+
+def write_claim(directory: Path, doc: dict[str, Any], name: str | None = None) -> Path:
+    """Write one declaration (``<id>.yaml`` unless ``name`` is given)."""
+    path = directory / f"{name or doc['id']}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+def fair_depth_claim(block: int = 30) -> dict[str, Any]:
+    """A fourth claim of hand-written leaves only: fair d2s7 against fair d3s7 on a prefix."""
+    return {
+        "format": "drop7-claim-v1", "id": "fair-depth-prefix",
+        "title": "A third ply helps the fair leaf",
+        "claim": "The fair leaf in d3s7 scores more than in d2s7.",
+        "arms": {"fair-d3s7": {"play": "search", "depth": 3, "strata": 7, "leaf": "linear"},
+                 "fair-d2s7": {"play": "search", "depth": 2, "strata": 7, "leaf": "linear",
+                               "games": 16}},
+        "screen": {"games": 32, "block": block},
+        "contrasts": {"depth": {"difference": ["fair-d3s7", "fair-d2s7"]}},
+        "readings": {"depth-screen": {"kind": "screen", "contrast": "depth"},
+                     "depth-reading": {"kind": "three-way", "contrast": "depth"}},
+        "verdict": {"rules": [{"when": {"depth-screen": ["fail", "not-run"]},
+                               "then": "not-supported-as-tested"}],
+                    "otherwise": "supported-as-tested"},
+    }

@@ -1,6 +1,0 @@
-"""Test configuration: make tests/ helpers importable."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))

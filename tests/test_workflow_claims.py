@@ -1,0 +1,79 @@
+"""Claims as data through Snakemake: a fourth claim is a file; bad input stops before any job."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from claims_support import claims_copy, fair_depth_claim
+from workflow_support import failure_report, load, plan_of, snakemake
+
+pytestmark = pytest.mark.workflow
+
+
+def test_a_fourth_claim_runs_with_no_code_change(tmp_path) -> None:
+    claims = claims_copy(tmp_path / "claims", extra={"fair-depth-prefix": fair_depth_claim()})
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "--cores", "2", "--config", "profile=smoke",
+                       f"claims_dir={claims}", "--", "fair_depth_prefix")
+    if result.returncode != 0:
+        pytest.fail(failure_report(result), pytrace=False)
+    plan = plan_of("smoke", claims_dir=str(claims))
+    p, paths = plan.claims["fair-depth-prefix"], plan.paths
+    contrast = load(work / paths.path("contrast", claim=p.id, block=p.label, contrast="depth"))
+    assert contrast["n"] == p.contrasts["depth"].games == 4  # the prefix arm's seeds
+    verdict = load(work / paths.path("verdict", claim=p.id))
+    assert [r["name"] for r in verdict["readings"]] == ["depth-screen", "depth-reading"]
+    assert verdict["tier"] == "pilot"
+    html = (work / paths.path("page", claim=p.id)).read_text()
+    assert "Contrast depth reads a prefix:" in html and "fair-d2s7" in html
+    # it trains nothing and depends on no other claim: no other claim's job ran
+    assert not (work / paths.root / "claims" / "ntuple-line-tuples").exists()
+
+
+def _bad_claims(tmp_path, kind):
+    if kind == "misspelt key":
+        return claims_copy(tmp_path / "c", lambda d: d["screen"].update(gams=4)), \
+            "ntuple-line-tuples.yaml: unknown key screen.gams"
+    if kind == "unknown arm":
+        return claims_copy(tmp_path / "c", lambda d: d["contrasts"]["direct"].update(
+            difference=["ntuple-A-direkt", "linear-d3s7"])), \
+            "ntuple-line-tuples.yaml: key contrasts.direct.difference[0]: no arm"
+    if kind == "unknown claim":
+        def edit(d):
+            d["arms"]["tables-d4s7"]["leaf"]["claim"] = "ntuple-line-tuple"
+        return claims_copy(tmp_path / "c", edit, claim="fourth-ply"), \
+            "fourth-ply.yaml: key arms.tables-d4s7.leaf.claim: no claim 'ntuple-line-tuple'"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["misspelt key", "unknown arm", "unknown claim"])
+def test_bad_input_is_one_line_before_any_job(tmp_path, kind) -> None:
+    claims, expected = _bad_claims(tmp_path, kind)
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "--cores", "2", "--config", "profile=smoke",
+                       f"claims_dir={claims}")
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and expected in errors[0], result.stderr
+    assert "Traceback" not in result.stderr and not (work / "results").exists()
+
+
+def test_a_frozen_artefact_whose_hash_does_not_match_stops_before_any_job(tmp_path) -> None:
+    def pin(d):
+        d["arms"]["tables-d4s7"]["leaf"]["sha256"] = "b" * 64
+
+    claims = claims_copy(tmp_path / "c", pin, claim="fourth-ply")
+    work = tmp_path / "run"
+    plan = plan_of("smoke", claims_dir=str(claims))
+    record = work / plan.claims["fourth-ply"].arms["tables-d4s7"].artefact.record
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"sha256": "a" * 64}))
+    result = snakemake(work, "--cores", "2", "--config", "profile=smoke", f"claims_dir={claims}")
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert "fourth-ply.yaml: key arms.tables-d4s7.leaf.sha256: the frozen " in errors[0]
+    assert not (work / plan.paths.root / "claims" / "ntuple-line-tuples" / "train").exists()

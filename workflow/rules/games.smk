@@ -1,0 +1,68 @@
+# Games: one rule plays any arm of any block in shards, one rule merges any arm's shards.
+# A block is `validation` (re-read at every validation point) or `screen-<b>` (held out:
+# every shard waits for the ledger's answer).  Each game is a pure function of (policy,
+# seed) and a shard plays games i mod K == k - 1, so the merged table is the same for any
+# shard count and any executor.
+
+
+def play_inputs(wc):
+    """The ledger's answer for a screen block; the tables the arm's leaf reads."""
+    arm, p = arm_of(wc), CLAIMS[wc.claim]
+    files = [PATHS.path("opened", claim=wc.claim, block=wc.block)] if wc.block != VALIDATION \
+        else []
+    if arm.step is not None:
+        files += segment_paths(wc.claim, arm.weights, arm.step)[:2]
+    if arm.artefact is not None:
+        files += [arm.artefact.record, f"{arm.artefact.dir}/tables.npy"]
+    return files
+
+
+def shard_files(claim, block, arm):
+    """Every shard of an arm on a block."""
+    a = CLAIMS[claim].block_arms(block)[arm]
+    return [PATHS.path("shard", claim=claim, block=block, arm=arm, k=k, K=a.shards)
+            for k in range(1, a.shards + 1)]
+
+
+def seeds_of(wc):
+    """``START:COUNT`` of the arm's games (its prefix of the block)."""
+    start = CLAIMS[wc.claim].block_seeds(wc.block)[0]
+    return f"{start}:{arm_of(wc).games}"
+
+
+rule play:
+    input:
+        play_inputs,
+    output:
+        PATHS.pattern("shard"),
+    log:
+        log("{block}/{arm}/shard-{k}-of-{K}"),
+    benchmark:
+        bench("{block}/{arm}/shard-{k}-of-{K}")
+    threads: 1
+    priority: lambda wc: 5 if wc.block != VALIDATION else 0
+    resources:
+        mem_mb=lambda wc: costs.play_mem_mb(arm_of(wc).entries),
+        runtime=lambda wc: costs.runtime_minutes(
+            costs.JOB_OVERHEAD_S + arm_of(wc).seconds_per_game * arm_of(wc).games
+            / int(wc.K)),
+    params:
+        policy=lambda wc: arm_of(wc).policy,
+        seeds=seeds_of,
+    shell:
+        "drop7 run-arms --arm '{wildcards.arm}={params.policy}' --seeds {params.seeds}"
+        " --shard {wildcards.k}/{wildcards.K} --progress-s 60 --out {output} 2> {log}"
+
+
+rule merge:
+    input:
+        lambda wc: shard_files(wc.claim, wc.block, wc.arm),
+    output:
+        PATHS.pattern("games"),
+    log:
+        log("{block}/{arm}/merge"),
+    localrule: True
+    params:
+        seeds=seeds_of,
+    shell:
+        "drop7 run-arms --merge {input} --seeds {params.seeds} --out {output} 2> {log}"

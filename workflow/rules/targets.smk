@@ -1,0 +1,31 @@
+# Named targets (besides `all`, in the Snakefile): one rule per claim (`<claim>`: its report),
+# one per arm (`<claim>__<arm>`: its screen games) and one per trained weights
+# (`<claim>__<weights>`: its validation curve).  Dashes become underscores.
+
+
+for _p in CLAIMS.values():
+
+    rule:
+        name:
+            _p.rule
+        localrule: True
+        input:
+            PATHS.path("page", claim=_p.id),
+
+    for _arm in _p.arms:
+
+        rule:
+            name:
+                f"{_p.rule}__{_arm.replace('-', '_')}"
+            localrule: True
+            input:
+                PATHS.path("games", claim=_p.id, block=_p.label, arm=_arm),
+
+    for _w in _p.trained:
+
+        rule:
+            name:
+                f"{_p.rule}__{_w.replace('-', '_')}"
+            localrule: True
+            input:
+                PATHS.path("curve", claim=_p.id, weights=_w),

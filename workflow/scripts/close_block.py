@@ -1,0 +1,27 @@
+"""Adapter: every arm's games of the block in one table; the block marked complete."""
+
+import sys
+
+from engines.ntuple.storage import file_sha256
+from engines.play.runner import read_games, write_games
+from protocol.jobs import log_to, run
+from protocol.ledger import Opener, close_blocks
+from protocol.stages import load_json, write_json
+
+S = snakemake  # noqa: F821
+
+
+def main() -> None:
+    rows = [row for path in S.input.games for row in read_games(path)]
+    write_games(rows, S.output.table)
+    opened = load_json(S.input.opened)
+    opener = Opener(opened["claim"], opened["hashes"], opened["shares"])
+    sha = file_sha256(S.output.table)
+    entries = close_blocks(S.params.ledger, [int(b) for b in opened["blocks"]], opener,
+                           games=len(rows), table_sha256=sha)
+    print(f"{len(rows)} games in, table sha256 {sha}", file=sys.stderr)
+    write_json(S.output.closed, {"games": len(rows), "table_sha256": sha, "entries": entries})
+
+
+with log_to(S.log[0]):
+    run(main)

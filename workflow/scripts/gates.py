@@ -1,0 +1,22 @@
+"""Adapter: a claim's gates, read on its validation curves."""
+
+import sys
+from pathlib import Path
+
+from protocol.jobs import log_to, run
+from protocol.stages import gates, load_json, write_json
+
+S = snakemake  # noqa: F821
+
+
+def main() -> None:
+    curves = {Path(p).stem: load_json(p) for p in S.input}
+    decision = gates(S.wildcards.claim, S.params.gates, S.params.readings, curves,
+                     S.params.enforced)
+    print(("PASSED: " if decision["passed"] else "FAILED: ") + decision["reason"],
+          file=sys.stderr)
+    write_json(S.output[0], decision)
+
+
+with log_to(S.log[0]):
+    run(main)
