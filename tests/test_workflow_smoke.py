@@ -1,11 +1,11 @@
 """The smoke workflow end to end: every claim, stage and figure; targets; gates; the ledger.
 
 One smoke run (``--cores 2``) of every declared claim is shared by the tests
-of this module.  Tests that need a changed run work on a clone of its
-results (big files hard-linked, small files copied), so they never disturb
-it; the cluster test runs the same DAG again through
-``snakemake-executor-plugin-cluster-generic`` with a local submit command
-and other shard counts, and must give the same results.
+of this module and the Slurm test (tests/conftest.py).  Tests that need a
+changed run work on a clone of its results (big files hard-linked, small
+files copied), so they never disturb it; the cluster test runs the same DAG
+again through ``snakemake-executor-plugin-cluster-generic`` with a local
+submit command and other shard counts, and must give the same results.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ import pytest
 from scipy import stats
 from workflow_support import (
     compare_runs,
-    failure_report,
+    drop_tables,
     games_rows,
     load,
+    ok,
     plan_of,
     snakemake,
 )
@@ -43,24 +44,10 @@ FIGURES = ("validation_curve", "training_throughput", "paired_deltas", "score_di
            "halves", "operating_characteristic")
 
 
-def _ok(result, *extra: Path) -> None:
-    if result.returncode != 0:
-        pytest.fail(failure_report(result, *extra), pytrace=False)
-
-
-def drop_tables(work: Path) -> None:
-    """Remove a run's gigabytes of tables (pytest keeps recent temporary directories)."""
-    for c in PLAN.claims:
-        for part in ("train", "frozen"):
-            shutil.rmtree(work / PATHS.root / "claims" / c / part, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory) -> Iterator[Path]:
-    work = tmp_path_factory.mktemp("smoke")
-    _ok(snakemake(work, "--cores", "2", "--config", "profile=smoke"))
-    yield work
-    drop_tables(work)
+@pytest.fixture
+def smoke(smoke_run: Path) -> Path:
+    """The session's smoke run (tests/conftest.py)."""
+    return smoke_run
 
 
 @pytest.fixture
@@ -157,14 +144,14 @@ def test_report_pages_are_self_contained_and_the_index_lists_every_claim(smoke: 
 
 
 def test_snakemake_report_with_captions(smoke: Path) -> None:
-    _ok(snakemake(smoke, "--config", "profile=smoke", "--report", "snakemake-report.html"))
+    ok(snakemake(smoke, "--config", "profile=smoke", "--report", "snakemake-report.html"))
     text = (smoke / "snakemake-report.html").read_text(errors="replace")
     assert "operating_characteristic" in text or "Operating characteristic" in text
 
 
 def test_nothing_left_to_do_after_a_run(smoke: Path) -> None:
     result = snakemake(smoke, "-n", "--config", "profile=smoke")
-    _ok(result)
+    ok(result)
     assert "Nothing to be done" in result.stdout + result.stderr
     assert "estimated CPU hours of the smoke profile" in result.stderr
 
@@ -198,7 +185,7 @@ def test_one_claim_reruns_alone(smoke: Path, scratch: Path) -> None:
         path(scratch, name, claim="linear-trained-leaf").unlink()
     result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
                        "linear_trained_leaf")
-    _ok(result)
+    ok(result)
     assert jobs_run(result) == {"linear_trained_leaf": 1, "report": 1, "verdict": 1, "total": 3}
 
 
@@ -210,7 +197,7 @@ def test_one_arm_reruns_alone(smoke: Path, scratch: Path) -> None:
     games.unlink()
     result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
                        "fourth_ply__fair_d4s7")
-    _ok(result)
+    ok(result)
     assert jobs_run(result) == {"fourth_ply__fair_d4s7": 1, "merge": 1, "total": 2}
     assert games_rows(games) == before
 
@@ -225,7 +212,7 @@ def test_enforced_gates_never_open_a_screen(smoke: Path, scratch: Path) -> None:
     strict.write_text("enforce_gates: true\n")
     result = snakemake(scratch, "--cores", "2", "--configfile", str(strict), "--config",
                        "profile=smoke")
-    _ok(result)
+    ok(result)
     ran = set(re.findall(r"^(?:local)?(?:rule|checkpoint) (\w+):", result.stdout + result.stderr,
                          re.M))
     assert {"gates", "verdict", "report"} <= ran
@@ -255,7 +242,7 @@ def test_a_crash_during_play_does_not_burn_the_block(smoke: Path, scratch: Path)
         del entry[key]
     entry["status"] = "opened"  # what a crash after the opening leaves
     ledger_path.write_text(json.dumps(ledger))
-    _ok(snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
+    ok(snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
                   "linear_trained_leaf"))
     assert games_rows(path(scratch, "table", claim=c, block=p.label)) == games_rows(table)
     entries = load(ledger_path)["blocks"][str(p.block)]
@@ -281,7 +268,7 @@ def test_different_frozen_weights_on_an_opened_block_are_refused(smoke: Path,
             or f"screen block {p.block} was opened on" in result.stdout)
     assert not path(scratch, "opened", claim=c, block=p.label).exists()
     # the smoke profile allows reuse: the opening goes through, flagged
-    _ok(snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
+    ok(snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
                   "ntuple_line_tuples"))
     assert load(path(scratch, "opened", claim=c, block=p.label))["reused"] is True
     assert "Screen block reused." in path(scratch, "page", claim=c).read_text()
@@ -303,11 +290,11 @@ def test_segments_give_the_tables_of_one_uninterrupted_run(smoke: Path, tmp_path
 def test_an_interrupted_run_loses_at_most_one_segment(scratch: Path) -> None:
     t = PLAN.claims["ntuple-line-tuples"].trained["ntuple-E"]
     first = Path(t.checkpoint(t.steps[0]), "manifest.json")
-    _ok(snakemake(scratch, "--cores", "1", "--config", "profile=smoke", "--", str(first)))
+    ok(snakemake(scratch, "--cores", "1", "--config", "profile=smoke", "--", str(first)))
     assert (scratch / resume_dir(t.dir, t.steps[0])).is_dir()  # what an interruption leaves
     result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",
                        "ntuple_line_tuples__ntuple_E")
-    _ok(result)
+    ok(result)
     assert jobs_run(result)["train_segment"] == 1
     log = scratch / PATHS.path("log", claim="ntuple-line-tuples",
                                job=f"train/ntuple-E/step-{t.steps[1]}")
@@ -332,7 +319,7 @@ def test_cluster_generic_gives_the_same_results_for_other_shard_counts(smoke: Pa
                            "--cluster-generic-submit-cmd", f"sh {submit}", "--jobs", "2",
                            "--seconds-between-status-checks", "1", "--latency-wait", "30",
                            "--config", "profile=smoke", "job_minutes=0.003")
-        _ok(result, *sorted(jobs.glob("*.out")))
+        ok(result, *sorted(jobs.glob("*.out")))
         assert "Submitted job" in result.stdout + result.stderr
         arm = many.claims["ntuple-line-tuples"].validation_arms["linear-d2s3"]
         assert arm.shards > PLAN.claims["ntuple-line-tuples"].validation_arms[

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from protocol.paths import VALIDATION
 from protocol.plan import Plan, load_plan
 
@@ -18,21 +20,35 @@ REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
 
 
-def snakemake_env() -> dict[str, str]:
-    """The environment of a Snakemake run: this interpreter's bin first (``drop7``)."""
-    env = dict(os.environ)
+def snakemake_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a Snakemake run (``base``, else this process's): this interpreter's
+    bin first (``drop7``)."""
+    env = dict(os.environ if base is None else base)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
-def snakemake(workdir: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, timeout: float = 900,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run Snakemake on the repo's Snakefile with ``workdir`` as its working directory."""
     cmd = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir),
            *args]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                            env=snakemake_env())
+                            env=snakemake_env(env))
     result.workdir = Path(workdir)  # for failure_report
     return result
+
+
+def ok(result: subprocess.CompletedProcess, *extra: Path) -> None:
+    """Fail the test with :func:`failure_report` unless the Snakemake run succeeded."""
+    if result.returncode != 0:
+        pytest.fail(failure_report(result, *extra), pytrace=False)
+
+
+def drop_tables(work: Path) -> None:
+    """Remove a run's gigabytes of tables (pytest keeps recent temporary directories)."""
+    for path in (work / "results").rglob("*.npy"):
+        path.unlink()
 
 
 def failure_report(result: subprocess.CompletedProcess, *extra: Path, tail: int = 1500) -> str:
