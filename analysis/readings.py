@@ -57,6 +57,9 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "margin-positive": ("weights",),
     "margin-below": ("weights", "reference"),
 }
+#: what each of those keys names: a declared contrast, or trained weights (a validation curve)
+REFERENCES = {"contrast": "contrast", "while_not": "contrast", "weights": "weights",
+              "reference": "weights"}
 #: kinds read from validation curves (the rest read screen contrasts)
 VALIDATION_KINDS = ("margin-positive", "margin-below")
 #: kinds that need the per-arm quartiles of a difference contrast

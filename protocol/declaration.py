@@ -18,7 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.readings import DIFFERENCE_ONLY, NOT_RUN, OUTCOMES, PARAMETERS, VALIDATION_KINDS
+from analysis.readings import (
+    DIFFERENCE_ONLY,
+    NOT_RUN,
+    OUTCOMES,
+    PARAMETERS,
+    REFERENCES,
+    VALIDATION_KINDS,
+)
 from engines.train.directory import checkpoint_steps
 from protocol.schema import DeclarationError, check, read_yaml
 
@@ -158,24 +165,21 @@ def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
     for name, r in doc["readings"].items():
         kind, key = r["kind"], f"readings.{name}"
         wanted = PARAMETERS[kind]
-        for param in ("contrast", "while_not", "weights", "reference"):
+        for param, names in REFERENCES.items():
             if param in r and param not in wanted:
                 chk.fail(f"{key}.{param}", f"a {kind} reading takes {', '.join(wanted)}")
             if param in wanted and param not in r:
                 chk.fail(f"{key}.{param}", f"missing: a {kind} reading needs "
                          f"{', '.join(wanted)}")
-        for param in ("contrast", "while_not"):
-            if param in r and r[param] not in contrasts:
-                chk.fail(f"{key}.{param}", f"no contrast {r[param]!r} (contrasts: "
-                         f"{_names(contrasts)})")
-            if (param in r and kind in DIFFERENCE_ONLY
+            pool = contrasts if names == "contrast" else weights
+            if param in r and r[param] not in pool:
+                label = "contrast" if names == "contrast" else "trained weights"
+                chk.fail(f"{key}.{param}", f"no {label} {r[param]!r} ({label}: "
+                         f"{_names(pool)})")
+            if (param in r and names == "contrast" and kind in DIFFERENCE_ONLY
                     and "difference" not in contrasts[r[param]]):
                 chk.fail(f"{key}.{param}", f"a {kind} reading needs a difference contrast "
                          f"(per-arm quartiles); {r[param]!r} is an interaction")
-        for param in ("weights", "reference"):
-            if param in r and r[param] not in weights:
-                chk.fail(f"{key}.{param}", f"no trained weights {r[param]!r} (weights: "
-                         f"{_names(weights)})")
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
             chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {_names(doc['readings'])})")
