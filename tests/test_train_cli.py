@@ -119,3 +119,18 @@ def test_evaluate_plays_and_reports(tmp_path: Path, capsys) -> None:
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["games"] == 6 and result["random"]["mean"] > 0
     assert -1.0 <= result["value_return_corr"] <= 1.0
+
+
+def test_segments_equal_an_uninterrupted_run_and_leave_other_states(tmp_path: Path) -> None:
+    assert _train(tmp_path / "once", 1800, 600) == 0
+    seg = tmp_path / "seg"
+    for start, end in ((0, 600), (600, 1200), (1200, 1800)):
+        assert _train(seg, end, 600, "--start", str(start)) == 0
+    for step in (600, 1200, 1800):
+        assert _sha(seg / f"step-{step}") == _sha(tmp_path / "once" / f"step-{step}")
+    # a segment prunes nothing and points no latest: the caller keeps what it needs
+    assert sorted(p.name for p in seg.iterdir()) == [
+        "resume-1200", "resume-1800", "resume-600", "step-1200", "step-1800", "step-600"]
+    # a segment from a state that does not exist is one line, exit 2
+    assert _train(tmp_path / "seg2", 1200, 600, "--start", "600") == 2
+    assert _train(seg, 600, 600, "--start", "600") == 2  # --start must be below --moves
