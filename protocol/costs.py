@@ -29,8 +29,9 @@ CHECKPOINT_S_PER_GB = 4.0
 #: bytes per table entry: a checkpoint's values (float32), a resume state (values and two
 #: temporal-coherence accumulators), and a training job's working set (the same three)
 STEP_BYTES_PER_ENTRY, STATE_BYTES_PER_ENTRY, TRAIN_BYTES_PER_ENTRY = 4, 12, 12
-#: memory of the interpreter, numba and the engine (MB)
-BASE_MEM_MB = 800
+#: memory of the interpreter, numba and the engine, besides the tables (MB): a game job
+#: peaks at about 170 MB, a training job holds more while it writes a checkpoint
+PLAY_BASE_MB, TRAIN_BASE_MB = 500, 1200
 
 
 def decision_seconds(play: str, depth: int, strata: int, leaf: str | None) -> float:
@@ -64,9 +65,9 @@ def runtime_minutes(seconds: float) -> int:
 
 def train_mem_mb(entries: int) -> int:
     """Memory a training job asks for (tables with their accumulators)."""
-    return BASE_MEM_MB + entries * TRAIN_BYTES_PER_ENTRY // 10**6
+    return TRAIN_BASE_MB + entries * TRAIN_BYTES_PER_ENTRY // 10**6
 
 
 def play_mem_mb(entries: int) -> int:
     """Memory a game job asks for (memory-mapped float32 tables)."""
-    return BASE_MEM_MB + entries * STEP_BYTES_PER_ENTRY // 10**6
+    return PLAY_BASE_MB + entries * STEP_BYTES_PER_ENTRY // 10**6

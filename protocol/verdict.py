@@ -73,6 +73,6 @@ def decide(verdict: Mapping[str, Any], readings: Sequence[Reading], errors: Sequ
         if _holds(rule, outcomes):
             reason = rule.get("because") or _conditions(rule)
             return {**base, "verdict": rule["then"], "reason": reason, "rule": i}
+    outcome_text = ", ".join(f"{r.name} {r.outcome}" for r in readings)
     return {**base, "verdict": verdict["otherwise"],
-            "reason": "no rule of the claim's verdict held: " + "; ".join(
-                f"{r.name} {r.outcome}" for r in readings), "rule": None}
+            "reason": f"{outcome_text}: no rule of the declaration applies", "rule": None}

@@ -52,7 +52,7 @@ def test_preflight_names_the_shortfall() -> None:
                                                r"up to \d+\.\d GB under results/paper, 1\.0 GB"):
         preflight(plan, plan.run, free=10**9, memory=10**12)
     with pytest.raises(DeclarationError, match=r"not enough memory for the paper run: its "
-                                               r"largest training job needs 6\.6 GB"):
+                                               r"largest training job needs 7\.0 GB"):
         preflight(plan, plan.run, free=10**15, memory=4 * 10**9)
     preflight(plan, plan.run, free=10**15, memory=10**12)
 

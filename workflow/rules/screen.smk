@@ -86,6 +86,8 @@ rule hashes:
         PATHS.pattern("hashes"),
     log:
         log("{block}/hashes"),
+    benchmark:
+        bench("hashes/{block}")
     threads: 1
     resources:
         mem_mb=1000,

@@ -26,8 +26,8 @@ rule contrast:
         bench("stats/{block}/{contrast}")
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=30,
+        mem_mb=500,
+        runtime=15,
     params:
         kind=lambda wc: CLAIMS[wc.claim].contrasts[wc.contrast].kind,
         arms=lambda wc: list(CLAIMS[wc.claim].contrasts[wc.contrast].arms),
