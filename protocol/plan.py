@@ -97,6 +97,13 @@ class Artefact:
         """``claim/weights``: the artefact's name in records and reports."""
         return f"{self.claim}/{self.weights}"
 
+    @property
+    def tables(self) -> str:
+        """The frozen tables file (what the arms read and the hashes check)."""
+        from engines.ntuple.storage import TABLES
+
+        return f"{self.dir}/{TABLES}"
+
 
 @dataclass(frozen=True)
 class Arm:
@@ -185,6 +192,15 @@ class ClaimPlan:
             if a.artefact is not None and (a.artefact.key not in out or a.artefact.sha256):
                 out[a.artefact.key] = a.artefact
         return out
+
+    def contrast_artefacts(self, contrast: str) -> list[str]:
+        """Keys of the frozen artefacts a contrast's arms read (its weights-hash check)."""
+        arms = [self.arms[a] for a in self.contrasts[contrast].arms]
+        return sorted({a.artefact.key for a in arms if a.artefact is not None})
+
+    def screened_contrasts(self) -> set[str]:
+        """Contrasts a ``screen`` reading reads (they get an operating characteristic)."""
+        return {r["contrast"] for r in self.readings.values() if r["kind"] == "screen"}
 
     def curve_weights(self) -> list[str]:
         """Trained weights with a validation curve (all of them)."""

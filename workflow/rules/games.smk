@@ -13,7 +13,7 @@ def play_inputs(wc):
     if arm.step is not None:
         files += segment_paths(wc.claim, arm.weights, arm.step)[:2]
     if arm.artefact is not None:
-        files += [arm.artefact.record, f"{arm.artefact.dir}/tables.npy"]
+        files += [arm.artefact.record, arm.artefact.tables]
     return files
 
 

@@ -20,8 +20,8 @@ rule freeze:
         unpack(freeze_inputs),
     output:
         record=PATHS.pattern("frozen_record"),
-        tables=f"{PATHS.pattern('frozen')}/tables.npy",
-        manifest=f"{PATHS.pattern('frozen')}/manifest.json",
+        tables=f"{PATHS.pattern('frozen')}/{TABLES}",
+        manifest=f"{PATHS.pattern('frozen')}/{MANIFEST}",
     log:
         log("freeze-{weights}"),
     localrule: True
@@ -81,7 +81,7 @@ rule close_block:
 rule hashes:
     input:
         closed=PATHS.pattern("closed"),
-        tables=lambda wc: [f"{a.dir}/tables.npy" for a in CLAIMS[wc.claim].artefacts.values()],
+        tables=lambda wc: [a.tables for a in CLAIMS[wc.claim].artefacts.values()],
     output:
         PATHS.pattern("hashes"),
     log:
@@ -93,7 +93,7 @@ rule hashes:
         mem_mb=1000,
         runtime=30,
     params:
-        artefacts=lambda wc: {k: {"record": a.record, "tables": f"{a.dir}/tables.npy",
+        artefacts=lambda wc: {k: {"record": a.record, "tables": a.tables,
                                   "pin": a.sha256}
                               for k, a in CLAIMS[wc.claim].artefacts.items()},
     script:

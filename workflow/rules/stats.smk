@@ -9,11 +9,6 @@ def contrast_seeds(wc):
     return (p.seeds[0], p.contrasts[wc.contrast].games)
 
 
-def screened(claim):
-    """Readings that screen a contrast get its operating characteristic."""
-    return {r["contrast"] for r in CLAIMS[claim].readings.values() if r["kind"] == "screen"}
-
-
 rule contrast:
     input:
         table=PATHS.pattern("table"),
@@ -32,12 +27,10 @@ rule contrast:
         kind=lambda wc: CLAIMS[wc.claim].contrasts[wc.contrast].kind,
         arms=lambda wc: list(CLAIMS[wc.claim].contrasts[wc.contrast].arms),
         seeds=contrast_seeds,
-        artefacts=lambda wc: sorted({CLAIMS[wc.claim].arms[a].artefact.key
-                                     for a in CLAIMS[wc.claim].contrasts[wc.contrast].arms
-                                     if CLAIMS[wc.claim].arms[a].artefact}),
+        artefacts=lambda wc: CLAIMS[wc.claim].contrast_artefacts(wc.contrast),
         resamples=PLAN.profile["statistics"]["bootstrap_resamples"],
         oc_sims=lambda wc: PLAN.profile["statistics"]["oc_sims"]
-        if wc.contrast in screened(wc.claim) else 0,
+        if wc.contrast in CLAIMS[wc.claim].screened_contrasts() else 0,
     script:
         "../scripts/contrast.py"
 

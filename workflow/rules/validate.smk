@@ -9,9 +9,8 @@
 def curve_points(wc):
     """The points of a validation curve: step, arm, checkpoint path, games table."""
     p = CLAIMS[wc.claim]
-    return [{"step": a.step, "arm": a.name, "path": CLAIMS[wc.claim].trained[wc.weights]
-             .checkpoint(a.step), "games": PATHS.path("games", claim=wc.claim,
-                                                        block=VALIDATION, arm=a.name)}
+    return [{"step": a.step, "arm": a.name, "path": p.trained[wc.weights].checkpoint(a.step),
+             "games": PATHS.path("games", claim=wc.claim, block=VALIDATION, arm=a.name)}
             for a in p.checkpoint_arms(wc.weights)]
 
 
