@@ -23,7 +23,7 @@ GAME_OVERHEAD_S = 0.05
 JOB_OVERHEAD_S = 20.0
 #: training moves per second by learner and layout (one core, beside other jobs)
 TRAIN_MOVES_PER_S = {"A": 110_000, "B": 130_000, "C": 90_000, "D": 120_000, "E": 190_000,
-                     "linear": 100_000}
+                     "linear": 70_000}
 #: seconds to write a checkpoint and a resume state, per GB of tables
 CHECKPOINT_S_PER_GB = 4.0
 #: bytes per table entry: a checkpoint's values (float32), a resume state (values and two
