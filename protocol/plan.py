@@ -31,6 +31,20 @@ PILOT, PUBLIC = "pilot", "public-development"
 LINEAR_ENTRIES = 18
 
 
+def leaf_kind(learner: str) -> str:
+    """The policy grammar's leaf kind of a learner's weights."""
+    return "ntuple" if learner == "ntuple" else "linear-trained"
+
+
+def table_entries(learner: str, layout: str | None) -> int:
+    """Entries of a learner's weights (18 for linear-trained)."""
+    if learner != "ntuple":
+        return LINEAR_ENTRIES
+    from engines.ntuple.layouts import get_layout
+
+    return get_layout(layout).entries
+
+
 @dataclass(frozen=True)
 class Training:
     """One trained weights of a claim, at this profile's budget."""
@@ -49,7 +63,7 @@ class Training:
     @property
     def leaf(self) -> str:
         """The policy grammar's leaf kind of these weights."""
-        return "ntuple" if self.learner == "ntuple" else "linear-trained"
+        return leaf_kind(self.learner)
 
     @property
     def steps(self) -> list[int]:
@@ -64,11 +78,7 @@ class Training:
     @property
     def entries(self) -> int:
         """Table entries (18 for linear-trained)."""
-        if self.learner == "linear":
-            return LINEAR_ENTRIES
-        from engines.ntuple.layouts import get_layout
-
-        return get_layout(self.layout).entries
+        return table_entries(self.learner, self.layout)
 
     def checkpoint(self, step: int) -> str:
         """A checkpoint's directory."""
@@ -293,7 +303,7 @@ class Plan:
         return out
 
     def order(self) -> list[str]:
-        """Claims with the ones they depend on first (declaration order otherwise)."""
+        """Claims with the ones they depend on first (by id otherwise)."""
         done: list[str] = []
 
         def visit(c: str) -> None:
@@ -400,16 +410,10 @@ def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim]
     pin = leaf.get("sha256")
     if isinstance(pin, Mapping):
         pin = pin.get(profile)
-    entries = LINEAR_ENTRIES
-    if recipe["learner"] == "ntuple":
-        from engines.ntuple.layouts import get_layout
-
-        entries = get_layout(recipe["layout"]).entries
-    return Artefact(source, leaf["weights"], "ntuple" if recipe["learner"] == "ntuple"
-                    else "linear-trained",
+    return Artefact(source, leaf["weights"], leaf_kind(recipe["learner"]),
                     paths.path("frozen", claim=source, weights=leaf["weights"]),
                     paths.path("frozen_record", claim=source, weights=leaf["weights"]),
-                    entries, pin)
+                    table_entries(recipe["learner"], recipe.get("layout")), pin)
 
 
 def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
