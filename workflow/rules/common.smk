@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from protocol import checks, costs
-from protocol.paths import INDEX, VALIDATION, screen_label
+from protocol.paths import INDEX, VALIDATION
 from protocol.plan import load_plan
 from protocol.schema import DeclarationError
 

@@ -7,9 +7,9 @@
 
 def play_inputs(wc):
     """The ledger's answer for a screen block; the tables the arm's leaf reads."""
-    arm, p = arm_of(wc), CLAIMS[wc.claim]
-    files = [PATHS.path("opened", claim=wc.claim, block=wc.block)] if wc.block != VALIDATION \
-        else []
+    arm = arm_of(wc)
+    files = [] if wc.block == VALIDATION else [PATHS.path("opened", claim=wc.claim,
+                                                          block=wc.block)]
     if arm.step is not None:
         files += segment_paths(wc.claim, arm.weights, arm.step)[:2]
     if arm.artefact is not None:
