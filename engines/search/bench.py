@@ -1,11 +1,13 @@
-"""``drop7 bench search``: dDsS decisions on positions from real games, one core.
+"""``drop7 bench search``: dDsS decisions on the shipped positions, one core.
 
-Positions are public states sampled from games of ``direct:leaf=linear``
-play (every ``--every``-th move of ``--games`` games from ``--seed-start``).
-The kernel is warmed up first (compilation / cache load), then each decision
-is timed alone.  Printed (one JSON object): ``decisions_per_s``,
-``nodes_per_s`` (moves applied: chance samples played), ``leaves_per_s``,
-``median_decision_s``, ``p90_decision_s``, ``mean_nodes``, and
+The positions are the fixed set of :mod:`engines.search.positions` (early,
+middle and late positions of games of the fair d3s7 policy on probe seeds),
+all of them unless ``--positions N`` asks for N of them evenly spaced.  The
+kernel is warmed up first (compilation / cache load), then each decision is
+timed alone.  Printed (one JSON object): ``decisions_per_s``,
+``nodes_per_s`` (moves applied: chance samples played), ``leaves_per_s``
+(leaf evaluations), ``median_decision_s``,
+``p90_decision_s``, ``mean_nodes``, ``mean_leaves`` and
 ``median_decision_cpu_s`` (this thread's CPU time: less sensitive to other load).
 
 ``--leaf ntuple`` without a path allocates full-size layout A tables (fresh:
@@ -21,10 +23,10 @@ import time
 
 import numpy as np
 
-from engines.drop7 import core
 from engines.drop7.engine_bench import machine_facts
 from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
 from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf
+from engines.search.positions import POSITIONS_FILE, load_positions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,10 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "tables) or ntuple:PATH")
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--strata", type=int, default=7)
-    parser.add_argument("--positions", type=int, default=60, help="decisions to time")
-    parser.add_argument("--games", type=int, default=4, help="games positions come from")
-    parser.add_argument("--every", type=int, default=3, help="take every N-th move")
-    parser.add_argument("--seed-start", type=int, default=1)
+    parser.add_argument("--positions", type=int, default=None,
+                        help="time N of the positions, evenly spaced (default: all)")
+    parser.add_argument("--positions-file", default=str(POSITIONS_FILE),
+                        help="a drop7-positions-v1 file (default: the shipped set)")
     parser.add_argument("--layout", default="A", help="layout of fresh n-tuple tables")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
@@ -63,25 +65,6 @@ def bench_leaf(text: str, layout: str = "A") -> Leaf:
     if kind in ("zero", "linear") and not path:
         return load_leaf(kind)
     raise ValueError(f"unknown leaf {text!r} (zero, linear, linear-trained:PATH, ntuple[:PATH])")
-
-
-def game_positions(games: int, every: int, seed_start: int = 1) -> list[tuple]:
-    """Public states ``(cols, disc, moves_remaining)`` from games of direct linear play."""
-    player = Searcher(load_leaf("linear"), 1, 7)
-    state = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
-    positions = []
-    for seed in range(seed_start, seed_start + games):
-        core.new_game(np.uint64(seed), state, cols)
-        while not core.finished(state):
-            disc, mr = int(state[core.ST_NEXT_DISC]), int(state[core.ST_MOVES_REMAINING])
-            if state[core.ST_MOVES_PLAYED] % every == 0:
-                positions.append((cols.copy(), disc, mr))
-            core.advance(np.uint64(seed), player.choose(cols, disc, mr), state, cols, scratch,
-                         out)
-    return positions
 
 
 def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple]) -> dict:
@@ -117,13 +100,13 @@ def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple]) ->
 
 def run(args: argparse.Namespace) -> int:
     """``drop7 bench search``."""
-    if args.positions < 1 or args.games < 1 or args.every < 1:
-        raise ValueError("--positions, --games and --every must be at least 1")
+    if args.positions is not None and args.positions < 1:
+        raise ValueError("--positions must be at least 1")
     if not 1 <= args.depth <= 6 or not 1 <= args.strata <= 64:
         raise ValueError("--depth must be 1..6 and --strata 1..64")
     leaf = bench_leaf(args.leaf, args.layout)
-    positions = game_positions(args.games, args.every, args.seed_start)
-    if len(positions) > args.positions:
+    positions = load_positions(args.positions_file)
+    if args.positions is not None and len(positions) > args.positions:
         pick = np.linspace(0, len(positions) - 1, args.positions).round().astype(int)
         positions = [positions[i] for i in pick]
     result = bench_search(leaf, args.depth, args.strata, positions)
