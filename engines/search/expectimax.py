@@ -46,18 +46,9 @@ import numba
 import numpy as np
 from numba import njit
 
+from engines.drop7 import chance
 from engines.drop7.board import SOLID, TERMINAL_UTILITY
-from engines.drop7.chance import (
-    RES_LEN,
-    RES_MR,
-    RES_OVER,
-    RES_POINTS,
-    STRATA_SCRATCH_LEN,
-    canonicalise,
-    chance_key,
-    play_strata,
-    sample_disc,
-)
+from engines.drop7.chance import canonicalise, chance_key, play_strata, sample_disc
 from engines.drop7.core import OUT_LEN, quick_drop
 from engines.drop7.nibbles import CENTRE, WORD, is_legal
 from engines.drop7.rng import fmix64
@@ -214,9 +205,9 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
             rows = 1
             for k in range(7):
                 bd[0, k] = work[k]
-            rd[0, RES_MR] = mr2
-            rd[0, RES_POINTS] = pts
-            rd[0, RES_OVER] = over
+            rd[0, chance.RES_MR] = mr2
+            rd[0, chance.RES_POINTS] = pts
+            rd[0, chance.RES_OVER] = over
             key = (chance_key(canon, disc, mr, c) if not over
                    and (depth > 1 or has_disc_part(kind)) else np.uint64(0))
         else:
@@ -224,19 +215,20 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
             rows = play_strata(work, c, disc, mr, key, strata, bd, rd, 0, scratch, out)
         stats[STAT_NODES] += rows
         shared = rows == 1  # one board for every sample
-        once = shared and (rd[0, RES_OVER] != 0 or depth == 1)  # and one value for every sample
+        # and one value for every sample
+        once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1)
         acc = 0.0
         for s in range(1 if once else strata):
             r = 0 if shared else s
-            pts_s = np.float64(rd[r, RES_POINTS])
-            if rd[r, RES_OVER]:
+            pts_s = np.float64(rd[r, chance.RES_POINTS])
+            if rd[r, chance.RES_OVER]:
                 acc += pts_s + _TERMINAL
             elif depth == 1:
-                acc += pts_s + _frontier(kind, bd[r], rd[r, RES_MR], key, strata, not shared, s,
-                                         frame, leafbuf, weights, tables, spec, slot_j, nt_i,
-                                         nt_f, lc, lcf, gen, stats)
+                acc += pts_s + _frontier(kind, bd[r], rd[r, chance.RES_MR], key, strata,
+                                         not shared, s, frame, leafbuf, weights, tables, spec,
+                                         slot_j, nt_i, nt_f, lc, lcf, gen, stats)
             else:
-                sub, _, _ = node_value(bd[r], sample_disc(key, strata, s), rd[r, RES_MR],
+                sub, _, _ = node_value(bd[r], sample_disc(key, strata, s), rd[r, chance.RES_MR],
                                        depth - 1, top, strata, kind, weights, tables, spec, ws,
                                        vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt,
                                        ttf, lc, lcf, gen, stats)
@@ -316,10 +308,10 @@ class Searcher:
         self.ws = np.zeros((2 * depth + 4, 7), dtype=np.int64)
         self.vals = np.zeros((depth + 1, 7), dtype=np.float64)
         self.boards = np.zeros((depth + 1, MAX_STRATA, 7), dtype=np.int64)
-        self.res = np.zeros((depth + 1, MAX_STRATA, RES_LEN), dtype=np.int64)
+        self.res = np.zeros((depth + 1, MAX_STRATA, chance.RES_LEN), dtype=np.int64)
         self.slot_j = slot_index(leaf.spec)
         self.nt_i, self.nt_f = work_arrays()
-        self.scratch = np.zeros(STRATA_SCRATCH_LEN, dtype=np.int64)
+        self.scratch = np.zeros(chance.STRATA_SCRATCH_LEN, dtype=np.int64)
         self.out = np.zeros(OUT_LEN, dtype=np.int64)
         self.stats = np.zeros(STAT_LEN, dtype=np.int64)
         self.tt, self.ttf = _value_table(NODE_TABLE_BITS[depth] if reuse else 0)
