@@ -61,14 +61,12 @@ from engines.search.leaf import (
     leaf_base,
     leaf_disc,
 )
-from engines.search.ntuple_delta import child_value, prefetch_child, slot_index, work_arrays
+from engines.search.ntuple_delta import child_value, slot_index, work_arrays
 
 STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(5)
 STAT_LEN = 8
 MAX_DEPTH = 6
 MAX_STRATA = 64
-#: rows of a node's sample buffers per column (column ``c`` from ``STRATA_ROWS * c``)
-STRATA_ROWS = MAX_STRATA
 #: log2 of the entries of the node table by search depth (about twice the distinct inner
 #: nodes of a d3 / d4 decision); depth 1 has no inner nodes
 NODE_TABLE_BITS = {1: 0, 2: 9, 3: 13, 4: 17, 5: 20, 6: 20}
@@ -162,39 +160,9 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
     return base + acc / strata
 
 
-@njit(cache=True, inline="always")
-def _play_column(canon, c, disc, mr, depth, strata, kind, work, bd, rd, scratch, out, info,
-                 stats) -> np.int64:
-    """Play canonical column ``c``: its chance samples go to rows ``STRATA_ROWS * c ...`` of
-    ``bd`` / ``rd`` and its key to ``info[c, 1]``; returns the rows written (1 when the
-    move reveals nothing, 0 when the column is full)."""
-    if not is_legal(canon, c):
-        return 0
-    for k in range(7):
-        work[k] = canon[k]
-    r0 = STRATA_ROWS * c
-    quiet, mr2, pts, over = quick_drop(work, c, disc, mr)
-    if quiet:  # nothing pops: one board, no reveals, no key unless a next disc is drawn
-        rows = 1
-        for k in range(7):
-            bd[r0, k] = work[k]
-        rd[r0, chance.RES_MR] = mr2
-        rd[r0, chance.RES_POINTS] = pts
-        rd[r0, chance.RES_OVER] = over
-        key = (chance_key(canon, disc, mr, c) if not over
-               and (depth > 1 or has_disc_part(kind)) else np.uint64(0))
-    else:
-        key = chance_key(canon, disc, mr, c)  # (quick_drop left the board as it was)
-        rows = play_strata(work, c, disc, mr, key, strata, bd, rd, r0, scratch, out)
-    info[c, 1] = np.int64(key)
-    stats[STAT_NODES] += rows
-    return rows
-
-
 @njit(cache=True, _nrt=False)
 def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, ws, vals,
-               boards, res, moves, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-               stats):
+               boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats):
     """Value of a decision node searched ``depth`` own moves deep.
 
     Returns ``(value, canonical column, mirrored)``; ``vals[depth]`` receives
@@ -202,11 +170,8 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
     board must be settled (no latent poppers), as every board of a game is.
     Below the root (``depth < top``) the value comes from the node table
     ``tt`` when this decision has computed it already (the column is then -1).
-    ``ws`` is int64 ``(2 * depth + 4, 7)``; ``boards[d]``, ``res[d]`` and
-    ``moves[d]`` hold the chance samples, rows and key of every column of the
-    node being searched at depth ``d``: all moves are played first, so that
-    at a depth-1 node the n-tuple leaf can ask for all its table entries
-    (:func:`engines.search.ntuple_delta.prefetch_child`) before it reads one.
+    ``ws`` is int64 ``(2 * depth + 4, 7)``; ``boards[d]`` and ``res[d]``
+    hold the chance samples of the move being searched at depth ``d``.
     """
     canon = ws[2 * depth + 2]
     work = ws[2 * depth + 3]
@@ -226,32 +191,35 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
     leafbuf = ws[0]
     bd = boards[depth]
     rd = res[depth]
-    info = moves[depth]
-    for c in range(7):  # every move first, so the n-tuple leaf can ask for its entries early
-        info[c, 0] = _play_column(canon, c, disc, mr, depth, strata, kind, work, bd, rd, scratch,
-                                  out, info, stats)
-    if depth == 1 and kind == LEAF_NTUPLE:
-        for c in range(7):
-            for r in range(STRATA_ROWS * c, STRATA_ROWS * c + info[c, 0]):
-                if rd[r, chance.RES_OVER] == 0:
-                    prefetch_child(bd[r], rd[r, chance.RES_MR], frame, tables, spec, slot_j,
-                                   nt_i, nt_f)
     best = _NEG
     best_c = -1
     for i in range(7):
         c = CENTRE[i]
         vals[depth, c] = _NEG
-        rows = info[c, 0]
-        if rows == 0:
+        if not is_legal(canon, c):
             continue
-        key = np.uint64(info[c, 1])
-        r0 = STRATA_ROWS * c
+        for k in range(7):
+            work[k] = canon[k]
+        quiet, mr2, pts, over = quick_drop(work, c, disc, mr)
+        if quiet:  # nothing pops: one board, no reveals, no key unless a next disc is drawn
+            rows = 1
+            for k in range(7):
+                bd[0, k] = work[k]
+            rd[0, chance.RES_MR] = mr2
+            rd[0, chance.RES_POINTS] = pts
+            rd[0, chance.RES_OVER] = over
+            key = (chance_key(canon, disc, mr, c) if not over
+                   and (depth > 1 or has_disc_part(kind)) else np.uint64(0))
+        else:
+            key = chance_key(canon, disc, mr, c)
+            rows = play_strata(work, c, disc, mr, key, strata, bd, rd, 0, scratch, out)
+        stats[STAT_NODES] += rows
         shared = rows == 1  # one board for every sample
         # and one value for every sample
-        once = shared and (rd[r0, chance.RES_OVER] != 0 or depth == 1)
+        once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1)
         acc = 0.0
         for s in range(1 if once else strata):
-            r = r0 if shared else r0 + s
+            r = 0 if shared else s
             pts_s = np.float64(rd[r, chance.RES_POINTS])
             if rd[r, chance.RES_OVER]:
                 acc += pts_s + _TERMINAL
@@ -262,8 +230,8 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
             else:
                 sub, _, _ = node_value(bd[r], sample_disc(key, strata, s), rd[r, chance.RES_MR],
                                        depth - 1, top, strata, kind, weights, tables, spec, ws,
-                                       vals, boards, res, moves, slot_j, nt_i, nt_f, scratch,
-                                       out, tt, ttf, lc, lcf, gen, stats)
+                                       vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt,
+                                       ttf, lc, lcf, gen, stats)
                 acc += pts_s + sub
         v = acc if once else acc / strata
         vals[depth, c] = v
@@ -277,12 +245,12 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
 
 @njit(cache=True, _nrt=False)
 def search_choice(cols, disc, mr, depth, strata, kind, weights, tables, spec, ws, vals, boards,
-                  res, moves, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
+                  res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
                   stats) -> np.int64:
     """The column (of ``cols``, not the canonical board) chosen at the root."""
     _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, kind, weights, tables,
-                                spec, ws, vals, boards, res, moves, slot_j, nt_i, nt_f, scratch,
-                                out, tt, ttf, lc, lcf, gen, stats)
+                                spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out,
+                                tt, ttf, lc, lcf, gen, stats)
     stats[STAT_DECISIONS] += 1
     if c >= 0 and mirrored:
         return 6 - c
@@ -339,9 +307,8 @@ class Searcher:
         self.strata = strata
         self.ws = np.zeros((2 * depth + 4, 7), dtype=np.int64)
         self.vals = np.zeros((depth + 1, 7), dtype=np.float64)
-        self.boards = np.zeros((depth + 1, 7 * STRATA_ROWS, 7), dtype=np.int64)
-        self.res = np.zeros((depth + 1, 7 * STRATA_ROWS, chance.RES_LEN), dtype=np.int64)
-        self.moves = np.zeros((depth + 1, 7, 2), dtype=np.int64)
+        self.boards = np.zeros((depth + 1, MAX_STRATA, 7), dtype=np.int64)
+        self.res = np.zeros((depth + 1, MAX_STRATA, chance.RES_LEN), dtype=np.int64)
         self.slot_j = slot_index(leaf.spec)
         self.nt_i, self.nt_f = work_arrays()
         self.scratch = np.zeros(chance.STRATA_SCRATCH_LEN, dtype=np.int64)
@@ -357,8 +324,8 @@ class Searcher:
         leaf = self.leaf
         self.gen += 1  # a new decision: the tables' earlier entries no longer match
         return (self.depth, self.strata, leaf.kind, leaf.weights, leaf.tables, leaf.spec,
-                self.ws, self.vals, self.boards, self.res, self.moves, self.slot_j, self.nt_i,
-                self.nt_f, self.scratch, self.out, self.tt, self.ttf, self.lc, self.lcf, self.gen,
+                self.ws, self.vals, self.boards, self.res, self.slot_j, self.nt_i, self.nt_f,
+                self.scratch, self.out, self.tt, self.ttf, self.lc, self.lcf, self.gen,
                 self.stats)
 
     def choose(self, cols: np.ndarray, disc: int, moves_remaining: int) -> int:

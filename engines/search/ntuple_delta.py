@@ -29,14 +29,7 @@ from numba import njit
 from engines.drop7.chance import mirror_precedes
 from engines.drop7.nibbles import occupied
 from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
-from engines.ntuple.value import (
-    board_patterns,
-    phase_of,
-    prefetch,
-    slot_pattern,
-    tuple_entry,
-    tuple_slot,
-)
+from engines.ntuple.value import board_patterns, phase_of, slot_pattern, tuple_entry, tuple_slot
 
 _SUM = N_SLOTS  # column of nt_f holding a frame's sum
 
@@ -74,93 +67,12 @@ def _frame(o, canon, ph, tables, spec, nt_i, nt_f) -> None:
 
 
 @njit(cache=True, inline="always")
-def _swap(o, x, ph, slot, tables, spec, slot_j, nt_f, fetch) -> np.float64:
-    """New entry minus the frame's entry for one slot (0 if the layout lacks it); with
-    ``fetch`` the new entry is only prefetched (0)."""
+def _swap(o, x, ph, slot, tables, spec, slot_j, nt_f) -> np.float64:
+    """New entry minus the frame's entry for one slot (0 if the layout lacks it)."""
     j = slot_j[slot]
     if j < 0:
         return 0.0
-    e = tuple_entry(spec, j, ph, slot_pattern(x, slot))
-    if fetch:
-        prefetch(tables, e)
-        return 0.0
-    return np.float64(tables[e]) - nt_f[o, j]
-
-
-@njit(cache=True, inline="always")
-def _frame_ready(o, canon, ph, nt_i) -> bool:
-    """Is frame ``o`` of the board ``canon`` in phase ``ph`` kept already?"""
-    key = nt_i[2]
-    if key[7] != ph or not (key[8] >> o) & 1:
-        return False
-    for c in range(7):
-        if key[c] != canon[c]:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _orient(child, canon, mirror, xs, m) -> np.int64:
-    """``xs`` = the child in the frame's orientation, ``m[c]`` its cells that differ from
-    the frame board (flags); returns the flags OR-ed over the columns (the rows changed)."""
-    rows = 0
-    for c in range(7):
-        xc = child[6 - c] if mirror else child[c]
-        xs[c] = xc
-        fc = canon[6 - c] if mirror else canon[c]
-        m[c] = occupied(xc ^ fc)
-        rows |= m[c]
-    return rows
-
-
-@njit(cache=True, inline="always")
-def _changed_tuples(o, xs, m, rows, ph, tables, spec, slot_j, nt_f, total, fetch) -> np.float64:
-    """Walk the tuples through changed cells in a fixed order (rows, columns, 2x3 and 3x2
-    windows): add new-minus-frame entries to ``total`` or, with ``fetch``, only prefetch
-    the new entries."""
-    for k in range(7):  # rows: slot 6 - k holds height k
-        if (rows >> (4 * k)) & 1:
-            total += _swap(o, xs, ph, 6 - k, tables, spec, slot_j, nt_f, fetch)
-    for c in range(7):  # cols
-        if m[c]:
-            total += _swap(o, xs, ph, 7 + c, tables, spec, slot_j, nt_f, fetch)
-    for c0 in range(6):  # win23: 2 wide x 3 tall, bottom heights 0..4
-        mm = m[c0] | m[c0 + 1]
-        if mm:
-            for k0 in range(5):
-                if (mm >> (4 * k0)) & 0x111:
-                    total += _swap(o, xs, ph, 14 + 5 * c0 + k0, tables, spec, slot_j, nt_f,
-                                   fetch)
-    for c0 in range(5):  # win32: 3 wide x 2 tall, bottom heights 0..5
-        mm = m[c0] | m[c0 + 1] | m[c0 + 2]
-        if mm:
-            for k0 in range(6):
-                if (mm >> (4 * k0)) & 0x11:
-                    total += _swap(o, xs, ph, 44 + 6 * c0 + k0, tables, spec, slot_j, nt_f,
-                                   fetch)
-    return total
-
-
-@njit(cache=True, _nrt=False)
-def prefetch_child(child, mr2, canon, tables, spec, slot_j, nt_i, nt_f) -> None:
-    """Ask for the table entries :func:`child_value` will read for ``child``: the frame's
-    it needs (unless kept) and the new entries of the changed tuples.  Changes no value;
-    issued for every child of a node before any is valued, so the misses overlap."""
-    mirror = mirror_precedes(child)
-    o = 1 if mirror else 0
-    ph = phase_of(mr2)
-    if not _frame_ready(o, canon, ph, nt_i):
-        frame = nt_i[3, 7:14]
-        for c in range(7):
-            frame[c] = canon[6 - c] if o == 1 else canon[c]
-        board_patterns(frame, nt_i[o])
-        for j in range(spec[1]):
-            prefetch(tables, tuple_entry(spec, j, ph, nt_i[o, tuple_slot(spec, j)]))
-    xs = nt_i[3, 14:21]
-    m = nt_i[3]
-    rows = _orient(child, canon, mirror, xs, m)
-    if rows:
-        _changed_tuples(o, xs, m, rows, ph, tables, spec, slot_j, nt_f, 0.0, True)
+    return np.float64(tables[tuple_entry(spec, j, ph, slot_pattern(x, slot))]) - nt_f[o, j]
 
 
 @njit(cache=True, _nrt=False)
@@ -187,8 +99,32 @@ def child_value(child, mr2, canon, tables, spec, slot_j, nt_i, nt_f) -> np.float
         key[8] |= 1 << o
     xs = nt_i[3, 14:21]
     m = nt_i[3]
-    rows = _orient(child, canon, mirror, xs, m)
+    rows = 0
+    for c in range(7):
+        xc = child[6 - c] if mirror else child[c]
+        xs[c] = xc
+        fc = canon[6 - c] if mirror else canon[c]
+        m[c] = occupied(xc ^ fc)  # the cells that changed
+        rows |= m[c]
     total = nt_f[o, _SUM]
     if rows == 0:
         return total
-    return _changed_tuples(o, xs, m, rows, ph, tables, spec, slot_j, nt_f, total, False)
+    for k in range(7):  # rows: slot 6 - k holds height k
+        if (rows >> (4 * k)) & 1:
+            total += _swap(o, xs, ph, 6 - k, tables, spec, slot_j, nt_f)
+    for c in range(7):  # cols
+        if m[c]:
+            total += _swap(o, xs, ph, 7 + c, tables, spec, slot_j, nt_f)
+    for c0 in range(6):  # win23: 2 wide x 3 tall, bottom heights 0..4
+        mm = m[c0] | m[c0 + 1]
+        if mm:
+            for k0 in range(5):
+                if (mm >> (4 * k0)) & 0x111:
+                    total += _swap(o, xs, ph, 14 + 5 * c0 + k0, tables, spec, slot_j, nt_f)
+    for c0 in range(5):  # win32: 3 wide x 2 tall, bottom heights 0..5
+        mm = m[c0] | m[c0 + 1] | m[c0 + 2]
+        if mm:
+            for k0 in range(6):
+                if (mm >> (4 * k0)) & 0x11:
+                    total += _swap(o, xs, ph, 44 + 6 * c0 + k0, tables, spec, slot_j, nt_f)
+    return total
