@@ -1,7 +1,7 @@
 """Differential test: the project's `drop7 replay` CLI against a clean-room replayer.
 
-`tests/cleanroom/replay_cleanroom.py` was written from the spec
-(/work/shared/spec/01-rules.md) alone.  Here a few thousand random
+`tests/cleanroom/replay_cleanroom.py` was written from the written rules of the
+game alone (restated in `docs/engine.md`).  Here a few thousand random
 `drop7-replay-v1` records (about a third from random start positions chosen to
 provoke clears, long chains, double hits on solid greys and rises with
 cascades) are replayed by the project's CLI in one process and by the

@@ -14,7 +14,7 @@ from engines.drop7.cli import main
 
 def test_bench_prints_the_figures(capsys) -> None:
     argv = ["bench", "search", "--leaf", "zero", "--depth", "2", "--strata", "7",
-            "--positions", "4", "--games", "1", "--json"]
+            "--positions", "4", "--json"]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     for key in ("decisions_per_s", "nodes_per_s", "median_decision_s", "leaves_per_s"):

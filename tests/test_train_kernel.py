@@ -7,11 +7,11 @@ import pytest
 
 from engines.drop7 import core
 from engines.drop7.chance import canonicalise, chance_key, play_sample
+from engines.drop7.core import quick_drop
 from engines.ntuple.layouts import INITIAL_VALUE, SPEC_MAGIC, get_layout
 from engines.ntuple.storage import alloc_zeroed
 from engines.ntuple.value import entry_indices, gather, ntuple_value
 from engines.train import kernel as kern
-from engines.train.fastdrop import quick_drop
 from engines.train.trainer import SeedRange
 
 SEEDS = SeedRange(0x1000000000000000, 1 << 40)

@@ -21,10 +21,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
-from engines.drop7.board import CLEAR_BONUS, LEVEL_BONUS, MOVES_PER_LEVEL, SOLID
+from engines.drop7.board import MOVES_PER_LEVEL
 from engines.drop7.core import (
-    _LOW,
-    _TOP_NIBBLE,
     OUT_CLEARED,
     OUT_LEN,
     OUT_OVER,
@@ -33,22 +31,33 @@ from engines.drop7.core import (
     OUT_REVEALS,
     OUT_ROSE,
     OUT_WAVES,
+    SC_H,
+    SC_POP,
+    SC_REV,
+    SC_RUN,
+    SC_STOP_DEPTH,
     SCRATCH_LEN,
     SRC_STRATIFIED,
-    _drop_may_pop,
-    _reveal,
-    _zero_nibbles,
+    STOPPED,
+    cascade,
     col_height,
-    legal_mask,
+    drop_pops,
+    finish_move,
+    gravity,
     play_move,
-    score_wave,
+    scan,
+    stratum_parts,
+    stratum_value,
+    waves,
 )
+from engines.drop7.nibbles import count_flags, occupied
 from engines.drop7.rng import DOMAIN_CHANCE, GAMMA, counter_word, fmix64, unit_float
 
 
 @njit(cache=True)
 def mirrored_is_smaller(cols) -> bool:
-    """True when the left-right mirror precedes the board in row-major order."""
+    """True when the left-right mirror precedes the board in row-major order (the plain
+    reading of the rule, cell by cell; the kernels use :func:`mirror_precedes`)."""
     for k in range(6, -1, -1):  # row 0 (top) is nibble 6
         shift = 4 * k
         for c in range(3):
@@ -71,7 +80,7 @@ def mirror_precedes(cols) -> bool:
     f = 0
     for c in range(3):
         d = cols[c] ^ cols[6 - c]
-        f |= (~_zero_nibbles(d) & _LOW) << (2 - c)
+        f |= occupied(d) << (2 - c)
     if f == 0:
         return False
     p = 63 - leading_zeros(np.uint64(f))
@@ -80,16 +89,13 @@ def mirror_precedes(cols) -> bool:
     return ((cols[6 - c] >> sh) & 0xF) < ((cols[c] >> sh) & 0xF)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def canonicalise(cols, dst) -> bool:
     """Write the canonical board into ``dst``; True when it is the mirror."""
-    if mirrored_is_smaller(cols):
-        for c in range(7):
-            dst[c] = cols[6 - c]
-        return True
+    flip = mirror_precedes(cols)
     for c in range(7):
-        dst[c] = cols[c]
-    return False
+        dst[c] = cols[6 - c] if flip else cols[c]
+    return flip
 
 
 @njit(cache=True)
@@ -123,24 +129,19 @@ def play_sample(cols, column, disc, moves_remaining, key, strata, sample, scratc
                      strata, sample, scratch, out)
 
 
-
-
 # ---- every stratum of one move at once -------------------------------------------------------
 #
-# A second implementation of the stratified cascade of ``core.cascade`` (same
-# rules, same draw order), written for speed: heights and row runs come from
-# nibble-parallel arithmetic on the column words (no per-cell loop, no table),
-# and a cascade can stop at its first reveal, so the samples of a move share
-# everything before it.  tests/test_train_strata.py holds it equal to
-# ``play_sample`` on every sample of many positions.
+# The samples of a move share everything before its first reveal: the drop and
+# every wave before it are played once by core.cascade with ``stop_at_reveal``,
+# and each sample then writes its values and goes on with the same cascade.
+# tests/test_train_strata.py holds it equal to ``play_sample`` on every sample.
 
 # play_strata: one row of ``res`` per sample
 RES_MR, RES_POINTS, RES_OVER, RES_WAVES, RES_REVEALS = range(5)
 RES_LEN = 5
 #: length of the int64 scratch array play_strata needs
 STRATA_SCRATCH_LEN = 3 * SCRATCH_LEN
-# scratch (3 * SCRATCH_LEN): [0:7] heights, [7:14] occupied flags, [14:21] poppers, [21:28]
-# row runs, [28:35] reveal flags; from SCRATCH_LEN on, what the samples of play_strata share
+# from SCRATCH_LEN on: what the samples of play_strata share
 _SB = SCRATCH_LEN  # [_SB:_SB+7] the board after the first revealing wave (reveal cells grey)
 _SN = SCRATCH_LEN + 7  # number of reveal cells
 _SD = SCRATCH_LEN + 8  # chain depth of the wave after the revealing one
@@ -148,116 +149,12 @@ _SP = SCRATCH_LEN + 9  # poppers of the shared board (its reveal cells are grey:
 _SH = SCRATCH_LEN + 10  # [_SH:_SH+7] its column heights
 _SQ = SCRATCH_LEN + 17  # [_SQ:_SQ+7] its poppers, column by column
 #: reveal cells in draw order, two words each: ``c | k << 3 | height << 6 | run << 9 | rot << 12``
-#: and the 53-bit fraction of the reveal's stratified value (see :func:`_reveal_parts`)
+#: and the 53-bit fraction of the reveal's stratified value (:func:`core.stratum_parts`)
 _SR = SCRATCH_LEN + 24
-_F53 = 1.0 / 9007199254740992.0
-_STOPPED = -1
-
-
-@njit(cache=True, inline="always")
-def _numbered(w):
-    """Flag (bit 4k) of every numbered disc (1-7) of a column word."""
-    return ~_zero_nibbles(w) & ~(w >> 3) & _LOW
 
 
 @njit(cache=True, _nrt=False)
-def _scan(cols, scratch) -> np.int64:
-    """Heights, occupied flags, poppers and row runs of ``cols`` into ``scratch[0:28]``.
-
-    A row run is the run of full cells through a cell: with ``F`` the
-    occupied flags, the left part of column ``c`` is
-    ``L_c = (L_{c-1} + 1) & F_{c-1}`` nibble by nibble (0 where the left
-    neighbour is empty), the right part likewise, and the run ``L + R + 1``.
-    Returns the poppers OR-ed over the columns (0: the board is settled).
-    """
-    left = 0
-    for c in range(7):
-        f = ~_zero_nibbles(cols[c]) & _LOW
-        scratch[7 + c] = f
-        scratch[c] = ((f * _LOW) >> 24) & 0xF
-        scratch[21 + c] = left
-        left = (left + _LOW) & (f * 0xF)
-    right = 0
-    any_pop = 0
-    for c in range(6, -1, -1):
-        w = cols[c]
-        runs = scratch[21 + c] + right + _LOW
-        scratch[21 + c] = runs
-        right = (right + _LOW) & (scratch[7 + c] * 0xF)
-        pop = _numbered(w) & (_zero_nibbles(w ^ (scratch[c] * _LOW)) | _zero_nibbles(w ^ runs))
-        scratch[14 + c] = pop
-        any_pop |= pop
-    return any_pop
-
-
-@njit(cache=True, _nrt=False)
-def _hits(cols, depth, scratch, out) -> np.int64:
-    """Score the wave of the poppers in ``scratch`` and hit the greys beside them.
-
-    A solid grey hit once cracks (in ``cols``); a cracked grey hit, or a solid
-    one hit twice, is revealed: its flags go to ``scratch[28:35]``.  Returns
-    the reveal flags OR-ed over the columns.
-    """
-    score_wave(scratch, depth, out)
-    any_rev = 0
-    for c in range(7):
-        w = cols[c]
-        grey = (w >> 3) & _LOW
-        scratch[28 + c] = 0
-        if grey == 0:
-            continue
-        pop = scratch[14 + c]
-        left = scratch[13 + c] if c > 0 else 0
-        right = scratch[15 + c] if c < 6 else 0
-        below = (pop << 4) & _LOW
-        above = pop >> 4
-        hit1 = left | right | below | above
-        hit2 = ((left & right) | (left & below) | (left & above)
-                | (right & below) | (right & above) | (below & above))
-        solid = grey & ~w
-        rv = (grey & w & hit1) | (solid & hit2)
-        scratch[28 + c] = rv
-        any_rev |= rv
-        cols[c] = w | (solid & hit1 & ~hit2)  # 8 -> 9: set bit 0 of the nibble
-    return any_rev
-
-
-@njit(cache=True, inline="always")
-def _compact(w, pop) -> np.int64:
-    """Column word ``w`` without the cells flagged in ``pop`` (the top one first)."""
-    while pop:
-        low = (1 << (63 - leading_zeros(np.uint64(pop)))) - 1  # the nibbles below it
-        w = (w & low) | ((w >> 4) & ~low)
-        pop &= low
-    return w
-
-
-@njit(cache=True, _nrt=False)
-def _gravity(cols, scratch) -> None:
-    """Drop the poppers of the wave (flags and heights in ``scratch``)."""
-    for c in range(7):
-        if scratch[14 + c] != 0:
-            cols[c] = _compact(cols[c], scratch[14 + c])
-
-
-@njit(cache=True, inline="always")
-def _reveal_parts(key, j, strata):
-    """``(rot, m)`` of reveal event ``j``: what ``core._reveal`` draws for every sample alike
-    (its stratum rotation, and its fraction ``m / 2**53``)."""
-    w = counter_word(key, j)
-    return np.int64(w % np.uint64(strata)), np.int64(fmix64(w) >> np.uint64(11))
-
-
-@njit(cache=True, inline="always")
-def _stratum_value(rot, m, sample, strata) -> np.int64:
-    """The value ``core._reveal`` gives sample ``sample`` for a reveal with parts ``(rot, m)``."""
-    stratum = (sample + rot) % strata
-    v = 1 + np.int64(7.0 * (stratum + np.float64(m) * _F53) / strata)
-    return v if v <= 7 else 7
-
-
-@njit(cache=True, _nrt=False)
-def _share_reveal(cols, depth, key, strata, scratch) -> None:
+def _share_reveal(cols, key, strata, scratch) -> None:
     """Finish the first revealing wave without its values (shared by every sample).
 
     Drops the poppers (the reveal cells stay grey) and keeps in
@@ -270,140 +167,52 @@ def _share_reveal(cols, depth, key, strata, scratch) -> None:
     n = 0
     for k in range(6, -1, -1):
         for c in range(7):
-            if (scratch[28 + c] >> (4 * k)) & 1:
-                below = scratch[14 + c] & ((1 << (4 * k)) - 1)
-                scratch[_SR + 2 * n] = c | ((k - (((below * _LOW) >> 24) & 0xF)) << 3)
+            if (scratch[SC_REV + c] >> (4 * k)) & 1:
+                below = scratch[SC_POP + c] & ((1 << (4 * k)) - 1)
+                scratch[_SR + 2 * n] = c | ((k - count_flags(below)) << 3)
                 n += 1
-    _gravity(cols, scratch)
-    scratch[_SP] = _scan(cols, scratch)
+    gravity(cols, scratch)
+    scratch[_SP] = scan(cols, scratch)
     for c in range(7):
-        scratch[_SH + c] = scratch[c]
-        scratch[_SQ + c] = scratch[14 + c]
+        scratch[_SH + c] = scratch[SC_H + c]
+        scratch[_SQ + c] = scratch[SC_POP + c]
     for i in range(n):
         e = scratch[_SR + 2 * i]
         c = e & 7
-        run = (scratch[21 + c] >> (4 * (e >> 3))) & 0xF
-        rot, m = _reveal_parts(key, i, strata)
-        scratch[_SR + 2 * i] = e | (scratch[c] << 6) | (run << 9) | (rot << 12)
+        run = (scratch[SC_RUN + c] >> (4 * (e >> 3))) & 0xF
+        rot, m = stratum_parts(key, i, strata)
+        scratch[_SR + 2 * i] = e | (scratch[SC_H + c] << 6) | (run << 9) | (rot << 12)
         scratch[_SR + 2 * i + 1] = m
     for c in range(7):
         scratch[_SB + c] = cols[c]
     scratch[_SN] = n
-    scratch[_SD] = depth + 1
-
-
-@njit(cache=True, _nrt=False)
-def cascade_strata(cols, depth, key, strata, sample, scratch, out, share) -> np.int64:
-    """``core.cascade`` with stratified reveals (sample ``sample`` of ``strata``, keyed by
-    ``key``); returns the depth after the last wave.
-
-    With ``share`` it stops at the first wave that reveals a grey, before
-    drawing any value: the wave is scored, its greys cracked and its poppers
-    dropped, and what the samples share is kept (:func:`_share_reveal`);
-    it then returns ``_STOPPED``.
-    """
-    if _scan(cols, scratch) == 0:
-        return depth
-    return _waves(cols, depth, key, strata, sample, scratch, out, share)
-
-
-@njit(cache=True, _nrt=False)
-def _waves(cols, depth, key, strata, sample, scratch, out, share) -> np.int64:
-    """:func:`cascade_strata` from a wave whose poppers (and the heights) are in ``scratch``."""
-    while True:
-        any_rev = _hits(cols, depth, scratch, out)
-        if any_rev != 0:
-            if share:
-                _share_reveal(cols, depth, key, strata, scratch)
-                return _STOPPED
-            j = out[OUT_REVEALS]
-            for k in range(6, -1, -1):  # row-major order: top row first
-                for c in range(7):
-                    if (scratch[28 + c] >> (4 * k)) & 1:
-                        v = _reveal(SRC_STRATIFIED, key, scratch, 0, strata, sample, j)
-                        j += 1
-                        cols[c] = (cols[c] & ~(0xF << (4 * k))) | (v << (4 * k))
-            out[OUT_REVEALS] = j
-        _gravity(cols, scratch)
-        depth += 1
-        if _scan(cols, scratch) == 0:
-            return depth
-
-
-@njit(cache=True, inline="always")
-def _clear_bonus(cols, out) -> None:
-    """The clear bonus when the board is empty."""
-    for c in range(7):
-        if cols[c] != 0:
-            return
-    out[OUT_POINTS] += CLEAR_BONUS
-    out[OUT_CLEARED] = 1
-
-
-@njit(cache=True, _nrt=False)
-def _rise_part(cols, depth, key, strata, sample, scratch, out, share, settled) -> np.int64:
-    """The move's end of level: game over, or the rise, its bonus and its cascade.
-
-    Returns the cascade's depth (``_STOPPED`` when ``share`` stopped it), or 0
-    when the game ended.  A board ``settled`` before it rose keeps its row
-    runs, so only a disc equal to its column's new height can pop: when none
-    does, the cascade's scan is skipped.
-    """
-    top = 0
-    for c in range(7):
-        top |= cols[c] & _TOP_NIBBLE
-    if top != 0:
-        out[OUT_OVER] = 1
-        return 0
-    for c in range(7):
-        cols[c] = (cols[c] << 4) | SOLID
-    out[OUT_ROSE] = 1
-    out[OUT_POINTS] += LEVEL_BONUS
-    if settled:
-        pops = 0
-        for c in range(7):
-            w = cols[c]
-            pops |= _numbered(w) & _zero_nibbles(w ^ (col_height(w) * _LOW))
-        if pops == 0:
-            return depth  # nothing pops; the grey floor keeps the board from being empty
-    depth = cascade_strata(cols, depth, key, strata, sample, scratch, out, share)
-    if depth != _STOPPED:
-        _clear_bonus(cols, out)
-    return depth
+    scratch[_SD] = scratch[SC_STOP_DEPTH] + 1
 
 
 @njit(cache=True, _nrt=False)
 def _finish_sample(cols, mr, key, strata, s, scratch, out) -> np.int64:
-    """Sample ``s`` from the shared board on: its reveal values, the rest of its cascade and,
-    unless the shared part already rose, the rest of ``core.play_move``.  Returns the moves
-    remaining after."""
+    """Sample ``s`` from the shared board on: its reveal values, the rest of its cascade and
+    the rest of the move (:func:`core.finish_move`).  Returns the moves remaining after."""
     for c in range(7):
         cols[c] = scratch[_SB + c]
-        scratch[c] = scratch[_SH + c]
-        scratch[14 + c] = scratch[_SQ + c]
+        scratch[SC_H + c] = scratch[_SH + c]
+        scratch[SC_POP + c] = scratch[_SQ + c]
     pops = scratch[_SP]
     for i in range(scratch[_SN]):
         e = scratch[_SR + 2 * i]
         c = e & 7
         sh = 4 * ((e >> 3) & 7)
-        v = _stratum_value(e >> 12, scratch[_SR + 2 * i + 1], s, strata)
+        v = stratum_value(e >> 12, scratch[_SR + 2 * i + 1], s, strata)
         cols[c] = (cols[c] & ~(0xF << sh)) | (v << sh)
         if v == ((e >> 6) & 7) or v == ((e >> 9) & 7):  # the revealed disc pops at once
-            scratch[14 + c] |= 1 << sh
+            scratch[SC_POP + c] |= 1 << sh
             pops = 1
     depth = scratch[_SD]
     if pops:  # the next wave's poppers: the shared board's and the revealed discs that pop
-        depth = _waves(cols, depth, key, strata, s, scratch, out, False)
-    _clear_bonus(cols, out)
-    if out[OUT_ROSE] == 0:
-        mr -= 1
-        if mr == 0:
-            if _rise_part(cols, depth, key, strata, s, scratch, out, False, True) == 0:
-                return 0
-            mr = MOVES_PER_LEVEL
-    if legal_mask(cols) == 0:
-        out[OUT_OVER] = 1
-    return mr
+        depth = waves(cols, depth, SRC_STRATIFIED, key, scratch, 0, strata, s, scratch, out,
+                      False)
+    return finish_move(cols, depth, mr, out[OUT_ROSE] != 0, SRC_STRATIFIED, key, scratch, 0,
+                       strata, s, scratch, out, False)
 
 
 @njit(cache=True, inline="always")
@@ -420,30 +229,22 @@ def _record(cols, mr, out, boards, res, row) -> None:
 @njit(cache=True, _nrt=False)
 def _shared_part(cols, column, disc, mr, key, strata, scratch, out) -> np.int64:
     """The move up to its first reveal; returns the moves remaining after, or
-    ``_STOPPED`` when a reveal stopped it (``out[OUT_ROSE]`` tells in which cascade)."""
+    ``STOPPED`` when a reveal stopped it (``out[OUT_ROSE]`` tells in which cascade)."""
     for i in range(OUT_LEN):
         out[i] = 0
     w = cols[column]
-    hc = col_height(w)
-    cols[column] = w | (disc << (4 * hc))
+    h = col_height(w)
+    pops = drop_pops(cols, column, h, disc)
+    cols[column] = w | (disc << (4 * h))
     depth = 1
-    scanned = _drop_may_pop(cols, column, hc)
-    if scanned:
-        depth = cascade_strata(cols, 1, key, strata, 0, scratch, out, True)
-        if depth == _STOPPED:
-            return _STOPPED
-    _clear_bonus(cols, out)
-    mr -= 1
-    if mr == 0:
-        depth = _rise_part(cols, depth, key, strata, 0, scratch, out, True, scanned)
-        if depth == _STOPPED:
-            return _STOPPED
-        if depth == 0:
-            return 0
-        mr = MOVES_PER_LEVEL
-    if legal_mask(cols) == 0:
-        out[OUT_OVER] = 1
-    return mr
+    if pops:
+        depth = cascade(cols, 1, SRC_STRATIFIED, key, scratch, 0, strata, 0, scratch, out, True)
+    if depth != STOPPED:
+        depth = finish_move(cols, depth, mr, False, SRC_STRATIFIED, key, scratch, 0, strata, 0,
+                            scratch, out, True)
+    if depth == STOPPED:
+        _share_reveal(cols, key, strata, scratch)
+    return depth
 
 
 @njit(cache=True, _nrt=False)
@@ -456,29 +257,29 @@ def play_strata(cols, column, disc, moves_remaining, key, strata, boards, res, r
     ``boards[row0 + s]`` and its results to ``res[row0 + s]`` (``RES_*``:
     moves remaining after, points, game over, waves, reveals).  Returns the
     number of rows written: 1 when the move reveals nothing (every sample is
-    that board), else ``strata``.  ``cols`` (the board, the column legal) is
-    work space: it ends holding the last row's board; ``scratch`` is int64
-    work space of at least ``STRATA_SCRATCH_LEN``.
+    that board), else ``strata``.  ``cols`` (a settled board, the column
+    legal) is work space: it ends holding the last row's board; ``scratch``
+    is int64 work space of at least ``STRATA_SCRATCH_LEN``.
 
     The drop and every wave before the first reveal are played once, and the
-    revealing wave up to its values (:func:`cascade_strata` with ``share``).
-    A sample then writes its values and runs the cascade on only when one of
-    them pops or the shared board holds a popper; the rest of the move (clear
-    bonus, rise and its cascade, game over) follows ``core.play_move``.
+    revealing wave up to its values (:func:`core.cascade` with
+    ``stop_at_reveal``).  A sample then writes its values and runs the
+    cascade on only when one of them pops or the shared board holds a
+    popper, and finishes the move (:func:`core.finish_move`).
     """
     mr = _shared_part(cols, column, disc, moves_remaining, key, strata, scratch, out)
-    if mr != _STOPPED:
+    if mr != STOPPED:
         _record(cols, mr, out, boards, res, row0)
         return 1
     rose_at = out[OUT_ROSE]
-    points, waves, popped, cleared = (out[OUT_POINTS], out[OUT_WAVES], out[OUT_POPPED],
-                                      out[OUT_CLEARED])
     mr_shared = MOVES_PER_LEVEL if rose_at else moves_remaining
+    points, waves_, popped, cleared = (out[OUT_POINTS], out[OUT_WAVES], out[OUT_POPPED],
+                                       out[OUT_CLEARED])
     for s in range(strata):
         for i in range(OUT_LEN):
             out[i] = 0
         out[OUT_POINTS] = points
-        out[OUT_WAVES] = waves
+        out[OUT_WAVES] = waves_
         out[OUT_POPPED] = popped
         out[OUT_REVEALS] = scratch[_SN]
         out[OUT_CLEARED] = cleared

@@ -1,9 +1,14 @@
 """The fast engine: numba kernels over packed boards.
 
-A board is seven ``int64`` column words (see :mod:`engines.drop7.board`).
-The kernels here are the hot path of play, training and search; the readable
-twin in :mod:`engines.drop7.rules` states the same rules plainly and the tests
-hold the two equal.
+A board is seven ``int64`` column words (see :mod:`engines.drop7.board`;
+the nibble tests are in :mod:`engines.drop7.nibbles`).  The kernels here are
+the hot path of play, training and search, and each rule has one home:
+:func:`cascade` (with every reveal source), :func:`drop_pops` and
+:func:`rise_pops` (can a drop or a rise on a settled board pop anything),
+:func:`finish_move` (clear bonus, countdown, rise, game over) and
+:func:`quick_drop` (a move on which nothing pops, without the cascade).  The readable
+twin in :mod:`engines.drop7.rules` states the same rules plainly and the
+tests hold the two equal.
 
 Reveal values come from one of three sources, chosen by ``kind``:
 
@@ -33,6 +38,26 @@ from engines.drop7.board import (
     SOLID,
     WAVE_SCORE,
 )
+from engines.drop7.nibbles import (
+    CENTRE,
+    LOW,
+    any_top,
+    col_height,
+    count_board_flags,
+    count_flags,
+    drop_cells,
+    equal_to,
+    flag_bits,
+    greys,
+    is_empty,
+    is_legal,
+    legal_mask,
+    lowest_flag,
+    numbered,
+    occupied,
+    popcount,
+    zero_nibbles,
+)
 from engines.drop7.rng import (
     DOMAIN_DISC,
     DOMAIN_POLICY,
@@ -41,8 +66,9 @@ from engines.drop7.rng import (
     fmix64,
     stream_key,
     u7,
-    unit_float,
 )
+
+__all__ = ["col_height", "is_legal", "legal_mask"]  # re-exported for drivers and tests
 
 SRC_SEEDED, SRC_LIST, SRC_STRATIFIED = 0, 1, 2
 
@@ -57,54 +83,56 @@ OK, ERR_ILLEGAL, ERR_REVEALS = 0, 1, 2
  ST_CLEARS, ST_NEXT_DISC, ST_POPPED, ST_WAVES) = range(10)
 ST_LEN = 10
 
+#: length of the int64 scratch array of a move (callers allocate twice that)
 SCRATCH_LEN = 64
-_TOP_NIBBLE = 0xF000000  # nibble 6: the top row of a column
+# scratch of a wave: heights, occupied flags, popper flags, row runs, reveal flags (7 each),
+# and the chain depth of a wave where the cascade stopped
+SC_H, SC_OCC, SC_POP, SC_RUN, SC_REV, SC_STOP_DEPTH = 0, 7, 14, 21, 28, 35
+
+#: cascade and finish_move results below 0: a list source ran out of reveals, or the
+#: cascade stopped at a revealing wave before drawing its values (``stop_at_reveal``)
+REVEALS_OUT, STOPPED = -1, -2
+
+_F53 = 1.0 / 9007199254740992.0
 
 
-def _run_lengths() -> np.ndarray:
-    """``RUNLEN[mask, c]``: length of the run of set bits through bit c (0 if unset)."""
-    table = np.zeros((128, 7), dtype=np.int64)
-    for mask in range(128):
+def _run_flags() -> np.ndarray:
+    """``RUN_FLAGS[7 m + c]``: flags (bit ``4j``) of the run of set bits of the 7-bit row
+    mask ``m`` through bit ``c`` (0 when bit ``c`` is clear)."""
+    table = np.zeros(128 * 7, dtype=np.int64)
+    for m in range(128):
         for c in range(7):
-            if not mask >> c & 1:
-                continue
-            lo = c
-            while lo > 0 and mask >> (lo - 1) & 1:
-                lo -= 1
-            hi = c
-            while hi < 6 and mask >> (hi + 1) & 1:
-                hi += 1
-            table[mask, c] = hi - lo + 1
+            j = c
+            while 0 <= j < 7 and m >> j & 1:
+                table[7 * m + c] |= 1 << (4 * j)
+                j -= 1
+            j = c + 1
+            while j < 7 and m >> c & 1 and m >> j & 1:
+                table[7 * m + c] |= 1 << (4 * j)
+                j += 1
     return table
 
 
-RUNLEN = _run_lengths()
+RUN_FLAGS = _run_flags()
 
 
 @njit(cache=True, inline="always")
-def col_height(w: np.int64) -> np.int64:
-    """Height of a bottom-packed column word."""
-    return ((w != 0) + (w > 0xF) + (w > 0xFF) + (w > 0xFFF) + (w > 0xFFFF)
-            + (w > 0xFFFFF) + (w > 0xFFFFFF))
+def stratum_parts(key, j, strata):
+    """``(rot, m)`` of stratified reveal event ``j``: the same for every sample (its stratum
+    rotation, and its fraction ``m / 2**53``)."""
+    w = counter_word(key, j)
+    return np.int64(w % np.uint64(strata)), np.int64(fmix64(w) >> np.uint64(11))
 
 
 @njit(cache=True, inline="always")
-def is_legal(cols: np.ndarray, column: np.int64) -> bool:
-    """A column is legal when its top cell is empty."""
-    return (cols[column] & _TOP_NIBBLE) == 0
+def stratum_value(rot, m, sample, strata) -> np.int64:
+    """The value sample ``sample`` of ``strata`` draws for a reveal with parts ``(rot, m)``."""
+    stratum = (sample + rot) % strata
+    v = 1 + np.int64(7.0 * (stratum + np.float64(m) * _F53) / strata)
+    return v if v <= 7 else 7
 
 
-@njit(cache=True)
-def legal_mask(cols: np.ndarray) -> np.int64:
-    """Bit c set when column c is legal."""
-    m = 0
-    for c in range(7):
-        if (cols[c] & _TOP_NIBBLE) == 0:
-            m |= 1 << c
-    return m
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reveal(kind, key, rarr, pos, strata, sample, j):
     """Value of the ``j``-th reveal of the move from the chosen source (-1: none left)."""
     if kind == SRC_SEEDED:
@@ -113,144 +141,226 @@ def _reveal(kind, key, rarr, pos, strata, sample, j):
         if pos + j >= rarr.shape[0]:
             return -1
         return rarr[pos + j]
-    w = counter_word(key, j)
-    rot = np.int64(w % np.uint64(strata))
-    frac = unit_float(fmix64(w))
-    stratum = (sample + rot) % strata
-    v = 1 + np.int64(7.0 * (stratum + frac) / strata)
-    return v if v <= 7 else 7
-
-
-_LOW = 0x1111111  # bit 0 of each of the seven nibbles
-
-
-@njit(cache=True, inline="always")
-def _zero_nibbles(x: np.int64) -> np.int64:
-    """Flag (bit 4k) of every nibble of ``x`` that is zero."""
-    return ~(x | (x >> 1) | (x >> 2) | (x >> 3)) & _LOW
+    rot, m = stratum_parts(key, j, strata)
+    return stratum_value(rot, m, sample, strata)
 
 
 @njit(cache=True, inline="always")
 def score_wave(scratch, depth, out) -> None:
-    """Score a wave whose poppers (flags per column) are in ``scratch[14:21]``."""
-    n = 0
-    for c in range(7):
-        n += ((scratch[14 + c] * _LOW) >> 24) & 0xF
+    """Score a wave whose poppers (flags per column) are in ``scratch[SC_POP:]``."""
+    n = count_board_flags(scratch, SC_POP)
     out[OUT_POINTS] += n * WAVE_SCORE[depth]
     out[OUT_WAVES] += 1
     out[OUT_POPPED] += n
 
 
-@njit(cache=True)
-def cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out):
-    """Resolve waves from chain depth ``depth`` until none pops.
+@njit(cache=True, inline="always")
+def scan(cols, scratch) -> np.int64:
+    """Heights, occupied flags, poppers and row runs of ``cols`` into ``scratch``.
 
-    Works on nibble flags (bit ``4k`` of a column word's companion mask marks
-    the cell at height ``k``): a numbered disc of value v pops when v equals
-    the column height (``col_height``) or its row run (``RUNLEN``).  Adds
-    points, waves, popped discs and reveals used to ``out``; returns the depth
-    after the last wave (unchanged if nothing popped), or -1 when a list
-    source runs out of reveals.
+    A numbered disc of value v pops when v equals its column's height or its
+    row run, the run of full cells through it.  With ``F`` the occupied
+    flags, the left part of column ``c``'s runs is ``L_c = (L_{c-1} + 1) &
+    F_{c-1}`` nibble by nibble (0 where the left neighbour is empty), the
+    right part likewise, and the run ``L + R + 1``.  Returns the poppers
+    OR-ed over the columns (0: the board is settled).
+    """
+    left = 0
+    for c in range(7):
+        w = cols[c]
+        f = occupied(w)
+        scratch[SC_OCC + c] = f
+        scratch[SC_H + c] = col_height(w)
+        scratch[SC_RUN + c] = left
+        left = (left + LOW) & (f * 0xF)
+    right = 0
+    any_pop = 0
+    for c in range(6, -1, -1):
+        w = cols[c]
+        f = scratch[SC_OCC + c]
+        runs = scratch[SC_RUN + c] + right + LOW
+        scratch[SC_RUN + c] = runs
+        right = (right + LOW) & (f * 0xF)
+        pop = f & ~(w >> 3) & (equal_to(w, scratch[SC_H + c]) | zero_nibbles(w ^ runs))
+        scratch[SC_POP + c] = pop
+        any_pop |= pop
+    return any_pop
 
-    Scratch layout: [0:7] heights, [7:14] row masks, [14:21] popper flags,
-    [21:28] solid flags, [28:35] cracked flags, [35:42] reveal flags.
+
+@njit(cache=True, inline="always")
+def hit_greys(cols, depth, scratch, out) -> np.int64:
+    """Score the wave of the poppers in ``scratch`` and hit the greys beside them.
+
+    A solid grey hit once cracks (in ``cols``: 8 -> 9); a cracked grey hit, or
+    a solid one hit twice, is revealed: its flags go to ``scratch[SC_REV:]``.
+    Returns the reveal flags OR-ed over the columns.
+    """
+    score_wave(scratch, depth, out)
+    any_rev = 0
+    for c in range(7):
+        w = cols[c]
+        g = greys(w)
+        pop = scratch[SC_POP + c]
+        left = scratch[SC_POP + c - 1] if c > 0 else 0
+        right = scratch[SC_POP + c + 1] if c < 6 else 0
+        below = (pop << 4) & LOW
+        above = pop >> 4
+        hit1 = left | right | below | above
+        hit2 = ((left & right) | (left & below) | (left & above)
+                | (right & below) | (right & above) | (below & above))
+        solid = g & ~w
+        rv = (g & w & hit1) | (solid & hit2)
+        scratch[SC_REV + c] = rv
+        any_rev |= rv
+        cols[c] = w | (solid & hit1 & ~hit2)  # set bit 0 of the nibble
+    return any_rev
+
+
+@njit(cache=True, _nrt=False)
+def draw_reveals(cols, kind, key, rarr, rpos, strata, sample, scratch, out) -> bool:
+    """Give the greys flagged in ``scratch[SC_REV:]`` their values, in row-major order (top
+    row first, then left to right); False when a list source runs out."""
+    rows = 0
+    for c in range(7):
+        rows |= scratch[SC_REV + c]
+    j = out[OUT_REVEALS]
+    for k in range(6, -1, -1):
+        if not (rows >> (4 * k)) & 1:
+            continue
+        for c in range(7):
+            if (scratch[SC_REV + c] >> (4 * k)) & 1:
+                v = _reveal(kind, key, rarr, rpos, strata, sample, j)
+                if v < 0:
+                    return False
+                j += 1
+                cols[c] = (cols[c] & ~(0xF << (4 * k))) | (v << (4 * k))
+    out[OUT_REVEALS] = j
+    return True
+
+
+@njit(cache=True, inline="always")
+def gravity(cols, scratch) -> None:
+    """Drop the poppers of the wave (flags in ``scratch[SC_POP:]``); the cells above fall."""
+    for c in range(7):
+        if scratch[SC_POP + c] != 0:
+            cols[c] = drop_cells(cols[c], scratch[SC_POP + c])
+
+
+@njit(cache=True, _nrt=False)
+def waves(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out,
+          stop_at_reveal) -> np.int64:
+    """The cascade from a scanned board with poppers (:func:`scan` filled ``scratch``).
+
+    Returns the chain depth after the last wave, ``REVEALS_OUT``, or, with
+    ``stop_at_reveal``, ``STOPPED`` at the first wave that reveals a grey:
+    that wave is scored and its greys cracked, its reveal flags and poppers
+    stay in ``scratch`` (its depth in ``scratch[SC_STOP_DEPTH]``), and
+    nothing is drawn or dropped.
     """
     while True:
-        for k in range(7):
-            scratch[7 + k] = 0
-        for c in range(7):
-            hc = col_height(cols[c])
-            scratch[c] = hc
-            for k in range(7):
-                scratch[7 + k] |= (hc > k) << c
-        any_pop = 0
-        for c in range(7):
-            w = cols[c]
-            hc = scratch[c]
-            grey = (w >> 3) & _LOW
-            numbered = ~_zero_nibbles(w) & ~grey & _LOW
-            runs = 0
-            for k in range(7):
-                runs |= RUNLEN[scratch[7 + k], c] << (4 * k)
-            pop = numbered & (_zero_nibbles(w ^ (hc * _LOW)) | _zero_nibbles(w ^ runs))
-            scratch[14 + c] = pop
-            scratch[21 + c] = grey & ~w
-            scratch[28 + c] = grey & w
-            any_pop |= pop
-        if any_pop == 0:
-            return depth
-        score_wave(scratch, depth, out)
-        any_rev = 0
-        for c in range(7):
-            solid = scratch[21 + c]
-            cracked = scratch[28 + c]
-            scratch[35 + c] = 0
-            if solid == 0 and cracked == 0:
-                continue
-            left = scratch[13 + c] if c > 0 else 0
-            right = scratch[15 + c] if c < 6 else 0
-            below = (scratch[14 + c] << 4) & _LOW
-            above = scratch[14 + c] >> 4
-            hit1 = left | right | below | above
-            hit2 = ((left & right) | (left & below) | (left & above)
-                    | (right & below) | (right & above) | (below & above))
-            rv = (cracked & hit1) | (solid & hit2)
-            scratch[35 + c] = rv
-            any_rev |= rv
-            cols[c] |= solid & hit1 & ~hit2  # 8 -> 9: set bit 0 of the nibble
-        if any_rev:
-            j = out[OUT_REVEALS]
-            for k in range(6, -1, -1):  # row-major order: top row first
-                for c in range(7):
-                    if (scratch[35 + c] >> (4 * k)) & 1:
-                        v = _reveal(kind, key, rarr, rpos, strata, sample, j)
-                        if v < 0:
-                            return -1
-                        j += 1
-                        cols[c] = (cols[c] & ~(0xF << (4 * k))) | (v << (4 * k))
-            out[OUT_REVEALS] = j
-        for c in range(7):
-            p = scratch[14 + c]
-            if p == 0:
-                continue
-            w = cols[c]
-            nw = 0
-            j2 = 0
-            for k in range(scratch[c]):
-                if not ((p >> (4 * k)) & 1):
-                    nw |= ((w >> (4 * k)) & 0xF) << (4 * j2)
-                    j2 += 1
-            cols[c] = nw
+        if hit_greys(cols, depth, scratch, out) != 0:
+            if stop_at_reveal:
+                scratch[SC_STOP_DEPTH] = depth
+                return STOPPED
+            if not draw_reveals(cols, kind, key, rarr, rpos, strata, sample, scratch, out):
+                return REVEALS_OUT
+        gravity(cols, scratch)
         depth += 1
+        if scan(cols, scratch) == 0:
+            return depth
 
 
-@njit(cache=True)
-def _drop_may_pop(cols, column, hc) -> bool:
-    """Can a disc just dropped at height ``hc`` of ``column`` start a wave?
+@njit(cache=True, inline="always")
+def cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out,
+            stop_at_reveal=False) -> np.int64:
+    """Resolve waves from chain depth ``depth`` until none pops (see :func:`waves`).
 
-    Assumes the board was settled before the drop (true of every position
-    reached by play): only the dropped column (its height grew) and the row
-    run through the new disc (its length grew) can hold a new popper.
+    Adds points, waves, popped discs and reveals used to ``out``; returns the
+    depth after the last wave (unchanged if nothing popped).
     """
-    w = cols[column]
-    numbered = ~_zero_nibbles(w) & ~(w >> 3) & _LOW
-    if numbered & _zero_nibbles(w ^ ((hc + 1) * _LOW)):
-        return True
-    lo = column
-    while lo > 0 and col_height(cols[lo - 1]) > hc:
-        lo -= 1
-    hi = column
-    while hi < 6 and col_height(cols[hi + 1]) > hc:
-        hi += 1
-    run = hi - lo + 1
-    shift = 4 * hc
-    for c in range(lo, hi + 1):
-        if ((cols[c] >> shift) & 0xF) == run:
-            return True
-    return False
+    if scan(cols, scratch) == 0:
+        return depth
+    return waves(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out,
+                 stop_at_reveal)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def drop_pops(cols, column, height, disc) -> bool:
+    """Does dropping ``disc`` on the settled board ``cols`` (column ``column`` of height
+    ``height``) make a popper?
+
+    On a settled board (no poppers, as every position reached by play) only
+    the dropped column (its height grew) and the row run through the new
+    disc (its length grew) can hold a new popper.
+    """
+    tall = height + 1
+    sh = 4 * height
+    row = disc << (4 * column)  # the row of the new disc, one nibble a column
+    for c in range(7):
+        row |= ((cols[c] >> sh) & 0xF) << (4 * c)
+    run = RUN_FLAGS[7 * flag_bits(occupied(row)) + column]
+    return ((disc == tall) | (equal_to(cols[column], tall) != 0)
+            | ((equal_to(row, count_flags(run)) & run) != 0))
+
+
+@njit(cache=True, inline="always")
+def rise_pops(cols) -> bool:
+    """Would the rise pop anything on the settled board ``cols`` (top row empty)?
+
+    The rise lifts every column over a grey floor: row runs stay, so only a
+    numbered disc equal to its column's new height can pop.
+    """
+    p = 0
+    for c in range(7):
+        w = cols[c]
+        p |= numbered(w) & equal_to(w, col_height(w) + 1)
+    return p != 0
+
+
+@njit(cache=True, inline="always")
+def clear_bonus(cols, out) -> None:
+    """The clear bonus when the board is empty."""
+    if is_empty(cols):
+        out[OUT_POINTS] += CLEAR_BONUS
+        out[OUT_CLEARED] = 1
+
+
+@njit(cache=True, inline="always")
+def finish_move(cols, depth, mr, risen, kind, key, rarr, rpos, strata, sample, scratch, out,
+                stop_at_reveal) -> np.int64:
+    """The end of a move whose cascade has settled at chain depth ``depth``.
+
+    The clear bonus; unless the move ``risen`` already, the countdown and at
+    its end game over (a disc in the top row) or the rise, its bonus and its
+    cascade (:func:`rise_pops` first: most rises pop nothing); then game
+    over when no column is legal.  Returns the moves remaining after, or a
+    negative :func:`cascade` result of the rise's cascade.
+    """
+    clear_bonus(cols, out)
+    if not risen:
+        mr -= 1
+        if mr == 0:
+            if any_top(cols):
+                out[OUT_OVER] = 1
+                return 0
+            pops = rise_pops(cols)
+            for c in range(7):
+                cols[c] = (cols[c] << 4) | SOLID
+            out[OUT_ROSE] = 1
+            out[OUT_POINTS] += LEVEL_BONUS
+            mr = MOVES_PER_LEVEL
+            if pops:
+                depth = cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out,
+                                stop_at_reveal)
+                if depth < 0:
+                    return depth
+                clear_bonus(cols, out)
+    if legal_mask(cols) == 0:
+        out[OUT_OVER] = 1
+    return mr
+
+
+@njit(cache=True, _nrt=False)
 def play_move(cols, column, disc, moves_remaining, kind, key, rarr, rpos, strata, sample,
               scratch, out):
     """Drop ``disc`` in ``column`` and resolve the whole move in place.
@@ -264,50 +374,51 @@ def play_move(cols, column, disc, moves_remaining, kind, key, rarr, rpos, strata
     """
     for i in range(OUT_LEN):
         out[i] = 0
-    if column < 0 or column > 6 or (cols[column] & _TOP_NIBBLE) != 0:
+    if column < 0 or column > 6 or not is_legal(cols, column):
         return ERR_ILLEGAL, moves_remaining
     w = cols[column]
-    hc = col_height(w)
-    cols[column] = w | (disc << (4 * hc))
-    if kind == SRC_LIST or _drop_may_pop(cols, column, hc):
+    h = col_height(w)
+    pops = kind == SRC_LIST or drop_pops(cols, column, h, disc)
+    cols[column] = w | (disc << (4 * h))
+    depth = 1
+    if pops:
         depth = cascade(cols, 1, kind, key, rarr, rpos, strata, sample, scratch, out)
-    else:
-        depth = 1
-    if depth < 0:
-        return ERR_REVEALS, moves_remaining
-    empty = True
-    for c in range(7):
-        if cols[c] != 0:
-            empty = False
-    if empty:
-        out[OUT_POINTS] += CLEAR_BONUS
-        out[OUT_CLEARED] = 1
-    moves_remaining -= 1
-    if moves_remaining == 0:
-        top = 0
-        for c in range(7):
-            top |= cols[c] & _TOP_NIBBLE
-        if top != 0:
-            out[OUT_OVER] = 1
-            return OK, moves_remaining
-        for c in range(7):
-            cols[c] = (cols[c] << 4) | SOLID
-        out[OUT_ROSE] = 1
-        out[OUT_POINTS] += LEVEL_BONUS
-        moves_remaining = MOVES_PER_LEVEL
-        depth = cascade(cols, depth, kind, key, rarr, rpos, strata, sample, scratch, out)
         if depth < 0:
             return ERR_REVEALS, moves_remaining
-        empty = True
-        for c in range(7):
-            if cols[c] != 0:
-                empty = False
-        if empty:
-            out[OUT_POINTS] += CLEAR_BONUS
-            out[OUT_CLEARED] = 1
-    if legal_mask(cols) == 0:
-        out[OUT_OVER] = 1
-    return OK, moves_remaining
+    mr = finish_move(cols, depth, moves_remaining, False, kind, key, rarr, rpos, strata, sample,
+                     scratch, out, False)
+    if mr < 0:
+        return ERR_REVEALS, MOVES_PER_LEVEL
+    return OK, mr
+
+
+@njit(cache=True, inline="always")
+def quick_drop(board, column, disc, moves_remaining):
+    """Play a move on which nothing pops in place, without the cascade.
+
+    The commonest move of search and training: on a settled board
+    :func:`drop_pops` and, when the move ends the level, :func:`rise_pops`
+    say nothing pops, so the move earns no wave points and reveals nothing.
+    Returns ``(ok, moves_remaining_after, points, game_over)``; with ``ok``
+    false something pops, the board is untouched and the engine must play
+    the move.  The column must be legal.
+    """
+    w = board[column]
+    h = col_height(w)
+    if drop_pops(board, column, h, disc):
+        return False, moves_remaining, np.int64(0), False
+    board[column] = w | (disc << (4 * h))
+    mr = moves_remaining - 1
+    if mr > 0:
+        return True, mr, np.int64(0), legal_mask(board) == 0
+    if any_top(board):
+        return True, mr, np.int64(0), True
+    if rise_pops(board):
+        board[column] = w
+        return False, moves_remaining, np.int64(0), False
+    for c in range(7):
+        board[c] = (board[c] << 4) | SOLID
+    return True, np.int64(MOVES_PER_LEVEL), np.int64(LEVEL_BONUS), legal_mask(board) == 0
 
 
 @njit(cache=True)
@@ -322,16 +433,11 @@ def new_game(seed, state, cols):
     state[ST_NEXT_DISC] = u7(counter_word(stream_key(np.uint64(seed), DOMAIN_DISC), 0))
 
 
-@njit(cache=True)
-def advance(seed, column, state, cols, scratch, out):
-    """Play the state's next disc in ``column`` on game ``seed``; returns a status.
-
-    Updates score, level, counters, the next disc, game over and censoring
-    (a game stops after ``MAX_MOVES`` moves).
-    """
-    useed = np.uint64(seed)
+@njit(cache=True, inline="always")
+def _advance(disc_key, reveal_key, column, state, cols, scratch, out):
+    """:func:`advance` with the game's disc and reveal stream keys given."""
     m = state[ST_MOVES_PLAYED]
-    key = counter_word(stream_key(useed, DOMAIN_REVEAL), m)
+    key = counter_word(reveal_key, m)
     status, mr = play_move(cols, column, state[ST_NEXT_DISC], state[ST_MOVES_REMAINING],
                            SRC_SEEDED, key, scratch, 0, 7, 0, scratch, out)
     if status != OK:
@@ -348,8 +454,20 @@ def advance(seed, column, state, cols, scratch, out):
     elif m + 1 >= MAX_MOVES:
         state[ST_CENSORED] = 1
     else:
-        state[ST_NEXT_DISC] = u7(counter_word(stream_key(useed, DOMAIN_DISC), m + 1))
+        state[ST_NEXT_DISC] = u7(counter_word(disc_key, m + 1))
     return OK
+
+
+@njit(cache=True)
+def advance(seed, column, state, cols, scratch, out):
+    """Play the state's next disc in ``column`` on game ``seed``; returns a status.
+
+    Updates score, level, counters, the next disc, game over and censoring
+    (a game stops after ``MAX_MOVES`` moves).
+    """
+    useed = np.uint64(seed)
+    return _advance(stream_key(useed, DOMAIN_DISC), stream_key(useed, DOMAIN_REVEAL), column,
+                    state, cols, scratch, out)
 
 
 @njit(cache=True, inline="always")
@@ -359,37 +477,38 @@ def finished(state) -> bool:
 
 
 POLICY_RANDOM, POLICY_CENTRE_FIRST, POLICY_LOWEST_COLUMN = 0, 1, 2
-_CENTRE = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
 
 
-@njit(cache=True)
-def baseline_choice(policy, seed, state, cols):
-    """Column chosen by a baseline policy (the public state plus its own coin)."""
+@njit(cache=True, inline="always")
+def _baseline_column(policy, policy_key, state, cols):
+    """:func:`baseline_choice` with the game's policy stream key given."""
     if policy == POLICY_RANDOM:
         lm = legal_mask(cols)
-        n = 0
-        for c in range(7):
-            n += lm >> c & 1
-        w = counter_word(stream_key(np.uint64(seed), DOMAIN_POLICY), state[ST_MOVES_PLAYED])
+        n = popcount(lm)
+        w = counter_word(policy_key, state[ST_MOVES_PLAYED])
         pick = np.int64(((w >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
-        for c in range(7):
-            if lm >> c & 1:
-                if pick == 0:
-                    return c
-                pick -= 1
+        for _ in range(pick):
+            lm &= lm - 1
+        return lowest_flag(lm) if lm else -1
     if policy == POLICY_CENTRE_FIRST:
         for i in range(7):
-            if is_legal(cols, _CENTRE[i]):
-                return _CENTRE[i]
+            if is_legal(cols, CENTRE[i]):
+                return CENTRE[i]
     best = -1
     best_h = 99
     for i in range(7):  # lowest column, ties to the more central
-        c = _CENTRE[i]
+        c = CENTRE[i]
         hc = col_height(cols[c])
         if hc < 7 and hc < best_h:
             best = c
             best_h = hc
     return best
+
+
+@njit(cache=True)
+def baseline_choice(policy, seed, state, cols):
+    """Column chosen by a baseline policy (the public state plus its own coin)."""
+    return _baseline_column(policy, stream_key(np.uint64(seed), DOMAIN_POLICY), state, cols)
 
 
 @njit(cache=True)
@@ -399,13 +518,24 @@ def play_baseline_games(seeds, policy, results):
     cols = np.zeros(7, dtype=np.int64)
     scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
     out = np.zeros(OUT_LEN, dtype=np.int64)
+    return _baseline_games(seeds, policy, results, state, cols, scratch, out)
+
+
+@njit(cache=True, _nrt=False)
+def _baseline_games(seeds, policy, results, state, cols, scratch, out):
+    """The loop of :func:`play_baseline_games` (no allocation, so no reference counting:
+    counting the arrays handed to every move took an eighth of the time)."""
     total = 0
     for g in range(seeds.shape[0]):
-        seed = seeds[g]
+        seed = np.uint64(seeds[g])
+        disc_key = stream_key(seed, DOMAIN_DISC)
+        reveal_key = stream_key(seed, DOMAIN_REVEAL)
+        policy_key = stream_key(seed, DOMAIN_POLICY)
         new_game(seed, state, cols)
         while not finished(state):
-            c = baseline_choice(policy, seed, state, cols)
-            advance(seed, c, state, cols, scratch, out)
-        results[g, :] = state
+            c = _baseline_column(policy, policy_key, state, cols)
+            _advance(disc_key, reveal_key, c, state, cols, scratch, out)
+        for i in range(ST_LEN):
+            results[g, i] = state[i]
         total += state[ST_MOVES_PLAYED]
     return total

@@ -54,7 +54,7 @@ def counter_word(key: np.uint64, counter: np.int64) -> np.uint64:
     return fmix64(np.uint64(key) + np.uint64(counter + 1) * GAMMA)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def u7(x: np.uint64) -> np.int64:
     """Map a 64-bit word to 1..7, exactly uniform by rejection."""
     x = np.uint64(x)
@@ -65,7 +65,7 @@ def u7(x: np.uint64) -> np.int64:
         x = fmix64(x + GAMMA)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unit_float(x: np.uint64) -> np.float64:
     """Map a 64-bit word to [0, 1) with 53 bits."""
     return np.float64(np.uint64(x) >> _S11) * (1.0 / 9007199254740992.0)

@@ -1,7 +1,8 @@
 """The research ruleset, written to be read: the twin the fast core is tested against.
 
 The board is a 7x7 list of lists, ``grid[row][col]``, row 0 on top.  Nothing
-here is optimised; every step follows ``shared/spec/01-rules.md`` in order.
+here is optimised; every step follows the rules as ``docs/engine.md`` states them,
+in order.
 """
 
 from __future__ import annotations

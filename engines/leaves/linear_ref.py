@@ -1,8 +1,8 @@
 """The frozen fair leaf ``linear``, written to read like the spec.
 
 This readable twin works on a 7x7 grid (row 0 on top, as the replay format
-writes boards) and states each of the 18 terms the way
-``shared/spec/02-evaluators-and-search.md`` does.  The fast numba twin in
+writes boards) and states each of the 18 terms the way the feature table of
+``docs/leaf.md`` does.  The fast numba twin in
 :mod:`engines.leaves.linear` must agree with it bit for bit; to make that
 possible, every float sum below runs in row-major order (row 0 first, left to
 right), the order the research's reference leaf used.  ``docs/leaf.md`` lists

@@ -31,7 +31,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from engines.drop7.chance import mirrored_is_smaller
+from engines.drop7.chance import mirror_precedes
 from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
 
 
@@ -56,35 +56,65 @@ def phase_of(moves_remaining) -> np.int64:
     return m - 1
 
 
+@njit(cache=True, inline="always")
+def row_pattern(canon, k) -> np.int64:
+    """Pattern of the row at height ``k`` (slot ``6 - k``): column ``c`` is digit ``c``."""
+    sh = 4 * k
+    acc = 0
+    for c in range(6, -1, -1):
+        acc = 10 * acc + ((canon[c] >> sh) & 0xF)
+    return acc
+
+
+@njit(cache=True, inline="always")
+def col_pattern(w) -> np.int64:
+    """Pattern of a column word (slot ``7 + c``): height ``k`` is digit ``k``."""
+    return (DEC3[w & 0xFFF] + 1000 * np.int64(DEC3[(w >> 12) & 0xFFF])
+            + 1000000 * ((w >> 24) & 0xF))
+
+
+@njit(cache=True, inline="always")
+def win23_pattern(wl, wr, sh) -> np.int64:
+    """Pattern of the 2 wide x 3 tall window over columns ``wl, wr`` from bit ``sh`` up
+    (cell ``(dc, dk)`` is digit ``dk + 3 dc``)."""
+    return DEC3[(wl >> sh) & 0xFFF] + 1000 * np.int64(DEC3[(wr >> sh) & 0xFFF])
+
+
+@njit(cache=True, inline="always")
+def win32_pattern(w0, w1, w2, sh) -> np.int64:
+    """Pattern of the 3 wide x 2 tall window over columns ``w0, w1, w2`` from bit ``sh`` up
+    (cell ``(dc, dk)`` is digit ``dk + 2 dc``)."""
+    return (DEC3[(w0 >> sh) & 0xFF] + 100 * np.int64(DEC3[(w1 >> sh) & 0xFF])
+            + 10000 * np.int64(DEC3[(w2 >> sh) & 0xFF]))
+
+
+@njit(cache=True, inline="always")
+def tuple_slot(spec, j) -> np.int64:
+    """Slot of active tuple ``j`` of a layout."""
+    return spec[SPEC_HEADER + SPEC_FIELDS * j]
+
+
+@njit(cache=True, inline="always")
+def tuple_entry(spec, j, ph, pattern) -> np.int64:
+    """Table entry of active tuple ``j`` of a layout in phase ``ph`` for a pattern."""
+    f = SPEC_HEADER + SPEC_FIELDS * j
+    return spec[f + 1] + ph * spec[f + 2] + pattern
+
+
 @njit(cache=True, _nrt=False)
 def board_patterns(canon, pat) -> None:
     """Fill ``pat[0:74]`` with the pattern of every slot of the (canonical) board."""
     for c in range(7):
-        w = canon[c]
-        pat[7 + c] = (DEC3[w & 0xFFF] + 1000 * np.int64(DEC3[(w >> 12) & 0xFFF])
-                      + 1000000 * ((w >> 24) & 0xF))
+        pat[7 + c] = col_pattern(canon[c])
     for k in range(7):
-        sh = 4 * k
-        acc = 0
-        for c in range(6, -1, -1):
-            acc = 10 * acc + ((canon[c] >> sh) & 0xF)
-        pat[k_to_row(k)] = acc
+        pat[k_to_row(k)] = row_pattern(canon, k)
     for c0 in range(6):
-        wl = canon[c0]
-        wr = canon[c0 + 1]
         for k0 in range(5):
-            sh = 4 * k0
-            pat[14 + 5 * c0 + k0] = (DEC3[(wl >> sh) & 0xFFF]
-                                     + 1000 * np.int64(DEC3[(wr >> sh) & 0xFFF]))
+            pat[14 + 5 * c0 + k0] = win23_pattern(canon[c0], canon[c0 + 1], 4 * k0)
     for c0 in range(5):
-        w0 = canon[c0]
-        w1 = canon[c0 + 1]
-        w2 = canon[c0 + 2]
         for k0 in range(6):
-            sh = 4 * k0
-            pat[44 + 6 * c0 + k0] = (DEC3[(w0 >> sh) & 0xFF]
-                                     + 100 * np.int64(DEC3[(w1 >> sh) & 0xFF])
-                                     + 10000 * np.int64(DEC3[(w2 >> sh) & 0xFF]))
+            pat[44 + 6 * c0 + k0] = win32_pattern(canon[c0], canon[c0 + 1], canon[c0 + 2],
+                                                  4 * k0)
 
 
 def _prefetch_codegen(rw: int):
@@ -128,9 +158,8 @@ def slot_offsets(spec):
     pattern`` (:func:`board_entries`)."""
     soff = np.full((5, N_SLOTS), NO_SLOT, dtype=np.int64)
     for j in range(spec[1]):
-        f = SPEC_HEADER + SPEC_FIELDS * j
         for ph in range(5):
-            soff[ph, spec[f]] = spec[f + 1] + ph * spec[f + 2]
+            soff[ph, tuple_slot(spec, j)] = tuple_entry(spec, j, ph, 0)
     return soff
 
 
@@ -151,33 +180,19 @@ def board_entries(canon, soff, ph, out, r, tab) -> None:
     afterstates); a slot the layout lacks gets a negative entry.
     """
     for c in range(7):
-        w = canon[c]
-        _put(out, r, 7 + c, soff[ph, 7 + c] + DEC3[w & 0xFFF]
-             + 1000 * np.int64(DEC3[(w >> 12) & 0xFFF]) + 1000000 * ((w >> 24) & 0xF), tab)
+        _put(out, r, 7 + c, soff[ph, 7 + c] + col_pattern(canon[c]), tab)
     for k in range(7):
-        sh = 4 * k
-        acc = 0
-        for c in range(6, -1, -1):
-            acc = 10 * acc + ((canon[c] >> sh) & 0xF)
-        _put(out, r, 6 - k, soff[ph, 6 - k] + acc, tab)
+        _put(out, r, 6 - k, soff[ph, 6 - k] + row_pattern(canon, k), tab)
     for c0 in range(6):
-        wl = canon[c0]
-        wr = canon[c0 + 1]
         for k0 in range(5):
-            sh = 4 * k0
             slot = 14 + 5 * c0 + k0
-            _put(out, r, slot, soff[ph, slot] + DEC3[(wl >> sh) & 0xFFF]
-                 + 1000 * np.int64(DEC3[(wr >> sh) & 0xFFF]), tab)
+            _put(out, r, slot, soff[ph, slot] + win23_pattern(canon[c0], canon[c0 + 1], 4 * k0),
+                 tab)
     for c0 in range(5):
-        w0 = canon[c0]
-        w1 = canon[c0 + 1]
-        w2 = canon[c0 + 2]
         for k0 in range(6):
-            sh = 4 * k0
             slot = 44 + 6 * c0 + k0
-            _put(out, r, slot, soff[ph, slot] + DEC3[(w0 >> sh) & 0xFF]
-                 + 100 * np.int64(DEC3[(w1 >> sh) & 0xFF])
-                 + 10000 * np.int64(DEC3[(w2 >> sh) & 0xFF]), tab)
+            _put(out, r, slot, soff[ph, slot] + win32_pattern(canon[c0], canon[c0 + 1],
+                                                              canon[c0 + 2], 4 * k0), tab)
 
 
 @njit(cache=True, inline="always")
@@ -195,8 +210,7 @@ def entry_indices(canon, moves_remaining, spec, pat, idx) -> np.int64:
     board_patterns(canon, pat)
     ph = phase_of(moves_remaining)
     for j in range(n):
-        o = SPEC_HEADER + SPEC_FIELDS * j
-        idx[j] = spec[o + 1] + ph * spec[o + 2] + pat[spec[o]]
+        idx[j] = tuple_entry(spec, j, ph, pat[tuple_slot(spec, j)])
     return n
 
 
@@ -248,7 +262,7 @@ def cell_map(spec):
     cw = np.zeros((49, 14), dtype=np.int64)
     cn = np.zeros(49, dtype=np.int64)
     for j in range(spec[1]):
-        slot = spec[SPEC_HEADER + SPEC_FIELDS * j]
+        slot = tuple_slot(spec, j)
         for c in range(7):
             for k in range(7):
                 d = -1
@@ -280,24 +294,14 @@ def cell_map(spec):
 def slot_pattern(canon, slot) -> np.int64:
     """Pattern of one slot of the (canonical) board (no work arrays)."""
     if slot < 7:
-        sh = 4 * (6 - slot)
-        acc = 0
-        for c in range(6, -1, -1):
-            acc = 10 * acc + ((canon[c] >> sh) & 0xF)
-        return acc
+        return row_pattern(canon, 6 - slot)
     if slot < 14:
-        w = canon[slot - 7]
-        return (DEC3[w & 0xFFF] + 1000 * np.int64(DEC3[(w >> 12) & 0xFFF])
-                + 1000000 * ((w >> 24) & 0xF))
+        return col_pattern(canon[slot - 7])
     if slot < 44:
         c0 = (slot - 14) // 5
-        sh = 4 * ((slot - 14) % 5)
-        return (DEC3[(canon[c0] >> sh) & 0xFFF]
-                + 1000 * np.int64(DEC3[(canon[c0 + 1] >> sh) & 0xFFF]))
+        return win23_pattern(canon[c0], canon[c0 + 1], 4 * ((slot - 14) % 5))
     c0 = (slot - 44) // 6
-    sh = 4 * ((slot - 44) % 6)
-    return (DEC3[(canon[c0] >> sh) & 0xFF] + 100 * np.int64(DEC3[(canon[c0 + 1] >> sh) & 0xFF])
-            + 10000 * np.int64(DEC3[(canon[c0 + 2] >> sh) & 0xFF]))
+    return win32_pattern(canon[c0], canon[c0 + 1], canon[c0 + 2], 4 * ((slot - 44) % 6))
 
 
 @njit(cache=True)
@@ -307,7 +311,7 @@ def ntuple_value(cols, moves_remaining, tables, spec) -> float:
     Allocation-free (search calls it at every leaf): the board is
     canonicalised in registers and each tuple's pattern computed on the fly.
     """
-    mirror = mirrored_is_smaller(cols)
+    mirror = mirror_precedes(cols)
     c0, c1, c2, c3, c4, c5, c6 = cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]
     if mirror:
         c0, c1, c2, c3, c4, c5, c6 = c6, c5, c4, c3, c2, c1, c0
@@ -332,8 +336,7 @@ def ntuple_value(cols, moves_remaining, tables, spec) -> float:
 @njit(cache=True, inline="always")
 def _entry(canon, ph, spec, j) -> np.int64:
     """Table entry of tuple ``j`` for a canonical board (a tuple of 7 words) in phase ``ph``."""
-    o = SPEC_HEADER + SPEC_FIELDS * j
-    return spec[o + 1] + ph * spec[o + 2] + slot_pattern(canon, spec[o])
+    return tuple_entry(spec, j, ph, slot_pattern(canon, tuple_slot(spec, j)))
 
 
 def ntuple_value_py(cols: np.ndarray, moves_remaining: int, tables: np.ndarray,
@@ -370,6 +373,7 @@ def ntuple_value_py(cols: np.ndarray, moves_remaining: int, tables: np.ndarray,
     return total
 
 
-__all__ = ["DEC3", "NO_SLOT", "board_entries", "board_patterns", "cell_map", "entry_indices",
-           "gather", "ntuple_value", "ntuple_value_py", "phase_of", "prefetch", "prefetch_entries",
-           "prefetch_write", "slot_offsets", "slot_pattern"]
+__all__ = ["DEC3", "NO_SLOT", "board_entries", "board_patterns", "cell_map", "col_pattern",
+           "entry_indices", "gather", "ntuple_value", "ntuple_value_py", "phase_of", "prefetch",
+           "prefetch_entries", "prefetch_write", "row_pattern", "slot_offsets", "slot_pattern",
+           "tuple_entry", "tuple_slot", "win23_pattern", "win32_pattern"]

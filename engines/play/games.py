@@ -28,6 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from engines.drop7 import core
+from engines.drop7.board import CENTRE_ORDER
 from engines.play.policy import BaselinePolicy, Policy
 
 #: The games table, one row per game in seed order.
@@ -43,7 +44,7 @@ def _stderr(message: str) -> None:
 
 def centre_first(cols: np.ndarray) -> int:
     """The fallback column: the most central legal one (-1 if none)."""
-    for c in (3, 2, 4, 1, 5, 0, 6):
+    for c in CENTRE_ORDER:
         if core.is_legal(cols, c):
             return c
     return -1

@@ -1,16 +1,24 @@
-"""``drop7 bench search``: dDsS decisions on positions from real games, one core.
+"""``drop7 bench search``: dDsS decisions on the shipped positions, one core.
 
-Positions are public states sampled from games of ``direct:leaf=linear``
-play (every ``--every``-th move of ``--games`` games from ``--seed-start``).
-The kernel is warmed up first (compilation / cache load), then each decision
-is timed alone.  Printed (one JSON object): ``decisions_per_s``,
-``nodes_per_s`` (moves applied: chance samples played), ``leaves_per_s``,
-``median_decision_s``, ``p90_decision_s``, ``mean_nodes``, and
-``median_decision_cpu_s`` (this thread's CPU time: less sensitive to other load).
+The positions are the fixed set of :mod:`engines.search.positions` (early,
+middle and late positions of games of the fair d3s7 policy on probe seeds),
+all of them unless ``--positions N`` asks for N of them evenly spaced.  The
+kernel is warmed up first (compilation / cache load), then each decision is
+timed alone.  Printed (one JSON object): ``decisions_per_s``,
+``nodes_per_s`` (moves applied: chance samples played), ``leaves_per_s``
+(leaf evaluations), ``median_decision_s``,
+``p90_decision_s``, ``mean_nodes``, ``mean_leaves`` and
+``median_decision_cpu_s`` (this thread's CPU time: less sensitive to other load),
+``mean_node_hits`` and ``mean_leaf_hits`` (values taken from the node table
+and the leaf cache; ``leaf_evals_per_s`` counts the leaves computed).
+``--no-reuse`` times the plain search (the same values, bit for bit).
 
 ``--leaf ntuple`` without a path allocates full-size layout A tables (fresh:
 every entry at its initial value, every page touched), so the figure includes
-real memory traffic; ``ntuple:PATH`` memory-maps trained tables.
+real memory traffic; ``ntuple:PATH`` memory-maps trained tables.  Nothing in
+the search depends on the tables' values but the values themselves (no
+pruning): it visits the same nodes and reads the same entries whatever the
+tables hold, so fresh tables time what trained ones do.
 """
 
 from __future__ import annotations
@@ -21,10 +29,16 @@ import time
 
 import numpy as np
 
-from engines.drop7 import core
 from engines.drop7.engine_bench import machine_facts
-from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
+from engines.search.expectimax import (
+    STAT_LEAF_HITS,
+    STAT_LEAVES,
+    STAT_NODE_HITS,
+    STAT_NODES,
+    Searcher,
+)
 from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf
+from engines.search.positions import POSITIONS_FILE, load_positions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,11 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "tables) or ntuple:PATH")
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--strata", type=int, default=7)
-    parser.add_argument("--positions", type=int, default=60, help="decisions to time")
-    parser.add_argument("--games", type=int, default=4, help="games positions come from")
-    parser.add_argument("--every", type=int, default=3, help="take every N-th move")
-    parser.add_argument("--seed-start", type=int, default=1)
+    parser.add_argument("--positions", type=int, default=None,
+                        help="time N of the positions, evenly spaced (default: all)")
+    parser.add_argument("--positions-file", default=str(POSITIONS_FILE),
+                        help="a drop7-positions-v1 file (default: the shipped set)")
     parser.add_argument("--layout", default="A", help="layout of fresh n-tuple tables")
+    parser.add_argument("--no-reuse", action="store_true",
+                        help="the plain search: no node table, no leaf cache")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
 
@@ -65,28 +81,10 @@ def bench_leaf(text: str, layout: str = "A") -> Leaf:
     raise ValueError(f"unknown leaf {text!r} (zero, linear, linear-trained:PATH, ntuple[:PATH])")
 
 
-def game_positions(games: int, every: int, seed_start: int = 1) -> list[tuple]:
-    """Public states ``(cols, disc, moves_remaining)`` from games of direct linear play."""
-    player = Searcher(load_leaf("linear"), 1, 7)
-    state = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
-    positions = []
-    for seed in range(seed_start, seed_start + games):
-        core.new_game(np.uint64(seed), state, cols)
-        while not core.finished(state):
-            disc, mr = int(state[core.ST_NEXT_DISC]), int(state[core.ST_MOVES_REMAINING])
-            if state[core.ST_MOVES_PLAYED] % every == 0:
-                positions.append((cols.copy(), disc, mr))
-            core.advance(np.uint64(seed), player.choose(cols, disc, mr), state, cols, scratch,
-                         out)
-    return positions
-
-
-def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple]) -> dict:
+def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple],
+                 reuse: bool = True) -> dict:
     """Time one decision per position (after a warm-up); a JSON-ready dict."""
-    searcher = Searcher(leaf, depth, strata)
+    searcher = Searcher(leaf, depth, strata, reuse)
     for cols, disc, mr in positions[:2]:  # warm up: cache load and first touches
         searcher.choose(cols, disc, mr)
     searcher.stats[:] = 0
@@ -101,32 +99,36 @@ def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple]) ->
     n = len(times)
     nodes = int(searcher.stats[STAT_NODES])
     leaves = int(searcher.stats[STAT_LEAVES])
+    leaf_hits = int(searcher.stats[STAT_LEAF_HITS])
     return {
         "benchmark": "search", "leaf": leaf.name, "depth": depth, "strata": strata,
-        "decisions": n, "seconds": round(total, 4),
+        "reuse": reuse, "decisions": n, "seconds": round(total, 4),
         "decisions_per_s": round(n / total, 2),
         "nodes_per_s": round(nodes / total),
         "leaves_per_s": round(leaves / total),
+        "leaf_evals_per_s": round((leaves - leaf_hits) / total),
         "median_decision_s": round(float(np.median(times)), 6),
         "p90_decision_s": round(float(np.quantile(times, 0.9)), 6),
         "median_decision_cpu_s": round(float(np.median(cpu)), 6),
         "mean_nodes": round(nodes / n, 1),
         "mean_leaves": round(leaves / n, 1),
+        "mean_node_hits": round(int(searcher.stats[STAT_NODE_HITS]) / n, 1),
+        "mean_leaf_hits": round(leaf_hits / n, 1),
     }
 
 
 def run(args: argparse.Namespace) -> int:
     """``drop7 bench search``."""
-    if args.positions < 1 or args.games < 1 or args.every < 1:
-        raise ValueError("--positions, --games and --every must be at least 1")
+    if args.positions is not None and args.positions < 1:
+        raise ValueError("--positions must be at least 1")
     if not 1 <= args.depth <= 6 or not 1 <= args.strata <= 64:
         raise ValueError("--depth must be 1..6 and --strata 1..64")
     leaf = bench_leaf(args.leaf, args.layout)
-    positions = game_positions(args.games, args.every, args.seed_start)
-    if len(positions) > args.positions:
+    positions = load_positions(args.positions_file)
+    if args.positions is not None and len(positions) > args.positions:
         pick = np.linspace(0, len(positions) - 1, args.positions).round().astype(int)
         positions = [positions[i] for i in pick]
-    result = bench_search(leaf, args.depth, args.strata, positions)
+    result = bench_search(leaf, args.depth, args.strata, positions, not args.no_reuse)
     result.update(machine_facts())
     print(json.dumps(result))
     return 0

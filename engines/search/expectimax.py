@@ -8,22 +8,36 @@ node averages ``S`` samples with weight ``1/S``:
   canonical board, centre first (3, 2, 4, 1, 5, 0, 6); a strictly greater
   value replaces the best, so ties go to the more central column (of the
   canonical board) and a position and its mirror get mirrored choices;
-* sample ``s`` plays the move with :func:`engines.drop7.chance.play_sample`
-  under ``key = chance_key(canonical board, disc, moves remaining, column)``
-  and fixes the next disc ``sample_disc(key, S, s)``; the seed is never seen;
-* when sample 0 reveals nothing, the resolved board is the same for every
+* sample ``s`` plays the move with the stratified reveals of ``key =
+  chance_key(canonical board, disc, moves remaining, column)`` and fixes the
+  next disc ``sample_disc(key, S, s)``; the seed is never seen.  A move on
+  which nothing pops is :func:`engines.drop7.core.quick_drop`; any other
+  has all its samples played at once by :func:`engines.drop7.chance.play_strata`
+  (sample ``s`` equals :func:`engines.drop7.chance.play_sample`);
+* when the move reveals nothing, the resolved board is the same for every
   sample: it is played once and only the next disc varies;
 * a path is worth the points earned along it plus the leaf at depth 0
   (the leaf sees the canonical board); a move that ends the game is worth its
   points plus ``TERMINAL_UTILITY`` and no leaf is called.
 
 Depth counts the player's own moves: ``d3`` is the root move plus two more,
-then the leaf.  ``direct`` play is the same kernel at depth 1.  There is no
-transposition table: every value is computed from its definition.
+then the leaf.  ``direct`` play is the same kernel at depth 1.
+
+Reuse that changes no value.  A node's value is a function of its public
+state and its depth alone, and the same state is met again along other
+paths (two moves in the other order, samples that share a board), so each
+decision keeps two exact tables: the *node table* holds the value of every
+inner decision node (canonical board, disc, moves remaining, depth) and the
+*leaf cache* the linear leaf's disc-free part of every frontier board.  A
+hit compares the whole state, so it returns the very float the search
+would compute again.  The n-tuple leaf is not cached: its value is summed
+by difference from the frame of the node above (:mod:`engines.search.ntuple_delta`),
+so the same board under another node may differ in the last bit.
 
 Statistics (``stats``): ``STAT_NODES`` counts moves applied (chance samples
-played), ``STAT_LEAVES`` leaf evaluations (a disc-free base counts once),
-``STAT_DECISIONS`` root decisions.
+played), ``STAT_LEAVES`` leaf values used (a disc-free base counts once),
+``STAT_DECISIONS`` root decisions, ``STAT_NODE_HITS`` and ``STAT_LEAF_HITS``
+values taken from the node table and the leaf cache.
 """
 
 from __future__ import annotations
@@ -32,19 +46,14 @@ import numba
 import numpy as np
 from numba import njit
 
-from engines.drop7.board import CENTRE_ORDER, SOLID, TERMINAL_UTILITY
-from engines.drop7.chance import canonicalise, chance_key, sample_disc
-from engines.drop7.core import (
-    OUT_LEN,
-    OUT_OVER,
-    OUT_POINTS,
-    OUT_REVEALS,
-    SCRATCH_LEN,
-    SRC_STRATIFIED,
-    col_height,
-    play_move,
-)
+from engines.drop7 import chance
+from engines.drop7.board import SOLID, TERMINAL_UTILITY
+from engines.drop7.chance import canonicalise, chance_key, play_strata, sample_disc
+from engines.drop7.core import OUT_LEN, quick_drop
+from engines.drop7.nibbles import CENTRE, WORD, is_legal
+from engines.drop7.rng import fmix64
 from engines.search.leaf import (
+    LEAF_LINEAR,
     LEAF_NTUPLE,
     LEAF_ZERO,
     NTUPLE_SCALE,
@@ -54,59 +63,81 @@ from engines.search.leaf import (
 )
 from engines.search.ntuple_delta import child_value, slot_index, work_arrays
 
-CENTRE = np.array(CENTRE_ORDER, dtype=np.int64)
-STAT_NODES, STAT_LEAVES, STAT_DECISIONS = 0, 1, 2
-STAT_LEN = 4
+STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(5)
+STAT_LEN = 8
 MAX_DEPTH = 6
 MAX_STRATA = 64
+#: log2 of the entries of the node table by search depth (about twice the distinct inner
+#: nodes of a d3 / d4 decision); depth 1 has no inner nodes
+NODE_TABLE_BITS = {1: 0, 2: 9, 3: 13, 4: 17, 5: 20, 6: 20}
+#: log2 of the entries of the linear leaf's cache (512 KB: stays in the L2 cache)
+LEAF_CACHE_BITS = 13
 
 _TERMINAL = np.float64(TERMINAL_UTILITY)
-_WORD = 0xFFFFFFF  # the seven nibbles of a column word
 _NEG = -np.inf
+_GEN_MASK = (1 << 25) - 1
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_M3 = np.uint64(0x165667B19E3779F9)
 
 
 @njit(cache=True, inline="always")
-def _play(cols, column, disc, mr, key, strata, sample, scratch, out):
-    """:func:`engines.drop7.chance.play_sample`'s move, inlined and without its
-    per-move slice of ``scratch`` (a stratified source never reads ``rarr``)."""
-    return play_move(cols, column, disc, mr, SRC_STRATIFIED, key, scratch, 0, strata, sample,
-                     scratch, out)
+def _entry(canon, meta, gen):
+    """The key words and the slot mask's hash of the state ``(canon, meta)`` in decision
+    ``gen``: the seven column words packed two to a word (28 bits each), the last one
+    with ``meta`` and ``gen``."""
+    k0 = canon[0] | (canon[1] << 28)
+    k1 = canon[2] | (canon[3] << 28)
+    k2 = canon[4] | (canon[5] << 28)
+    k3 = canon[6] | ((meta | 512) << 28) | ((gen & _GEN_MASK) << 38)
+    h = fmix64(np.uint64(k0) * _M1 + np.uint64(k1) * _M2 + np.uint64(k2) * _M3 + np.uint64(k3))
+    return k0, k1, k2, k3, h
 
 
 @njit(cache=True, inline="always")
-def _quiet(canon, heights, c, disc) -> bool:
-    """Does dropping ``disc`` in column ``c`` of a settled board pop nothing?
+def _lookup(table, canon, meta, gen):
+    """``(slot, hit)`` of a state in an exact-value table: a hit compares the whole key, so
+    the value stored there is always the state's own."""
+    k0, k1, k2, k3, h = _entry(canon, meta, gen)
+    slot = np.int64(h & np.uint64(table.shape[0] - 1))
+    hit = (table[slot, 3] == k3 and table[slot, 0] == k0 and table[slot, 1] == k1
+           and table[slot, 2] == k2)
+    return slot, hit
 
-    Only column ``c`` (its height grew) and the row run through the new disc
-    (its length grew) can hold a new popper.
+
+@njit(cache=True, inline="always")
+def _store(table, values, canon, meta, gen, value) -> None:
+    """Put a state's value in its slot (one 64-byte row; the entry there goes)."""
+    k0, k1, k2, k3, h = _entry(canon, meta, gen)
+    slot = np.int64(h & np.uint64(table.shape[0] - 1))
+    table[slot, 0] = k0
+    table[slot, 1] = k1
+    table[slot, 2] = k2
+    table[slot, 3] = k3
+    values[slot, 4] = value
+
+
+@njit(cache=True, inline="always")
+def _linear_base(kind, leafbuf, mr2, weights, tables, spec, lc, lcf, gen, stats) -> np.float64:
+    """The linear leaf's disc-free part of a canonical board, from the cache when it is there.
+
+    (``kind`` is ``LEAF_LINEAR``, passed as the kernel's argument: the leaf
+    entry points are compiled for it from Python, see :func:`_compile_leaf_calls`.)
     """
-    k = heights[c]
-    tall = k + 1
-    if disc == tall:
-        return False
-    w = canon[c]
-    for i in range(k):
-        if ((w >> (4 * i)) & 0xF) == tall:
-            return False
-    lo = c
-    while lo > 0 and heights[lo - 1] > k:
-        lo -= 1
-    hi = c
-    while hi < 6 and heights[hi + 1] > k:
-        hi += 1
-    run = hi - lo + 1
-    if disc == run:
-        return False
-    shift = 4 * k
-    for j in range(lo, hi + 1):
-        if j != c and ((canon[j] >> shift) & 0xF) == run:
-            return False
-    return True
+    if lc.shape[0] == 1:
+        return leaf_base(kind, leafbuf, mr2, weights, tables, spec)
+    slot, hit = _lookup(lc, leafbuf, mr2, gen)
+    if hit:
+        stats[STAT_LEAF_HITS] += 1
+        return lcf[slot, 4]
+    base = leaf_base(kind, leafbuf, mr2, weights, tables, spec)
+    _store(lc, lcf, leafbuf, mr2, gen, base)
+    return base
 
 
 @njit(cache=True, inline="always")
 def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weights, tables,
-              spec, slot_j, nt_i, nt_f, stats):
+              spec, slot_j, nt_i, nt_f, lc, lcf, gen, stats):
     """Leaf value (points) of a resolved, non-terminal child at a depth-1 node.
 
     With ``one_sample`` the value for the next disc of sample ``s`` only;
@@ -120,9 +151,7 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
     if kind == LEAF_NTUPLE:  # no next disc
         return NTUPLE_SCALE * child_value(child, mr2, frame, tables, spec, slot_j, nt_i, nt_f)
     canonicalise(child, leafbuf)
-    base = leaf_base(kind, leafbuf, mr2, weights, tables, spec)
-    if not has_disc_part(kind):
-        return base
+    base = _linear_base(kind, leafbuf, mr2, weights, tables, spec, lc, lcf, gen, stats)
     if one_sample:
         return base + leaf_disc(kind, leafbuf, sample_disc(key, strata, s), weights)
     acc = 0.0
@@ -132,109 +161,96 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
 
 
 @njit(cache=True, _nrt=False)
-def node_value(cols, disc, mr, depth, strata, kind, weights, tables, spec, ws, vals, slot_j,
-               nt_i, nt_f, scratch, out, stats):
+def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, ws, vals,
+               boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats):
     """Value of a decision node searched ``depth`` own moves deep.
 
     Returns ``(value, canonical column, mirrored)``; ``vals[depth]`` receives
     the chance value of each canonical column (``-inf`` when illegal).  The
     board must be settled (no latent poppers), as every board of a game is.
-    ``ws`` is an int64 workspace of shape ``(3 * depth + 3, 7)``.
+    Below the root (``depth < top``) the value comes from the node table
+    ``tt`` when this decision has computed it already (the column is then -1).
+    ``ws`` is int64 ``(2 * depth + 4, 7)``; ``boards[d]`` and ``res[d]``
+    hold the chance samples of the move being searched at depth ``d``.
     """
-    canon = ws[3 * depth]
-    child = ws[3 * depth + 1]
-    heights = ws[3 * depth + 2]
-    leafbuf = ws[0]
+    canon = ws[2 * depth + 2]
+    work = ws[2 * depth + 3]
     mirrored = canonicalise(cols, canon)
-    full = 0
-    for c in range(7):
-        heights[c] = col_height(canon[c])
-        full += heights[c] == 7
+    meta = disc | (mr << 3) | (depth << 6)
+    probe = depth < top and tt.shape[0] > 1
+    if probe:
+        slot, hit = _lookup(tt, canon, meta, gen)
+        if hit:
+            stats[STAT_NODE_HITS] += 1
+            return ttf[slot, 4], -1, mirrored
     frame = canon
     if depth == 1 and kind == LEAF_NTUPLE and mr == 1:  # every child has risen
         frame = ws[1]
         for c in range(7):
-            frame[c] = ((canon[c] << 4) | SOLID) & _WORD
+            frame[c] = ((canon[c] << 4) | SOLID) & WORD
+    leafbuf = ws[0]
+    bd = boards[depth]
+    rd = res[depth]
     best = _NEG
     best_c = -1
     for i in range(7):
         c = CENTRE[i]
         vals[depth, c] = _NEG
-        hc = heights[c]
-        if hc >= 7:
+        if not is_legal(canon, c):
             continue
-        if mr > 1 and _quiet(canon, heights, c, disc):
-            # a drop that pops nothing and brings no rise: no points, no reveals
-            stats[STAT_NODES] += 1
-            if hc == 6 and full == 6:
-                v = _TERMINAL
-            elif depth == 1 and kind == LEAF_ZERO:
-                stats[STAT_LEAVES] += 1
-                v = 0.0
-            else:
-                for k in range(7):
-                    child[k] = canon[k]
-                child[c] |= disc << (4 * hc)
-                key = (chance_key(canon, disc, mr, c) if depth > 1 or has_disc_part(kind)
-                       else np.uint64(0))
-                if depth == 1:
-                    v = _frontier(kind, child, mr - 1, key, strata, False, 0, frame, leafbuf,
-                                  weights, tables, spec, slot_j, nt_i, nt_f, stats)
-                else:
-                    acc = 0.0
-                    for s in range(strata):
-                        sub, _, _ = node_value(child, sample_disc(key, strata, s), mr - 1,
-                                               depth - 1, strata, kind, weights, tables, spec,
-                                               ws, vals, slot_j, nt_i, nt_f, scratch, out, stats)
-                        acc += sub
-                    v = acc / strata
+        for k in range(7):
+            work[k] = canon[k]
+        quiet, mr2, pts, over = quick_drop(work, c, disc, mr)
+        if quiet:  # nothing pops: one board, no reveals, no key unless a next disc is drawn
+            rows = 1
+            for k in range(7):
+                bd[0, k] = work[k]
+            rd[0, chance.RES_MR] = mr2
+            rd[0, chance.RES_POINTS] = pts
+            rd[0, chance.RES_OVER] = over
+            key = (chance_key(canon, disc, mr, c) if not over
+                   and (depth > 1 or has_disc_part(kind)) else np.uint64(0))
         else:
             key = chance_key(canon, disc, mr, c)
-            for k in range(7):
-                child[k] = canon[k]
-            _, mr2 = _play(child, c, disc, mr, key, strata, 0, scratch, out)
-            stats[STAT_NODES] += 1
-            pts = np.float64(out[OUT_POINTS])
-            over = out[OUT_OVER] != 0
-            shared = out[OUT_REVEALS] == 0  # one board for every sample
-            once = shared and (over or depth == 1)  # and one value for every sample
-            acc = 0.0
-            for s in range(strata):
-                if s > 0:
-                    if once:
-                        break
-                    if not shared:
-                        for k in range(7):
-                            child[k] = canon[k]
-                        _, mr2 = _play(child, c, disc, mr, key, strata, s, scratch, out)
-                        stats[STAT_NODES] += 1
-                        pts = np.float64(out[OUT_POINTS])
-                        over = out[OUT_OVER] != 0
-                if over:
-                    acc += pts + _TERMINAL
-                elif depth == 1:
-                    acc += pts + _frontier(kind, child, mr2, key, strata, not shared, s, frame,
-                                           leafbuf, weights, tables, spec, slot_j, nt_i, nt_f,
-                                           stats)
-                else:
-                    sub, _, _ = node_value(child, sample_disc(key, strata, s), mr2, depth - 1,
-                                           strata, kind, weights, tables, spec, ws, vals,
-                                           slot_j, nt_i, nt_f, scratch, out, stats)
-                    acc += pts + sub
-            v = acc if once else acc / strata
+            rows = play_strata(work, c, disc, mr, key, strata, bd, rd, 0, scratch, out)
+        stats[STAT_NODES] += rows
+        shared = rows == 1  # one board for every sample
+        # and one value for every sample
+        once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1)
+        acc = 0.0
+        for s in range(1 if once else strata):
+            r = 0 if shared else s
+            pts_s = np.float64(rd[r, chance.RES_POINTS])
+            if rd[r, chance.RES_OVER]:
+                acc += pts_s + _TERMINAL
+            elif depth == 1:
+                acc += pts_s + _frontier(kind, bd[r], rd[r, chance.RES_MR], key, strata,
+                                         not shared, s, frame, leafbuf, weights, tables, spec,
+                                         slot_j, nt_i, nt_f, lc, lcf, gen, stats)
+            else:
+                sub, _, _ = node_value(bd[r], sample_disc(key, strata, s), rd[r, chance.RES_MR],
+                                       depth - 1, top, strata, kind, weights, tables, spec, ws,
+                                       vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt,
+                                       ttf, lc, lcf, gen, stats)
+                acc += pts_s + sub
+        v = acc if once else acc / strata
         vals[depth, c] = v
         if v > best:
             best = v
             best_c = c
+    if probe:
+        _store(tt, ttf, canon, meta, gen, best)
     return best, best_c, mirrored
 
 
 @njit(cache=True, _nrt=False)
-def search_choice(cols, disc, mr, depth, strata, kind, weights, tables, spec, ws, vals, slot_j,
-                  nt_i, nt_f, scratch, out, stats) -> np.int64:
+def search_choice(cols, disc, mr, depth, strata, kind, weights, tables, spec, ws, vals, boards,
+                  res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
+                  stats) -> np.int64:
     """The column (of ``cols``, not the canonical board) chosen at the root."""
-    _, c, mirrored = node_value(cols, disc, mr, depth, strata, kind, weights, tables, spec, ws,
-                                vals, slot_j, nt_i, nt_f, scratch, out, stats)
+    _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, kind, weights, tables,
+                                spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out,
+                                tt, ttf, lc, lcf, gen, stats)
     stats[STAT_DECISIONS] += 1
     if c >= 0 and mirrored:
         return 6 - c
@@ -263,14 +279,25 @@ def _compile_leaf_calls(leaf) -> None:
     _WARM.add(types)
 
 
+def _value_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """An empty exact-value table of ``2**bits`` entries (one row of 8 words each) and its
+    float view; ``bits = 0`` gives the one-row table that switches it off."""
+    table = np.zeros((1 << bits, 8), dtype=np.int64)
+    return table, table.view(np.float64)
+
+
 class Searcher:
     """A ``dDsS`` searcher bound to one leaf, with its own workspace.
 
     ``leaf`` is a :class:`engines.search.leaf.Leaf` (kind, weights, tables,
-    spec).  Not thread-safe: one searcher per thread or process.
+    spec).  With ``reuse`` (the default) a decision computes the value of
+    each inner node once (the node table) and the linear leaf of each board
+    once (the leaf cache); without it every value is computed where it is
+    met.  Both give the same values bit for bit.  Not thread-safe: one
+    searcher per thread or process.
     """
 
-    def __init__(self, leaf, depth: int, strata: int) -> None:
+    def __init__(self, leaf, depth: int, strata: int, reuse: bool = True) -> None:
         if not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
         if not 1 <= strata <= MAX_STRATA:
@@ -278,20 +305,28 @@ class Searcher:
         self.leaf = leaf
         self.depth = depth
         self.strata = strata
-        self.ws = np.zeros((3 * depth + 3, 7), dtype=np.int64)
+        self.ws = np.zeros((2 * depth + 4, 7), dtype=np.int64)
         self.vals = np.zeros((depth + 1, 7), dtype=np.float64)
+        self.boards = np.zeros((depth + 1, MAX_STRATA, 7), dtype=np.int64)
+        self.res = np.zeros((depth + 1, MAX_STRATA, chance.RES_LEN), dtype=np.int64)
         self.slot_j = slot_index(leaf.spec)
         self.nt_i, self.nt_f = work_arrays()
-        self.scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
+        self.scratch = np.zeros(chance.STRATA_SCRATCH_LEN, dtype=np.int64)
         self.out = np.zeros(OUT_LEN, dtype=np.int64)
         self.stats = np.zeros(STAT_LEN, dtype=np.int64)
+        self.tt, self.ttf = _value_table(NODE_TABLE_BITS[depth] if reuse else 0)
+        cache = reuse and leaf.kind == LEAF_LINEAR and depth > 1
+        self.lc, self.lcf = _value_table(LEAF_CACHE_BITS if cache else 0)
+        self.gen = 0
         _compile_leaf_calls(leaf)
 
     def _args(self) -> tuple:
         leaf = self.leaf
+        self.gen += 1  # a new decision: the tables' earlier entries no longer match
         return (self.depth, self.strata, leaf.kind, leaf.weights, leaf.tables, leaf.spec,
-                self.ws, self.vals, self.slot_j, self.nt_i, self.nt_f, self.scratch,
-                self.out, self.stats)
+                self.ws, self.vals, self.boards, self.res, self.slot_j, self.nt_i, self.nt_f,
+                self.scratch, self.out, self.tt, self.ttf, self.lc, self.lcf, self.gen,
+                self.stats)
 
     def choose(self, cols: np.ndarray, disc: int, moves_remaining: int) -> int:
         """The chosen column of a public state (-1 when no column is legal)."""
@@ -301,7 +336,8 @@ class Searcher:
     def column_values(self, cols: np.ndarray, disc: int, moves_remaining: int) -> np.ndarray:
         """Chance value of each column of ``cols`` (``-inf`` when illegal)."""
         board = np.ascontiguousarray(cols, dtype=np.int64)
-        _, _, mirrored = node_value(board, disc, moves_remaining, *self._args())
+        args = self._args()
+        _, _, mirrored = node_value(board, disc, moves_remaining, args[0], *args)
         row = self.vals[self.depth].copy()
         return row[::-1].copy() if mirrored else row
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines.drop7.chance import mirrored_is_smaller
+from engines.drop7.chance import mirror_precedes
+from engines.drop7.nibbles import occupied
 from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
-from engines.ntuple.value import board_patterns, phase_of, slot_pattern
+from engines.ntuple.value import board_patterns, phase_of, slot_pattern, tuple_entry, tuple_slot
 
-_LOW = 0x1111111  # bit 0 of each of the seven nibbles
 _SUM = N_SLOTS  # column of nt_f holding a frame's sum
 
 
@@ -60,18 +60,10 @@ def _frame(o, canon, ph, tables, spec, nt_i, nt_f) -> None:
     board_patterns(frame, pat)
     total = 0.0
     for j in range(spec[1]):
-        f = SPEC_HEADER + SPEC_FIELDS * j
-        v = np.float64(tables[spec[f + 1] + ph * spec[f + 2] + pat[spec[f]]])
+        v = np.float64(tables[tuple_entry(spec, j, ph, pat[tuple_slot(spec, j)])])
         nt_f[o, j] = v
         total += v
     nt_f[o, _SUM] = total
-
-
-@njit(cache=True, inline="always")
-def _changed(a, b) -> np.int64:
-    """Bit ``4k`` set for every nibble ``k`` where the words differ."""
-    d = a ^ b
-    return (d | (d >> 1) | (d >> 2) | (d >> 3)) & _LOW
 
 
 @njit(cache=True, inline="always")
@@ -80,15 +72,14 @@ def _swap(o, x, ph, slot, tables, spec, slot_j, nt_f) -> np.float64:
     j = slot_j[slot]
     if j < 0:
         return 0.0
-    f = SPEC_HEADER + SPEC_FIELDS * j
-    return np.float64(tables[spec[f + 1] + ph * spec[f + 2] + slot_pattern(x, slot)]) - nt_f[o, j]
+    return np.float64(tables[tuple_entry(spec, j, ph, slot_pattern(x, slot))]) - nt_f[o, j]
 
 
 @njit(cache=True, _nrt=False)
 def child_value(child, mr2, canon, tables, spec, slot_j, nt_i, nt_f) -> np.float64:
     """n-tuple value (rises) of ``child`` with ``mr2`` moves remaining, by difference
     from the frame of the board ``canon`` (any board; close to the child is fast)."""
-    mirror = mirrored_is_smaller(child)
+    mirror = mirror_precedes(child)
     o = 1 if mirror else 0
     ph = phase_of(mr2)
     key = nt_i[2]
@@ -113,7 +104,7 @@ def child_value(child, mr2, canon, tables, spec, slot_j, nt_i, nt_f) -> np.float
         xc = child[6 - c] if mirror else child[c]
         xs[c] = xc
         fc = canon[6 - c] if mirror else canon[c]
-        m[c] = _changed(xc, fc)
+        m[c] = occupied(xc ^ fc)  # the cells that changed
         rows |= m[c]
     total = nt_f[o, _SUM]
     if rows == 0:

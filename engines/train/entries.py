@@ -28,10 +28,9 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
-from engines.ntuple.value import cell_map, prefetch, slot_offsets
-
-_LOW = 0x1111111  # bit 0 of each of the seven nibbles
+from engines.drop7.nibbles import count_flags, occupied
+from engines.ntuple.layouts import N_SLOTS
+from engines.ntuple.value import cell_map, prefetch, slot_offsets, tuple_slot
 
 
 @njit(cache=True)
@@ -47,7 +46,7 @@ def layout_maps(spec):
     n = spec[1]
     jslot = np.zeros(max(n, 1), dtype=np.int64)
     for j in range(n):
-        jslot[j] = spec[SPEC_HEADER + SPEC_FIELDS * j]
+        jslot[j] = tuple_slot(spec, j)
     cj, cw, cn = cell_map(spec)
     cs = np.zeros_like(cj)
     for i in range(49):
@@ -70,18 +69,11 @@ def drop_entries(tab, r, o, cell, disc, bidx, sidx, cs, cw, cn) -> None:
 
 
 @njit(cache=True, inline="always")
-def _differing(a, b) -> np.int64:
-    """Flag (bit 4k) of every nibble where column words ``a`` and ``b`` differ."""
-    d = a ^ b
-    return (d | (d >> 1) | (d >> 2) | (d >> 3)) & _LOW
-
-
-@njit(cache=True, inline="always")
 def changed_cells(board, sboard, ref) -> np.int64:
     """How many cells of ``board`` differ from ``sboard[ref]``."""
     total = 0
     for c in range(7):
-        total += ((_differing(board[c], sboard[ref, c]) * _LOW) >> 24) & 0xF
+        total += count_flags(occupied(board[c] ^ sboard[ref, c]))
     return total
 
 
@@ -93,7 +85,7 @@ def near_entries(tab, r, ref, board, sboard, sidx, cs, cw, cn) -> None:
     for i in range(N_SLOTS):
         sidx[r, i] = sidx[ref, i]
     for c in range(7):
-        flags = _differing(board[c], sboard[ref, c])
+        flags = occupied(board[c] ^ sboard[ref, c])
         while flags:
             sh = trailing_zeros(flags)
             flags &= flags - 1
@@ -102,7 +94,7 @@ def near_entries(tab, r, ref, board, sboard, sidx, cs, cw, cn) -> None:
             for q in range(cn[cell]):
                 sidx[r, cs[cell, q]] += step * cw[cell, q]
     for c in range(7):
-        flags = _differing(board[c], sboard[ref, c])
+        flags = occupied(board[c] ^ sboard[ref, c])
         while flags:
             cell = 7 * c + (trailing_zeros(flags) >> 2)
             flags &= flags - 1

@@ -27,7 +27,7 @@ One *step* is one real move of a training game:
    ``A == 0``), then ``E += delta``, ``A += |delta|``.
 
 The engine half of the choice: a drop on which nothing pops is applied by
-:func:`engines.train.fastdrop.quick_drop`; any other column has all its
+:func:`engines.drop7.core.quick_drop`; any other column has all its
 strata played at once by :func:`engines.drop7.chance.play_strata`, which
 shares the drop and every wave before the first reveal.  The table half:
 each afterstate's entries are derived from the move's base or from an
@@ -62,6 +62,7 @@ from engines.drop7.chance import (
     RES_OVER,
     RES_POINTS,
     STRATA_SCRATCH_LEN,
+    canonicalise,
     chance_key,
     mirror_precedes,
     play_strata,
@@ -80,7 +81,9 @@ from engines.drop7.core import (
     finished,
     is_legal,
     new_game,
+    quick_drop,
 )
+from engines.drop7.nibbles import CENTRE
 from engines.ntuple.layouts import N_SLOTS
 from engines.ntuple.value import (
     board_entries,
@@ -97,11 +100,9 @@ from engines.train.entries import (
     near_entries,
     sample_value,
 )
-from engines.train.fastdrop import quick_drop
 
 STRATA = 7
 DELTA_CLAMP = 30.0
-CENTRE = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
 _RISE = float(LEVEL_BONUS)
 #: A sample whose board differs from an earlier sample's (same column and orientation) in at
 #: most this many cells takes that sample's entries and moves those of the tuples through them.
@@ -161,16 +162,6 @@ def samples_of(work) -> tuple[np.ndarray, ...]:
 # ---- the engine half of a move choice -------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def canonical_into(cols, dst) -> bool:
-    """``engines.drop7.chance.canonicalise`` by
-    :func:`engines.drop7.chance.mirror_precedes` (the same board, no loop)."""
-    flip = mirror_precedes(cols)
-    for c in range(7):
-        dst[c] = cols[6 - c] if flip else cols[c]
-    return flip
-
-
-@njit(cache=True, inline="always")
 def _store_canonical(tmp, sboard, r) -> np.int64:
     """``sboard[r] = tmp = canonical(tmp)``; returns 1 when that is the mirror."""
     flip = mirror_precedes(tmp)
@@ -184,7 +175,7 @@ def _store_canonical(tmp, sboard, r) -> np.int64:
 @njit(cache=True, inline="always")
 def _set_base(cols, mr, wi, canon, base0, base1) -> None:
     """Canonical board, the base (risen when ``mr == 1``) and its mirror; nothing looked up yet."""
-    mirrored = canonical_into(cols, canon)
+    mirrored = canonicalise(cols, canon)
     rising = mr == 1
     for k in range(7):
         w = canon[k]
@@ -290,7 +281,7 @@ def play_samples(tab, spec, cols, mr, disc, work) -> None:
     soon as it is played.
 
     A drop on which nothing pops is applied by
-    :func:`engines.train.fastdrop.quick_drop` (no engine call, no chance
+    :func:`engines.drop7.core.quick_drop` (no engine call, no chance
     key); other columns by :func:`engines.drop7.chance.play_strata` on the
     canonical board with the mirrored column, keyed by
     :func:`engines.drop7.chance.chance_key`.
@@ -446,14 +437,14 @@ def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
      scount, soff, jslot, cs, cw, cn) = work
     canon, pat, scratch, out, idx_s, idx_next, acc_flat = loc
     if carry[C_IN_GAME]:
-        canonical_into(cols, canon)
+        canonicalise(cols, canon)
         entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
     done = 0
     while done < n_moves:
         seed = _seed_of(seed_start, seed_count, carry[C_GAME])
         if not carry[C_IN_GAME]:
             new_game(seed, state, cols)
-            canonical_into(cols, canon)
+            canonicalise(cols, canon)
             entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
             carry[C_IN_GAME] = 1
         c, _ = _choose(vals, bias, n, cols, state[ST_MOVES_REMAINING], state[ST_NEXT_DISC], wi,
@@ -463,7 +454,7 @@ def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
         target = out[OUT_POINTS] / _RISE
         if state[ST_GAME_OVER] == 0:
             mr2 = state[ST_MOVES_REMAINING]
-            canonical_into(cols, canon)
+            canonicalise(cols, canon)
             r = _find_sample(sboard, sinfo, scount, c, canon, mr2)
             if r >= 0:  # the realised board is a sample board: reuse its U and indices
                 target += sval[r]
@@ -519,7 +510,7 @@ def play_greedy(tab, bias, spec, seeds, results, trace_u, trace_r, trace_game) -
     for g in range(seeds.shape[0]):
         seed = seeds[g]
         new_game(seed, state, cols)
-        canonical_into(cols, canon)
+        canonicalise(cols, canon)
         m = entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx)
         u = gather(tab, bias, idx, m)
         while not finished(state):
@@ -532,7 +523,7 @@ def play_greedy(tab, bias, spec, seeds, results, trace_u, trace_r, trace_game) -
                 trace_game[k] = g
                 k += 1
             if state[ST_GAME_OVER] == 0:
-                canonical_into(cols, canon)
+                canonicalise(cols, canon)
                 m = entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx)
                 u = gather(tab, bias, idx, m)
         results[g, :] = state

@@ -1,8 +1,9 @@
 """Clean-room Drop7 `research` ruleset and `drop7-replay-v1` replayer.
 
-Written from /work/shared/spec/01-rules.md alone, without reading the project's
-engine, its tests or its docs, so that a misreading of the spec shared by the
-project's own implementations has a chance to show up as a disagreement.
+Written from the written rules of the game alone (the research's rules text, which
+``docs/engine.md`` restates), without reading the project's engine, its tests or its
+code, so that a misreading of the rules shared by the project's own implementations
+has a chance to show up as a disagreement.
 
 Plain Python, no dependencies, deliberately naive.  Where the spec is ambiguous
 the reading taken here is written down in a comment tagged ``AMBIGUITY``.
