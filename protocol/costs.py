@@ -4,16 +4,17 @@ One model serves three uses: how many shards an arm's games are cut into
 (a profile's ``job_minutes``), what a job asks a cluster for (``runtime``,
 ``mem_mb``), and the CPU hours and disk a dry run prints before anything
 runs.  The rates are one-core figures measured on this project's 2-core
-machine (``drop7 bench``; docs/claims.md); a search decision costs about
-``(7 S)^D`` node visits, each at a rate set by its leaf.
+machine (``drop7 bench``; docs/claims.md); a dDsS decision visits about
+``2 (3.5 S)^D`` nodes (chance nodes whose column reveals nothing have one
+child, and the node table merges repeats), each at a rate set by its leaf.
 """
 
 from __future__ import annotations
 
 import math
 
-#: seconds per search node visit, by leaf (d3s7 medians divided by 49^3)
-NODE_SECONDS = {"linear": 178e-9, "linear-trained": 178e-9, "ntuple": 122e-9, "zero": 60e-9}
+#: seconds per search node visit, by leaf (``drop7 bench search`` nodes/s at d3s7 and d4s7)
+NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9}
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: moves of a game, for estimates (strong d3s7 arms play 90-140)
@@ -38,7 +39,7 @@ def decision_seconds(play: str, depth: int, strata: int, leaf: str | None) -> fl
     """Estimated seconds of one decision of a policy."""
     if play not in ("search", "direct"):
         return BASELINE_DECISION_S
-    nodes = (7 * strata) ** (1 if play == "direct" else depth)
+    nodes = 7 * strata if play == "direct" else 2 * (3.5 * strata) ** depth
     return nodes * NODE_SECONDS[leaf or "linear"]
 
 
