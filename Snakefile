@@ -31,5 +31,7 @@ rule all:
     default_target: True
     localrule: True
     input:
+        # the verdicts too: the committed reports of a clone must not stand for a run
+        [PATHS.path("verdict", claim=c) for c in PLAN.run],
         [PATHS.path("page", claim=c) for c in PLAN.run],
         INDEX,

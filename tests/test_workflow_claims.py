@@ -77,3 +77,21 @@ def test_a_frozen_artefact_whose_hash_does_not_match_stops_before_any_job(tmp_pa
     assert len(errors) == 1
     assert "fourth-ply.yaml: key arms.tables-d4s7.leaf.sha256: the frozen " in errors[0]
     assert not (work / plan.paths.root / "claims" / "ntuple-line-tuples" / "train").exists()
+
+
+def test_committed_reports_do_not_stand_for_a_run(tmp_path) -> None:
+    """A clone holds the committed pages and index but no results: the default target and a
+    claim's target still plan every job up to the verdicts and render the pages again."""
+    work = tmp_path / "run"
+    plan = plan_of("smoke")
+    for claim in plan.run:
+        page = work / plan.paths.path("page", claim=claim)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text("<html>a committed record</html>")
+    (work / "reports" / "index.html").write_text("<html>a committed index</html>")
+    for target in ([], ["--", "ntuple_line_tuples"]):
+        result = snakemake(work, "-n", "--config", "profile=smoke", *target)
+        assert result.returncode == 0, failure_report(result)
+        out = result.stdout + result.stderr
+        jobs = {line.split()[0] for line in out.splitlines() if line.strip()}
+        assert {"train_segment", "verdict", "report"} <= jobs, out
