@@ -53,6 +53,12 @@ wildcard_constraints:
     end=r"\d+",
 
 
+def claim_done(claim):
+    """What a claim's run leaves: its verdict and its page.  The verdict is asked for too, so
+    the reports committed in ``reports/`` never stand for a run in a clone with no results."""
+    return [PATHS.path("verdict", claim=claim), PATHS.path("page", claim=claim)]
+
+
 def log(job):
     """A job's log path (``job`` may hold wildcards)."""
     return PATHS.pattern("log", job=job)

@@ -10,8 +10,7 @@ for _p in CLAIMS.values():
             _p.rule
         localrule: True
         input:
-            PATHS.path("verdict", claim=_p.id),
-            PATHS.path("page", claim=_p.id),
+            claim_done(_p.id),
 
     for _arm in _p.arms:
 
