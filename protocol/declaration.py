@@ -20,11 +20,11 @@ from typing import Any
 
 from analysis.readings import (
     DIFFERENCE_ONLY,
+    GATE_KINDS,
     NOT_RUN,
     OUTCOMES,
     PARAMETERS,
     REFERENCES,
-    VALIDATION_KINDS,
 )
 from engines.train.directory import checkpoint_steps
 from protocol.schema import DeclarationError, check, read_yaml
@@ -183,9 +183,9 @@ def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
             chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {_names(doc['readings'])})")
-        if doc["readings"][gate]["kind"] not in VALIDATION_KINDS:
+        if doc["readings"][gate]["kind"] not in GATE_KINDS:
             chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
-                     f"validation reading ({', '.join(VALIDATION_KINDS)})")
+                     f"validation or health reading ({', '.join(GATE_KINDS)})")
 
 
 def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:

@@ -216,6 +216,12 @@ class ClaimPlan:
         """Trained weights with a validation curve (all of them)."""
         return list(self.trained)
 
+    def health_weights(self) -> list[tuple[str, str]]:
+        """``(claim, weights)`` of every trained weights whose training health the page shows:
+        this claim's own and those of the frozen artefacts it reads from other claims."""
+        own = [(self.id, w) for w in self.trained]
+        return own + sorted({(a.claim, a.weights) for a in self.artefacts.values()} - set(own))
+
     def checkpoint_arms(self, weights: str) -> list[Arm]:
         """The validation arms of a trained weights' checkpoints, in step order."""
         return [a for a in self.validation_arms.values() if a.weights == weights]

@@ -3,7 +3,8 @@
 * :func:`validation_curve` - every checkpoint of one trained weights against
   the comparator in the same search on the validation block: the paired
   margin (mean score delta) and its bounds, one point per checkpoint.
-* :func:`gates` - the claim's gate readings on those curves; the screen block
+* :func:`gates` - the claim's gate readings on those curves and on the training
+  health of its weights (:mod:`analysis.health`); the screen block
   is opened only when every gate passes (a profile that does not enforce
   gates opens it anyway, and the verdict is then invalidated).
 * :func:`select_checkpoint` - the declared selection: the largest margin
@@ -62,9 +63,11 @@ def validation_curve(weights: str, comparator: str, comparator_csv: str,
 
 
 def gates(claim: str, names: Sequence[str], readings: Mapping[str, Mapping[str, Any]],
-          curves: Mapping[str, Mapping[str, Any]], enforced: bool) -> dict[str, Any]:
-    """The gate decision of a claim: every gate reading, and whether all passed."""
-    results = [evaluate(n, readings[n], {}, curves).to_dict() for n in names]
+          curves: Mapping[str, Mapping[str, Any]], enforced: bool,
+          health: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The gate decision of a claim: every gate reading (on the validation curves and the
+    training health), and whether all passed."""
+    results = [evaluate(n, readings[n], {}, curves, health).to_dict() for n in names]
     failed = [r for r in results if r["outcome"] != "pass"]
     if not names:
         reason = "no gates declared"

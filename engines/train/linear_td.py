@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engines.drop7.board import LEVEL_BONUS
+from engines.drop7.board import LEVEL_BONUS, TERMINAL_UTILITY
 from engines.drop7.chance import canonicalise
 from engines.drop7.core import (
     OUT_LEN,
@@ -64,6 +64,8 @@ from engines.train import kernel as kern
 SCALES = np.array([6.8, 310.0, 18.0, 3.3, 6.3, 2.0, 2.4, 0.8, 1.2, 0.66, 0.8, 0.23, 2.6,
                    200.0, 29.0, 3.8, 390.0, 2.0], dtype=np.float64)
 _RISE = float(LEVEL_BONUS)
+#: a game-ending sample's value in the choice, in rises: the search's (see module doc)
+_DEATH = TERMINAL_UTILITY / _RISE
 _NULL_SPEC = get_layout("null").spec
 _NO_TABLE = np.zeros(1, dtype=np.float32)
 
@@ -80,7 +82,7 @@ def _value(wr, board, mr, disc, t) -> float:
 
 @njit(cache=True)
 def _sample_values(wr, work, t) -> None:
-    """``sval[r]`` = V of every non-terminal sample (collapsed columns: mean over discs)."""
+    """``sval[r]`` = V of every sample (collapsed columns: mean over discs; game over: death)."""
     sboard, sinfo, sval, scount = (work[kern.W_SBOARD], work[kern.W_SINFO], work[kern.W_SVAL],
                                    work[kern.W_SCOUNT])
     last = N_TERMS - 1
@@ -89,7 +91,7 @@ def _sample_values(wr, work, t) -> None:
         for s in range(ns):
             r = kern.STRATA * c + s
             if sinfo[r, kern.SI_MR] < 0:
-                sval[r] = 0.0
+                sval[r] = _DEATH
                 continue
             board = sboard[r]
             if ns > 1:
