@@ -15,8 +15,9 @@ reproduces it).  Loading checks the manifest, the layout, the file's size,
 shape and dtype and (unless told not to) the hash; any mismatch raises
 :class:`WeightsError` (a ``ValueError``: the CLI prints one line, exit 2).
 
-Writers never leave half a directory: they write ``<dir>.tmp-<pid>`` and
-rename it into place, refusing to replace an existing directory unless asked.
+Writers never leave half a directory (:func:`contracts.atomic.atomic_dir`): they
+write ``<dir>.tmp-<pid>`` and rename it into place, refusing to replace an
+existing directory unless asked.
 Zero blocks of an array are written as holes (sparse files), so a fresh or
 sparsely trained record array costs little disk.
 """
@@ -28,13 +29,14 @@ import hashlib
 import json
 import mmap
 import os
-import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from contracts.atomic import TargetExistsError, atomic_dir
+from contracts.hashing import file_sha256
 from engines.ntuple.layouts import Layout, get_layout
 
 FORMAT = "drop7-weights-v1"
@@ -128,58 +130,23 @@ def array_chunks(arr: np.ndarray, nbytes: int = _CHUNK) -> Iterator[memoryview]:
         yield flat[start:start + nbytes]
 
 
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_manifest(path: Path, manifest: dict) -> None:
     """Write a manifest as pretty JSON."""
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-
-
-def publish_dir(tmp: Path, final: Path, replace: bool = False) -> None:
-    """Rename a finished temporary directory into place (atomically per directory)."""
-    if final.exists():
-        if not replace:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise WeightsError(f"{final} exists; refusing to overwrite it")
-        old = final.with_name(final.name + f".old-{os.getpid()}")
-        os.replace(final, old)
-        os.replace(tmp, final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, final)
-
-
-def temp_dir_for(final: Path) -> Path:
-    """A fresh sibling directory to build ``final`` in."""
-    tmp = final.with_name(final.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    return tmp
 
 
 def save_weights(final: Path, shape: tuple[int, ...], dtype: np.dtype,
                  chunks: Iterator[bytes | memoryview], manifest: dict,
                  replace: bool = False) -> dict:
     """Write ``tables.npy`` + ``manifest.json`` into ``final`` atomically; returns the manifest."""
-    final = Path(final)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_dir_for(final)
     try:
-        sha = write_npy(tmp / TABLES, shape, dtype, chunks)
-        manifest = {**manifest, "format": FORMAT, "file": TABLES, "sha256": sha,
-                    "dtype": np.dtype(dtype).name, "shape": [int(s) for s in shape]}
-        write_manifest(tmp / MANIFEST, manifest)
-        publish_dir(tmp, final, replace)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        with atomic_dir(final, replace) as tmp:
+            sha = write_npy(tmp / TABLES, shape, dtype, chunks)
+            manifest = {**manifest, "format": FORMAT, "file": TABLES, "sha256": sha,
+                        "dtype": np.dtype(dtype).name, "shape": [int(s) for s in shape]}
+            write_manifest(tmp / MANIFEST, manifest)
+    except TargetExistsError as exc:
+        raise WeightsError(str(exc)) from None
     return manifest
 
 

@@ -31,10 +31,6 @@ from engines.drop7 import core
 from engines.drop7.board import CENTRE_ORDER
 from engines.play.policy import BaselinePolicy, Policy
 
-#: The games table, one row per game in seed order.
-GAME_COLUMNS = ("arm", "policy", "seed", "game", "score", "moves", "levels", "clears",
-                "censored", "popped", "decisions", "illegal", "unfinished", "wall_s")
-
 Log = Callable[[str], None]
 
 
