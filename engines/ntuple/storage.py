@@ -1,7 +1,7 @@
 """Weights on disk: ``.npy`` arrays beside a JSON manifest, hashed, written atomically.
 
 A weights directory holds ``tables.npy`` (n-tuple values, float32, one flat
-array of ``layout.entries``; or the 18 float64 weights of ``linear-trained``,
+array of ``layout.entries``; or the ``N_TERMS`` float64 weights of ``linear-trained``,
 in points) and ``manifest.json``::
 
     {"format": "drop7-weights-v1", "kind": "ntuple" | "linear",
@@ -37,6 +37,7 @@ import numpy as np
 
 from contracts.atomic import TargetExistsError, atomic_dir
 from contracts.hashing import file_sha256
+from engines.leaves.kinds import N_TERMS
 from engines.ntuple.layouts import Layout, get_layout
 
 FORMAT = "drop7-weights-v1"
@@ -61,6 +62,15 @@ def alloc_zeroed(shape: tuple[int, ...], dtype: np.dtype = np.float32) -> np.nda
         with contextlib.suppress(OSError):  # kernels without THP
             buf.madvise(mmap.MADV_HUGEPAGE)
     return np.frombuffer(buf, dtype=dtype, count=int(np.prod(shape))).reshape(shape)
+
+
+def fresh_tables(layout_name: str) -> tuple[np.ndarray, Layout]:
+    """Full-size fresh tables of a layout, every entry at its initial value and every page
+    touched (benchmarks time real memory traffic): ``(float32 values, layout)``."""
+    layout = get_layout(layout_name)
+    tables = alloc_zeroed((layout.entries,), np.float32)
+    tables.fill(np.float32(layout.initial_entry))
+    return tables, layout
 
 
 def anon_huge_bytes(smaps_rollup: str | None = None) -> int | None:
@@ -215,12 +225,12 @@ def load_ntuple(directory: Path, verify: bool = True) -> tuple[np.ndarray, Layou
 
 
 def load_linear(directory: Path, verify: bool = True) -> tuple[np.ndarray, dict]:
-    """Load ``linear-trained`` weights: ``(float64[18] in points, manifest)``."""
+    """Load ``linear-trained`` weights: ``(float64[N_TERMS] in points, manifest)``."""
     manifest = read_manifest(directory)
     if manifest.get("kind") != "linear" or manifest.get("layout") != "linear":
         raise WeightsError(f"{directory}: holds {manifest.get('kind')!r} weights, not linear")
-    if manifest.get("shape") != [18] or manifest.get("dtype") != "float64":
-        raise WeightsError(f"{directory}: linear weights must be float64[18]")
+    if manifest.get("shape") != [N_TERMS] or manifest.get("dtype") != "float64":
+        raise WeightsError(f"{directory}: linear weights must be float64[{N_TERMS}]")
     weights = np.array(open_array(directory, manifest, verify), dtype=np.float64)
     if not np.all(np.isfinite(weights)):
         raise WeightsError(f"{directory}: non-finite weights")

@@ -28,7 +28,7 @@ import numpy as np
 from engines.drop7 import core
 from engines.drop7.board import MAX_MOVES
 from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
-from engines.train import kernel as kern
+from engines.train import greedy as kern
 
 UNSEEN_GAME = 10**12
 

@@ -55,7 +55,8 @@ from engines.drop7.core import (
     finished,
     new_game,
 )
-from engines.leaves.linear import N_TERMS, linear_terms, next_disc_term
+from engines.leaves.kinds import N_TERMS
+from engines.leaves.linear import linear_terms, next_disc_term
 from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import WeightsError
 from engines.train import kernel as kern
