@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from contracts.train_directory import checkpoint_steps
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
-from engines.train.directory import checkpoint_steps
 from protocol import costs
 from protocol.declaration import Claim, load_claims
 from protocol.paths import Paths

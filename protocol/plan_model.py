@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from contracts.train_directory import checkpoint_steps, segments, step_dir
+from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, learner_leaf
-from engines.train.directory import checkpoint_steps, segments, step_dir
 from protocol import costs
 from protocol.declaration import Claim
 from protocol.paths import VALIDATION, Paths, screen_label
@@ -93,8 +94,6 @@ class Artefact:
     @property
     def tables(self) -> str:
         """The frozen tables file (what the arms read and the hashes check)."""
-        from engines.ntuple.storage import TABLES
-
         return f"{self.dir}/{TABLES}"
 
 

@@ -29,6 +29,7 @@ from analysis.games_table import pair_arms, read_games, select_block
 from analysis.readings import evaluate
 from contracts.atomic import atomic_dir, atomic_write
 from contracts.hashing import file_sha256
+from contracts.weights_dir import MANIFEST, TABLES
 
 POINT_KEYS = ("n", "mean_candidate", "mean_baseline", "mean_delta", "sd_delta", "bootstrap_lb",
               "bootstrap_ub", "t_lb", "wins", "ties", "losses", "mean_moves_candidate",
@@ -103,7 +104,7 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     Refuses when the claim's gates failed and are enforced.  The SHA-256 is
     recomputed from the frozen file and must equal the checkpoint manifest's.
     """
-    from engines.ntuple.storage import MANIFEST, TABLES, read_manifest
+    from engines.ntuple.storage import read_manifest
 
     if not gate["opens_screen"]:
         raise ValueError(f"the claim's gates failed, nothing to freeze: {gate['reason']}")

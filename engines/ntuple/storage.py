@@ -37,12 +37,10 @@ import numpy as np
 
 from contracts.atomic import TargetExistsError, atomic_dir
 from contracts.hashing import file_sha256
+from contracts.weights_dir import FORMAT, MANIFEST, TABLES
 from engines.leaves.kinds import N_TERMS
 from engines.ntuple.layouts import Layout, get_layout
 
-FORMAT = "drop7-weights-v1"
-MANIFEST = "manifest.json"
-TABLES = "tables.npy"
 _CHUNK = 1 << 20  # bytes per write / hash block (and hole granularity)
 
 

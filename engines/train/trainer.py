@@ -1,7 +1,7 @@
 """The training driver: chunks of kernel moves, progress lines, checkpoints, resume.
 
 The output directory's format (checkpoints ``step-<moves>``, resume states
-``resume-<moves>``, ``latest``) is :mod:`engines.train.directory`'s.  A
+``resume-<moves>``, ``latest``) is :mod:`contracts.train_directory`'s.  A
 checkpoint is written at every multiple of ``every`` moves and at the end.
 The kernels keep their whole state in the arrays saved in a resume state, so
 a run cut into chunks or segments, or stopped and resumed, gives the same
@@ -26,6 +26,7 @@ import numpy as np
 
 from contracts.atomic import atomic_dir, replace_symlink
 from contracts.hashing import file_sha256
+from contracts.train_directory import LATEST, checkpoint_steps, resume_dir, step_dir
 from engines.drop7 import core
 from engines.ntuple.layouts import INITIAL_VALUE
 from engines.ntuple.storage import (
@@ -37,7 +38,6 @@ from engines.ntuple.storage import (
     write_npy,
 )
 from engines.train import kernel as kern
-from engines.train.directory import LATEST, checkpoint_steps, resume_dir, step_dir
 
 TRAINER_VERSION = 1
 RESUME_FORMAT = "drop7-train-resume-v1"
