@@ -10,7 +10,9 @@ read line by line.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +103,16 @@ def violations(root: Path) -> list[str]:
 
 def test_every_layer_imports_only_downwards() -> None:
     assert violations(ROOT) == []
+
+
+def test_every_layer_but_the_workflow_is_a_shipped_package() -> None:
+    """``pip install -e .`` installs the packages pyproject.toml includes, and no others."""
+    find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = find["packages"]["find"]["include"]
+    for layer in SOURCES:
+        if layer != "workflow":
+            assert (ROOT / layer / "__init__.py").is_file(), layer
+            assert any(fnmatch.fnmatch(layer, p) for p in patterns), f"{layer} is not shipped"
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
