@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from contracts.games_table import write_rows
+from engines.leaves.kinds import LEAF_GRAMMAR
 from engines.play.runner import (
     Arm,
     log_summary,
@@ -26,8 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 play``."""
     parser.add_argument("--policy", required=True,
                         help="random, centre-first, lowest-column, search:leaf=LEAF,d=3,s=7 "
-                             "or direct:leaf=LEAF (LEAF: linear, zero, linear-trained:PATH, "
-                             "ntuple:PATH)")
+                             f"or direct:leaf=LEAF (LEAF: {LEAF_GRAMMAR})")
     parser.add_argument("--seeds", required=True, metavar="START:COUNT",
                         help="play seeds START .. START+COUNT-1")
     parser.add_argument("--out", required=True, help="output CSV (written atomically)")

@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from engines.drop7.engine_bench import machine_facts
+from engines.leaves.kinds import LEAF_GRAMMAR
 from engines.search.expectimax import (
     STAT_LEAF_HITS,
     STAT_LEAVES,
@@ -44,8 +45,7 @@ from engines.search.positions import POSITIONS_FILE, load_positions
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench search``."""
     parser.add_argument("--leaf", default="linear",
-                        help="zero, linear, linear-trained:PATH, ntuple (fresh layout A "
-                             "tables) or ntuple:PATH")
+                        help=f"{LEAF_GRAMMAR}; or ntuple alone: fresh tables of --layout")
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--strata", type=int, default=7)
     parser.add_argument("--positions", type=int, default=None,
