@@ -14,11 +14,11 @@ import json
 import sys
 from typing import Any
 
-from analysis import atomic_write
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from analysis.contrast import CRITERIA, Contrast, contrast_paired
 from analysis.games_table import pair_arms, read_games
 from analysis.power import OC_SEED, OC_SIMS, operating_characteristic
+from contracts.atomic import atomic_write
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,15 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-#: every column of a games table, in file order
-GAMES_COLUMNS = (
-    "arm", "policy", "seed", "game", "score", "moves", "levels", "clears", "censored",
-    "popped", "decisions", "illegal", "unfinished", "wall_s",
-)  # fmt: skip
-#: the columns the statistics cannot do without
-REQUIRED_COLUMNS = ("arm", "seed", "score")
-#: optional numeric columns the contrast uses when present
-USED_COLUMNS = ("moves", "censored", "illegal", "unfinished")
+from contracts.games_table import REQUIRED_COLUMNS, USED_COLUMNS
+
 #: fewest pairs a contrast accepts (a t bound and two halves of two games)
 MIN_PAIRS = 4
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from protocol import costs
 from protocol.ledger import Opener, read_ledger, refusal
-from protocol.plan import ClaimPlan, Plan
+from protocol.plan_model import ClaimPlan, Plan
 from protocol.schema import DeclarationError
 
 

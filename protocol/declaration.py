@@ -26,7 +26,7 @@ from analysis.readings import (
     PARAMETERS,
     REFERENCES,
 )
-from engines.train.directory import checkpoint_steps
+from contracts.train_directory import checkpoint_steps
 from protocol.schema import DeclarationError, check, read_yaml
 
 #: the claim declaration format

@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analysis import atomic_write
+from contracts.atomic import atomic_write
 
 FORMAT = "drop7-screen-ledger-v2"
 OPENED, COMPLETE = "opened", "complete"

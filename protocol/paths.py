@@ -7,7 +7,7 @@ the workflow's rules (``claim``, ``weights``, ``block``, ``arm``, ``k``,
 run's fields filled in and the rest left as ``{wildcards}`` (what a rule
 declares); :meth:`Paths.path` fills every field (what a script or a test
 reads).  The trainer's own directory format sits under ``train``
-(:mod:`engines.train.directory`).
+(:mod:`contracts.train_directory`).
 """
 
 from __future__ import annotations

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from analysis import atomic_write
 from analysis.contrast import contrast_paired
 from analysis.games_table import pair_arms, read_games, select_block
 from analysis.readings import evaluate
+from contracts.atomic import atomic_dir, atomic_write
+from contracts.hashing import file_sha256
+from contracts.weights_dir import MANIFEST, TABLES
 
 POINT_KEYS = ("n", "mean_candidate", "mean_baseline", "mean_delta", "sd_delta", "bootstrap_lb",
               "bootstrap_ub", "t_lb", "wins", "ties", "losses", "mean_moves_candidate",
@@ -106,7 +107,7 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     Refuses when the claim's gates failed and are enforced.  The SHA-256 is
     recomputed from the frozen file and must equal the checkpoint manifest's.
     """
-    from engines.ntuple.storage import MANIFEST, TABLES, file_sha256, read_manifest
+    from engines.ntuple.storage import read_manifest
 
     if not gate["opens_screen"]:
         raise ValueError(f"the claim's gates failed, nothing to freeze: {gate['reason']}")
@@ -114,20 +115,12 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     src = Path(best["path"])
     manifest = read_manifest(src)
     dst = Path(frozen_dir)
-    if dst.exists():
-        shutil.rmtree(dst)
-    tmp = dst.with_name(dst.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    with atomic_dir(dst, replace=True) as tmp:
         shutil.copyfile(src / TABLES, tmp / TABLES)
         shutil.copy2(src / MANIFEST, tmp / MANIFEST)
         sha = file_sha256(tmp / TABLES)
         if sha != manifest.get("sha256"):
             raise ValueError(f"{src}: tables SHA-256 {sha} differs from its manifest")
-        os.replace(tmp, dst)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     record = {"artefact": artefact, "weights": curve["weights"], "step": best["step"],
               "source": str(src), "frozen": str(dst), "sha256": sha, "margin": best["margin"],
               "bootstrap_lb": best["bootstrap_lb"], "t_lb": best["t_lb"],

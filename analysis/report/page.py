@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from analysis import atomic_write
 from analysis.report import figures as fig
+from contracts.atomic import atomic_write
 
 #: figure names, in page order, with their headings
 FIGURES = {

@@ -3,8 +3,9 @@
 Each subcommand is a module exposing ``add_arguments(parser)`` and
 ``run(args) -> int``; it is imported only when called, so ``drop7 replay``
 does not pay for the statistics or the search.  Bad input is reported as one
-line on stderr with exit status 2: a subcommand raises :class:`InputError`
-(or ``ValueError`` / ``OSError``) and the dispatcher prints it.
+line on stderr with exit status 2 (:mod:`contracts.errors`): a subcommand
+raises :class:`InputError` (or ``ValueError`` / ``OSError``) and the
+dispatcher prints it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+
+from contracts.errors import EXIT_BAD_INPUT, print_error
 
 #: name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -44,8 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         lines = [f"  {name:<11} {text}" for name, (_, text) in COMMANDS.items()]
         usage = "usage: drop7 COMMAND [ARGS]\n\ncommands:\n" + "\n".join(lines)
         if argv and argv[0] not in ("-h", "--help"):
-            print(f"drop7: error: unknown command {argv[0]!r}\n{usage}", file=sys.stderr)
-            return 2
+            print_error(f"unknown command {argv[0]!r}", prog="drop7")
+            print(usage, file=sys.stderr)
+            return EXIT_BAD_INPUT
         print(usage)
         return 0 if argv else 2
     name = argv[0]
@@ -56,8 +60,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(module.run(args) or 0)
     except (InputError, ValueError, OSError) as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"drop7 {name}: error: {message}", file=sys.stderr)
-        return 2
+        return print_error(exc, prog=f"drop7 {name}")
     except KeyboardInterrupt:
         return 130

@@ -7,26 +7,25 @@ function of (policy, seed), so the merged table is the same for every ``K``
 and any number of worker processes (``wall_s`` aside).
 
 Rows are ordered arm by arm (the order the arms were given), then by game.
-A shard's CSV is written atomically (a temporary file, then a rename): it
-either exists whole or not at all, so a failed shard is simply rerun.
+A shard's CSV is written atomically (:func:`contracts.games_table.write_rows`):
+it either exists whole or not at all, so a failed shard is simply rerun.
 Per-game errors are recorded in the row (see :mod:`engines.play.games`),
 never fatal.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
-from pathlib import Path
 
+from contracts.games_table import GamesTableError, read_rows
 from engines.drop7.rng import SEED_MAX
-from engines.play.games import GAME_COLUMNS, Log, _stderr, play_game
+from engines.play.games import Log, _stderr, play_game
 from engines.play.policy import Policy, canonical_policy, load_policy
 
 _ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
@@ -185,39 +184,6 @@ def run_shard(arms: Sequence[Arm], start: int, count: int, shard: int = 1, shard
     return [rows[a, g] for a in range(len(arms)) for g in games]
 
 
-def write_games(rows: Iterable[dict], path: str | os.PathLike) -> None:
-    """Write a games table atomically (temporary file, then rename)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=GAME_COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            for row in rows:
-                writer.writerow(row)
-        os.replace(tmp, target)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
-def read_games(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Read a games table (values kept as text); checks the header."""
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if tuple(reader.fieldnames or ()) != GAME_COLUMNS:
-            raise RunError(f"{path}: not a games table (header {reader.fieldnames})")
-        rows = list(reader)
-    for n, row in enumerate(rows, start=2):
-        if None in row or any(v is None for v in row.values()):
-            raise RunError(f"{path}: line {n} has the wrong number of fields")
-        for key in ("seed", "game"):
-            if not row[key].isdigit():
-                raise RunError(f"{path}: line {n}: {key} {row[key]!r} is not an integer")
-    return rows
-
-
 def merge_shards(paths: Sequence[str | os.PathLike],
                  seeds: tuple[int, int] | None = None) -> list[dict[str, str]]:
     """Merge shard tables into the block's table (arm by arm, then by game).
@@ -232,7 +198,10 @@ def merge_shards(paths: Sequence[str | os.PathLike],
     policy: dict[str, str] = {}
     rows: dict[tuple[str, int], dict[str, str]] = {}
     for path in paths:
-        table = read_games(path)
+        try:
+            table = read_rows(path)
+        except GamesTableError as exc:
+            raise RunError(str(exc)) from None
         arms_here = list(dict.fromkeys(r["arm"] for r in table))
         if table and order is None:
             order = arms_here
@@ -278,5 +247,4 @@ def log_summary(rows: Sequence[dict], log: Log = _stderr) -> None:
 
 
 __all__ = ["Arm", "Progress", "RunError", "check_arms", "log_summary", "merge_shards",
-           "parse_arm", "parse_seeds", "parse_shard", "read_games", "run_shard",
-           "shard_games", "summarise", "write_games"]
+           "parse_arm", "parse_seeds", "parse_shard", "run_shard", "shard_games", "summarise"]

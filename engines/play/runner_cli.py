@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 
+from contracts.games_table import write_rows
 from engines.drop7.cli import InputError
 from engines.play.runner import (
     log_summary,
@@ -22,7 +23,6 @@ from engines.play.runner import (
     parse_seeds,
     parse_shard,
     run_shard,
-    write_games,
 )
 
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--merge takes shard files, not --arm")
         seeds = parse_seeds(args.seeds) if args.seeds else None
         rows = merge_shards(args.merge, seeds)
-        write_games(rows, args.out)
+        write_rows(rows, args.out)
         log_summary(rows)
         return 0
     if not args.arm:
@@ -79,6 +79,6 @@ def run(args: argparse.Namespace) -> int:
     shard, shards = parse_shard(args.shard)
     rows = run_shard(arms, start, count, shard, shards, args.budget_s, args.workers,
                      progress_s=args.progress_s)
-    write_games(rows, args.out)
+    write_rows(rows, args.out)
     log_summary(rows)
     return 0

@@ -17,9 +17,9 @@ import argparse
 import json
 from pathlib import Path
 
+from contracts.train_directory import LATEST, has_output, resume_dir
 from engines.drop7.cli import InputError
 from engines.ntuple.layouts import LAYOUTS, get_layout
-from engines.train.directory import LATEST, has_output, resume_dir
 from engines.train.trainer import NtupleLearner, SeedRange, Trainer
 
 

@@ -26,16 +26,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from contracts.atomic import atomic_write
+from contracts.errors import print_error
 from engines.drop7 import core
 from engines.drop7.board import MAX_MOVES
 from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
-from engines.train import kernel as kern
+from engines.train import greedy as kern
 
 UNSEEN_GAME = 10**12
 
@@ -106,16 +107,6 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
     return out
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` atomically (a temporary file beside it, then rename)."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line (see module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m engines.train.evaluate")
@@ -131,12 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         seeds = load_bank().training(args.first_game, args.games)
         result = evaluate(Path(args.directory), seeds, not args.no_verify, args.out is not None)
         if args.out:
-            _write(Path(args.out), json.dumps(result) + "\n")
+            atomic_write(args.out, json.dumps(result) + "\n")
             result = {k: v for k, v in result.items() if k not in ("seeds", "scores")}
         print(json.dumps(result))
     except (ValueError, OSError) as exc:
-        print(f"evaluate: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 2
+        return print_error(exc, prog="evaluate")
     return 0
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engines.drop7.board import LEVEL_BONUS, TERMINAL_UTILITY
+from engines.drop7.board import TERMINAL_UTILITY
 from engines.drop7.chance import canonicalise
 from engines.drop7.core import (
     OUT_LEN,
@@ -55,7 +55,8 @@ from engines.drop7.core import (
     finished,
     new_game,
 )
-from engines.leaves.linear import N_TERMS, linear_terms, next_disc_term
+from engines.leaves.kinds import N_TERMS
+from engines.leaves.linear import linear_terms, next_disc_term
 from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import WeightsError
 from engines.train import kernel as kern
@@ -63,7 +64,7 @@ from engines.train import kernel as kern
 #: Root mean square of each term over 24,340 states of baseline play (see module doc).
 SCALES = np.array([6.8, 310.0, 18.0, 3.3, 6.3, 2.0, 2.4, 0.8, 1.2, 0.66, 0.8, 0.23, 2.6,
                    200.0, 29.0, 3.8, 390.0, 2.0], dtype=np.float64)
-_RISE = float(LEVEL_BONUS)
+_RISE = kern.RISE
 #: a game-ending sample's value in the choice, in rises: the search's (see module doc)
 _DEATH = TERMINAL_UTILITY / _RISE
 _NULL_SPEC = get_layout("null").spec
