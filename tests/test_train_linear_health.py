@@ -61,7 +61,7 @@ def _game_ending_choices(weights: np.ndarray, seeds: np.ndarray) -> tuple[int, i
 
 
 def test_a_game_ending_sample_is_valued_as_the_search_values_it() -> None:
-    assert _DEATH == pytest.approx(TERMINAL_UTILITY / _RISE)
+    assert pytest.approx(TERMINAL_UTILITY / _RISE) == _DEATH
 
 
 def test_the_training_policy_never_ends_a_game_it_can_go_on_with() -> None:

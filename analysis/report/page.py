@@ -211,7 +211,8 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
     return template.render(
         run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
-        arms=_arm_rows(run), curves=run.curves, health=run.health, prov=run.provenance, figures=FIGURES,
+        arms=_arm_rows(run), curves=run.curves, health=run.health, prov=run.provenance,
+        figures=FIGURES,
         images=images, recorded=run.plan.get("recorded", {}), recorded_keys=RECORDED_KEYS,
         not_opened=None if run.screened else run.not_opened(), generated=_now(),
         profile_text=json.dumps(run.profile, indent=2, sort_keys=True),
