@@ -17,11 +17,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from contracts.train_directory import checkpoint_steps
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
 from protocol import costs
-from protocol.declaration import Claim, load_claims
+from protocol.declaration import (
+    MAX_CHECKPOINTS,
+    Claim,
+    check_pins,
+    checkpoint_count,
+    is_checkpoint,
+    load_claims,
+)
 from protocol.paths import Paths
 from protocol.plan_model import (
     Arm,
@@ -76,21 +82,25 @@ def _moves(n: int) -> str:
 
 
 def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> dict[str, Training]:
-    out = {}
+    out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
         moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
         every = prof.over.get("weights", {}).get(name, {}).get("every")
+        key = f"claims.{claim.id}.weights.{name}.every"
         if every is None:
             every = min(t["every"], moves)
             cap = prof.caps.get("checkpoints")
-            if cap and len(checkpoint_steps(moves, every)) > cap:
+            if cap and checkpoint_count(moves, every) > cap:
                 every = math.ceil(moves / cap)
         elif every > moves:
-            prof.fail(f"claims.{claim.id}.weights.{name}.every",
-                      f"{every:,} is larger than the {moves:,} moves trained")
+            prof.fail(key, f"{every:,} is larger than the {moves:,} moves trained")
+        total += checkpoint_count(moves, every)
+        if total > MAX_CHECKPOINTS:
+            prof.fail(key, f"a checkpoint every {every:,} of {moves:,} moves gives claim "
+                      f"{claim.id} {total:,} checkpoints; at most {MAX_CHECKPOINTS:,}")
         select = w["select"]
-        if isinstance(select, Mapping) and select["step"] not in checkpoint_steps(moves, every):
+        if isinstance(select, Mapping) and not is_checkpoint(select["step"], moves, every):
             prof.fail(f"claims.{claim.id}.weights.{name}", f"the declared select.step "
                       f"{select['step']:,} is not a checkpoint at this profile's budget")
         if (moves, every) != (t["moves"], t["every"]):
@@ -140,8 +150,13 @@ def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int 
          games: int, profile: Mapping[str, Any], **extra: Any) -> Arm:
     kind = parse_leaf(leaf).kind if leaf else None
     sec = costs.game_seconds(play, depth or 1, strata or 7, kind)
+    shards = costs.shards_for(games, sec, profile["job_minutes"])
+    if shards > costs.MAX_SHARDS:
+        raise DeclarationError(f"config/profiles/{profile['profile']}.yaml: key job_minutes: "
+                               f"{profile['job_minutes']} cuts arm {name} into {shards:,} game "
+                               f"jobs; at most {costs.MAX_SHARDS:,} per arm")
     return Arm(name, _policy(play, leaf, depth, strata), play, depth, strata, kind, games,
-               costs.shards_for(games, sec, profile["job_minutes"]), sec, **extra)
+               shards, sec, **extra)
 
 
 def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
@@ -229,8 +244,17 @@ def _contrasts(claim: Claim, arms: Mapping[str, Arm], games: int) -> dict[str, C
 def _block(claim: Claim, prof: _Profile, claims: Mapping[str, Claim]) -> tuple[int, str | None]:
     declared = claim.doc["screen"]["block"]
     if isinstance(declared, Mapping):
-        other = claims[declared["claim"]]
-        return _block(other, _Profile(prof.profile, other), claims)[0], other.id
+        if "block" in prof.over:
+            prof.fail(f"claims.{claim.id}.block", f"claim {claim.id} shares the block of claim "
+                      f"{declared['claim']} (screen.block: {{claim: {declared['claim']}}}): set "
+                      "that claim's block instead")
+        other = claims.get(declared["claim"])
+        owned = other.doc["screen"]["block"] if other is not None else None
+        if other is None or isinstance(owned, Mapping):
+            raise DeclarationError(f"{claim.path}: key screen.block.claim: "
+                                   f"{declared['claim']!r} is not a claim that owns a block")
+        return _Profile(prof.profile, other).over.get(
+            "block", owned + prof.profile["block_offset"]), other.id
     return prof.over.get("block", declared + prof.profile["block_offset"]), None
 
 
@@ -245,15 +269,24 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     games = prof.size(("screen", "games"), "screen_games", declared_games)
     if games != declared_games:
         shrunk.append(f"screen: {games} of the declared {declared_games} games")
+    for name, t in trained.items():
+        if t.first_game >= bank.roles["training"]["count"]:
+            raise DeclarationError(f"{claim.path}: key weights.{name}.train.first_game: "
+                                   f"{t.first_game:,} is beyond the training role's "
+                                   f"{bank.roles['training']['count']:,} games")
     block, shares = _block(claim, prof, claims)
-    size = bank.roles["screen"]["block_size"]
-    blocks = list(range(block, block + math.ceil(games / size)))
-    try:
-        start = int(bank.screen_block(blocks[0], 1)[0])
-        bank.screen_block(blocks[-1], 1)
-    except ValueError as exc:
-        prof.fail(f"claims.{claim.id}.block", f"{exc} (block {block} for {len(blocks)} "
-                  f"block(s) of {size} seeds)")
+    size, count = bank.roles["screen"]["block_size"], bank.roles["screen"]["blocks"]
+    n_blocks = math.ceil(games / size)
+    if n_blocks > count:  # before any list of blocks is built
+        raise DeclarationError(f"{claim.path}: key screen.games: {games:,} games would read "
+                               f"{n_blocks:,} blocks of {size} seeds; the screen role holds "
+                               f"{count:,}")
+    if block + n_blocks > count:
+        prof.fail(f"claims.{claim.id}.block", f"blocks {block:,} to {block + n_blocks - 1:,} "
+                  f"({games:,} games, {size} seeds a block) are outside the screen role's "
+                  f"blocks 0..{count - 1}")
+    blocks = list(range(block, block + n_blocks))
+    start = int(bank.screen_block(blocks[0], 1)[0])
     arms = _screen_arms(claim, prof, games, claims, paths, shrunk)
     _check_pins(claim, arms)
     vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
@@ -274,6 +307,58 @@ def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:
                     f"another block (claims.{c}.block), or declare screen.block: {{claim: "
                     f"{owner[b]}}} in {c} to share it knowingly")
             owner[b] = c
+    for c in sorted(plans):
+        p = plans[c]
+        theirs = plans[p.shares_block_of].blocks if p.shares_block_of else p.blocks
+        extra = [b for b in p.blocks if b not in theirs]
+        if extra:
+            held = f"claim {owner[extra[0]]}'s" if extra[0] in owner else "a block it never read"
+            raise DeclarationError(
+                f"{source}: key claims.{c}.screen.games: claim {c} shares the block of claim "
+                f"{p.shares_block_of} but its {p.seeds[1]:,} games read {len(p.blocks)} "
+                f"block(s) where that claim reads {len(theirs)} in this profile: block "
+                f"{extra[0]} is {held}; give {c} no more games than {p.shares_block_of}")
+
+
+def _lowered(src: ClaimPlan, weights: str, plans: Mapping[str, ClaimPlan]) -> list[str]:
+    """What this profile shrank of the frozen ``weights`` of claim ``src``: their training, the
+    validation that selected and gated them, and (in turn) their comparator's artefact."""
+    declared, t = src.claim.weights[weights]["train"], src.trained[weights]
+    out = []
+    if (t.moves, t.every) != (declared["moves"], declared["every"]):
+        out.append(f"trained {_moves(t.moves)} moves, a checkpoint every {_moves(t.every)} "
+                   f"(declared: {_moves(declared['moves'])} every {_moves(declared['every'])})")
+    v = src.claim.doc["validation"]
+    if src.validation_games != v["games"]:
+        out.append(f"selected on {src.validation_games} of the declared {v['games']} "
+                   "validation games")
+    comp = src.validation_arms[src.comparator]
+    if (comp.depth, comp.strata) != (v["search"]["depth"], v["search"]["strata"]):
+        out.append(f"validated in {_dtag(comp.depth, comp.strata)} instead of "
+                   f"{_dtag(v['search']['depth'], v['search']['strata'])}")
+    a = comp.artefact
+    if a is not None and a.claim != src.id:
+        out.extend(f"its comparator {a.key} {why}" for why in _lowered(plans[a.claim],
+                                                                       a.weights, plans))
+    return out
+
+
+def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
+    """Every frozen artefact of another claim that a claim reads (an arm's leaf or its
+    validation comparator) adds what the profile shrank of it to the claim's ``shrunk``, so
+    the evidence tier and the report account for every artefact the claim reads."""
+    for p in plans.values():
+        read: dict[str, tuple[Artefact, list[str]]] = {}
+        arms = [*p.arms.values(), *p.validation_arms.values()]
+        for arm in arms:
+            if arm.artefact is not None and arm.artefact.claim != p.id:
+                read.setdefault(arm.artefact.key, (arm.artefact, []))[1].append(
+                    arm.name if arm.name in p.arms else "the validation comparator")
+        for key, (a, readers) in sorted(read.items()):
+            why = _lowered(plans[a.claim], a.weights, plans)
+            if why:
+                p.shrunk.append(f"artefact {key} (read by {', '.join(readers)}): "
+                                f"{'; '.join(why)}")
 
 
 def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
@@ -296,13 +381,15 @@ def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
                                            f"({', '.join(names) or 'none'})")
     plans = {c: plan_claim(claim, claims, profile, paths) for c, claim in claims.items()}
     _check_blocks(plans, source)
+    _inherit_shrinks(plans)
     return Plan(dict(profile), plans, paths)
 
 
 def load_plan(basedir: str | Path, overrides: Mapping[str, Any]) -> Plan:
     """Profile, declarations and plan of a run from the repository at ``basedir``."""
-    from protocol.profile import load_profile
+    from protocol.profile import load_profile, profile_names
 
     profile = load_profile(basedir, overrides)
     claims = load_claims(Path(basedir) / profile["claims_dir"], profile["claims_dir"])
+    check_pins(claims, profile_names(basedir))
     return build_plan(profile, claims)

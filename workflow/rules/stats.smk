@@ -63,5 +63,6 @@ rule verdict:
         readings=lambda wc: CLAIMS[wc.claim].readings,
         rule=lambda wc: CLAIMS[wc.claim].claim.doc["verdict"],
         tier=lambda wc: CLAIMS[wc.claim].tier,
+        lowered_by=lambda wc: CLAIMS[wc.claim].shrunk,
     script:
         "../scripts/verdict.py"

@@ -22,7 +22,8 @@ def main() -> None:
     errors = methodological_errors(integrity=integrity_errors(contrasts), gate=gate,
                                    screened=opened is not None,
                                    reused=bool(opened and opened["reused"]), frozen=frozen)
-    write_json(S.output[0], decide(S.params.rule, readings, errors, S.params.tier))
+    write_json(S.output[0], decide(S.params.rule, readings, errors, S.params.tier,
+                                   S.params.lowered_by))
 
 
 with log_to(S.log[0]):
