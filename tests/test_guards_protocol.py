@@ -12,7 +12,8 @@ from claims_support import REPO, claims_copy, fair_depth_claim, write_claim
 from protocol.checks import before_any_job
 from protocol.declaration import load_claims
 from protocol.ledger import LedgerError
-from protocol.plan import PILOT, PUBLIC, load_plan
+from protocol.plan import load_plan
+from protocol.plan_model import PILOT, PUBLIC
 from protocol.profile import load_profile
 from protocol.schema import DeclarationError
 from protocol.verdict import decide
