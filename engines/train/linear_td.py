@@ -208,7 +208,8 @@ class LinearLearner:
         """What determines the weights besides the seeds."""
         return {"kind": self.kind, "layout": "linear", "features": int(N_TERMS),
                 "scales": [float(s) for s in SCALES], "alpha": self.alpha, "init": "zero",
-                "delta_clamp": kern.DELTA_CLAMP, "strata": kern.STRATA}
+                "delta_clamp": kern.DELTA_CLAMP, "strata": kern.STRATA,
+                "game_over_in_choice": float(TERMINAL_UTILITY)}
 
     def play(self, seeds, carry, state, cols, moves: int, fstats) -> int:
         """Train ``moves`` moves."""
