@@ -11,12 +11,14 @@ look ``k``.  With ``theta`` the mean delta in per-game sd units,
 increases in ``theta`` and is computed by the recursion of
 :mod:`analysis.sequential`.  The median-unbiased estimate solves
 ``p(theta) = 1/2``; the two-sided ``level`` interval solves
-``p = (1 - level)/2`` (lower) and ``(1 + level)/2`` (upper); ``p(0)`` is the
-stage-wise one-sided p-value.  ``theta`` is turned into points with the paired
-sd at the stopping look, and the observed t into z by matching tail
-probabilities (the same conversion as the bounds).  The default level is
-``1 - 2 alpha`` (90% for alpha 0.05): its lower limit is the one-sided
-``1 - alpha`` bound of the screen.
+``p = (1 - level)/2`` (lower) and ``(1 + level)/2`` (upper).  The estimate and
+interval read the observed t as the standardised mean (the paired sd at the
+stopping look taken as known, ``z = t``; ``theta`` is turned into points with
+that sd), so with one look they are the mean and ``mean +- z se``.  The
+stage-wise one-sided p-value ``p(0)`` reads the observed t through the bounds'
+tail-matching conversion, so it is below the spent alpha exactly when the
+design stopped for efficacy.  The default level is ``1 - 2 alpha`` (90% for
+alpha 0.05): its lower limit is the one-sided ``1 - alpha`` bound of the screen.
 """
 
 from __future__ import annotations
@@ -106,16 +108,16 @@ def estimate(deltas: np.ndarray, design: SequentialDesign, *, level: float | Non
                              "is made where the design stops")
     if got.sd_delta <= 0:
         raise ValueError(f"deltas: the paired sd is 0 at look {look}; no estimate")
-    z = float(t_to_z(got.statistic, got.n - 1))
-    sd = got.sd_delta
+    z, sd = got.statistic, got.sd_delta
 
-    def p(theta: float) -> float:
+    def p(theta: float, z: float = z) -> float:
         return stagewise_p(design, look, z, theta, futility_followed)
 
     start, step = z / math.sqrt(got.n), 2.0 / math.sqrt(design.looks[0])
     theta = {q: _root(p, q, start, step) for q in (0.5, (1 - level) / 2, (1 + level) / 2)}
+    p_value = p(0.0, float(t_to_z(got.statistic, got.n - 1)))
     return SequentialEstimate(
         look=look, n=got.n, decision=got.decision, naive_mean=got.mean_delta,
         median_unbiased=theta[0.5] * sd, lower=theta[(1 - level) / 2] * sd,
-        upper=theta[(1 + level) / 2] * sd, level=float(level), p_value=p(0.0),
+        upper=theta[(1 + level) / 2] * sd, level=float(level), p_value=p_value,
         futility_followed=futility_followed)
