@@ -13,7 +13,7 @@ The efficacy bounds ``c_k`` (z scale) make the probability, under mean delta
 0, of first crossing at look ``k`` equal ``A(t_k) - A(t_{k-1})`` for the
 canonical joint law of the sequential z statistics (``corr(Z_i, Z_j) =
 sqrt(n_i / n_j)``), computed by the Armitage-McPherson-Rowe recursion on a
-Simpson grid (:func:`stage_probabilities`).  Efficacy bounds ignore futility
+Simpson grid (:mod:`analysis.sequential_recursion`).  Efficacy bounds ignore futility
 (the futility bound is non-binding).
 
 An optional futility bound (``delta_min`` > 0 in points, with a planning sd
@@ -38,18 +38,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, stats
 
 from analysis.bootstrap import ALPHA
 from analysis.games_table import MIN_PAIRS
+from analysis.sequential_recursion import Walk, stage_probabilities
 
 #: the named spending functions
 SPENDING = ("obrien-fleming", "pocock")
 #: decisions at a look
 CONTINUE, STOP_EFFICACY, STOP_FUTILITY, STOP = "continue", "stop-efficacy", "stop-futility", "stop"
-#: Simpson grid step (z units) and half-width (sd of Z_k) of the recursion
-GRID_STEP = 0.05
-GRID_HALF_WIDTH = 8.0
 _BOUND_MAX = 40.0
 
 
@@ -190,75 +188,6 @@ def equally_spaced(games: int, k: int, **kwargs: object) -> SequentialDesign:
         raise ValueError(f"looks: {k!r} is not a positive number of looks")
     looks = tuple(int(round(games * j / k)) for j in range(1, k + 1))
     return SequentialDesign(looks=looks, games=games, **kwargs)  # type: ignore[arg-type]
-
-
-# --- the recursion -----------------------------------------------------------------------------
-
-def _simpson(lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
-    m = max(3, 2 * math.ceil((hi - lo) / (2 * GRID_STEP)) + 1)
-    z = np.linspace(lo, hi, m)
-    w = np.ones(m)
-    w[1:-1:2], w[2:-1:2] = 4.0, 2.0
-    return z, w * (hi - lo) / (m - 1) / 3.0
-
-
-class Walk:
-    """The sub-density of the z statistic on the continuation region, look by look.
-
-    ``z``/``mass``: grid nodes at the current look and density times Simpson
-    weight (the probability of having continued so far, spread on the nodes).
-    Before look 1 it is a point mass at 0 with ``n = 0``.
-    """
-
-    def __init__(self, theta: float) -> None:
-        self.theta, self.n = theta, 0
-        self.z, self.mass = np.zeros(1), np.ones(1)
-
-    def _arg(self, n: int, z: np.ndarray | float) -> np.ndarray:
-        dn = n - self.n
-        zz = np.asarray(z, dtype=np.float64)
-        return ((zz[..., None] * math.sqrt(n) - self.z * math.sqrt(self.n) - self.theta * dn)
-                / math.sqrt(dn))
-
-    def above(self, n: int, c: float) -> float:
-        """P(continued so far and Z at ``n`` games >= c)."""
-        if not np.isfinite(c):
-            return float(self.mass.sum()) if c < 0 else 0.0
-        return float(special.ndtr(-self._arg(n, c)) @ self.mass)
-
-    def below(self, n: int, a: float) -> float:
-        """P(continued so far and Z at ``n`` games <= a)."""
-        if not np.isfinite(a):
-            return float(self.mass.sum()) if a > 0 else 0.0
-        return float(special.ndtr(self._arg(n, a)) @ self.mass)
-
-    def advance(self, n: int, lower: float, upper: float) -> None:
-        """Move to the look at ``n`` games, keeping paths with ``lower < Z < upper``."""
-        centre = self.theta * math.sqrt(n)
-        lo, hi = max(lower, centre - GRID_HALF_WIDTH), min(upper, centre + GRID_HALF_WIDTH)
-        if not lo < hi or self.mass.sum() == 0.0:
-            self.z, self.mass, self.n = np.zeros(1), np.zeros(1), n
-            return
-        z, w = _simpson(lo, hi)
-        x = self._arg(n, z)
-        dens = np.exp(-0.5 * x * x) @ self.mass * math.sqrt(n / (n - self.n) / (2 * math.pi))
-        self.z, self.mass, self.n = z, dens * w, n
-
-
-def stage_probabilities(looks: Sequence[int], upper: Sequence[float], lower: Sequence[float],
-                        theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """P(first stop at look k above ``upper[k]``), P(... below ``lower[k]``), per look.
-
-    ``theta``: the mean delta in per-game sd units (Z_k ~ N(theta sqrt(n_k), 1)).
-    Bounds may be +-inf.  Paths continue while ``lower[k] < Z_k < upper[k]``.
-    """
-    walk = Walk(theta)
-    up, down = np.zeros(len(looks)), np.zeros(len(looks))
-    for k, n in enumerate(looks):
-        up[k], down[k] = walk.above(n, upper[k]), walk.below(n, lower[k])
-        if k + 1 < len(looks):
-            walk.advance(n, lower[k], upper[k])
-    return up, down
 
 
 # --- boundaries --------------------------------------------------------------------------------

@@ -16,9 +16,10 @@ interval read the observed t as the standardised mean (the paired sd at the
 stopping look taken as known, ``z = t``; ``theta`` is turned into points with
 that sd), so with one look they are the mean and ``mean +- z se``.  The
 stage-wise one-sided p-value ``p(0)`` reads the observed t through the bounds'
-tail-matching conversion, so it is below the spent alpha exactly when the
-design stopped for efficacy.  The default level is ``1 - 2 alpha`` (90% for
-alpha 0.05): its lower limit is the one-sided ``1 - alpha`` bound of the screen.
+tail-matching conversion, so (without a futility bound) it is at most the
+spent alpha exactly when the design stopped for efficacy.  The default level
+is ``1 - 2 alpha`` (90% for alpha 0.05): its lower limit is the one-sided
+``1 - alpha`` bound of the screen.
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ from analysis.sequential import (
     CONTINUE,
     STOP_FUTILITY,
     SequentialDesign,
-    Walk,
     check_deltas,
     decide,
     t_to_z,
 )
+from analysis.sequential_recursion import Walk
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from analysis.sequential import (
     decide,
     equally_spaced,
     spending,
-    stage_probabilities,
     t_to_z,
     z_to_t,
 )
+from analysis.sequential_recursion import stage_probabilities
 
 # --- the design and what it refuses ------------------------------------------------------------
 
