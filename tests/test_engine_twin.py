@@ -7,7 +7,7 @@ from engine_cases import assert_twins_agree, random_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.drop7 import core, rules
+from engines.drop7 import baselines, core, rules
 
 
 @st.composite
@@ -133,8 +133,8 @@ def test_censoring_after_2000_moves():
     state[core.ST_MOVES_PLAYED] = 1998
     for _ in range(2):
         assert not core.finished(state)
-        core.advance(seed, core.baseline_choice(core.POLICY_CENTRE_FIRST, seed, state, cols),
-                     state, cols, scratch, out)
+        column = baselines.baseline_choice(baselines.POLICY_CENTRE_FIRST, seed, state, cols)
+        core.advance(seed, column, state, cols, scratch, out)
     assert state[core.ST_CENSORED] == 1 and state[core.ST_GAME_OVER] == 0
     assert state[core.ST_MOVES_PLAYED] == 2000 and core.finished(state)
 
@@ -149,7 +149,8 @@ def test_seeded_games_agree_with_readable_rules():
     scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
     out = np.zeros(core.OUT_LEN, dtype=np.int64)
     moves = 0
-    for policy in (core.POLICY_RANDOM, core.POLICY_CENTRE_FIRST, core.POLICY_LOWEST_COLUMN):
+    for policy in (baselines.POLICY_RANDOM, baselines.POLICY_CENTRE_FIRST,
+                   baselines.POLICY_LOWEST_COLUMN):
         for seed in np.arange(1, 301, dtype=np.uint64):
             core.new_game(seed, state, cols)
             position = rules.Position()
@@ -157,7 +158,7 @@ def test_seeded_games_agree_with_readable_rules():
                 m = int(state[core.ST_MOVES_PLAYED])
                 key = np.uint64(rng.reveal_key(seed, m))
                 draws = iter(range(100))
-                column = int(core.baseline_choice(policy, seed, state, cols))
+                column = int(baselines.baseline_choice(policy, seed, state, cols))
                 result = rules.play(position, column, int(state[core.ST_NEXT_DISC]),
                                     lambda d=draws, k=key: int(rng.reveal_value(k, next(d))))
                 core.advance(seed, column, state, cols, scratch, out)

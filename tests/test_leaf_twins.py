@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.board import pack, unpack
 from engines.leaves import linear, linear_ref
 from engines.leaves.kinds import N_TERMS
@@ -39,7 +39,7 @@ def game_state(seed: int, policy: int, moves: int) -> tuple[np.ndarray, int, int
     core.new_game(np.uint64(seed), state, cols)
     for _ in range(moves):
         before = cols.copy(), int(state[core.ST_MOVES_REMAINING]), int(state[core.ST_NEXT_DISC])
-        column = core.baseline_choice(policy, np.uint64(seed), state, cols)
+        column = baselines.baseline_choice(policy, np.uint64(seed), state, cols)
         core.advance(np.uint64(seed), column, state, cols, scratch, out)
         if core.finished(state):
             return before  # the leaf never scores a finished game
@@ -68,8 +68,9 @@ def test_twins_agree_on_random_packed_grids(grid, moves_remaining, next_disc):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 2**63 - 1), st.sampled_from([core.POLICY_RANDOM, core.POLICY_CENTRE_FIRST,
-                                                   core.POLICY_LOWEST_COLUMN]),
+@given(st.integers(0, 2**63 - 1),
+       st.sampled_from([baselines.POLICY_RANDOM, baselines.POLICY_CENTRE_FIRST,
+                        baselines.POLICY_LOWEST_COLUMN]),
        st.integers(0, 120))
 def test_twins_agree_on_boards_from_real_games(seed, policy, moves):
     cols, mr, disc = game_state(seed, policy, moves)
@@ -106,7 +107,7 @@ def test_every_term_is_exercised():
 
 
 def test_batch_kernels_match_single_calls():
-    states = [game_state(seed, core.POLICY_RANDOM, 25) for seed in range(1, 30)]
+    states = [game_state(seed, baselines.POLICY_RANDOM, 25) for seed in range(1, 30)]
     boards = np.array([s[0] for s in states])
     mrs = np.array([s[1] for s in states], dtype=np.int64)
     discs = np.array([s[2] for s in states], dtype=np.int64)

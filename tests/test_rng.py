@@ -79,16 +79,17 @@ def test_u7_rejects_top_words_and_is_uniform():
 
 def test_discs_do_not_depend_on_play():
     """Two policies on one seed see the same disc sequence."""
-    from engines.drop7 import core
+    from engines.drop7 import baselines, core
     from engines.drop7.game_loop import play_out
 
     seeds = np.array([99], dtype=np.uint64)
-    for policy in (core.POLICY_RANDOM, core.POLICY_CENTRE_FIRST, core.POLICY_LOWEST_COLUMN):
+    for policy in (baselines.POLICY_RANDOM, baselines.POLICY_CENTRE_FIRST,
+                   baselines.POLICY_LOWEST_COLUMN):
         seen = []
 
         def record(state, cols, policy=policy, seen=seen) -> int:
             seen.append(int(state[core.ST_NEXT_DISC]))
-            return core.baseline_choice(policy, seeds[0], state, cols)
+            return baselines.baseline_choice(policy, seeds[0], state, cols)
 
         play_out(seeds[0], record)
         assert seen == [disc(99, m) for m in range(len(seen))]

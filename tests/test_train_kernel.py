@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.chance import canonicalise, chance_key, play_sample
 from engines.drop7.core import quick_drop
 from engines.drop7.game_loop import play_out
@@ -48,7 +48,7 @@ def _game_states(policies=(0, 1, 2), games: int = 60):
             def record(st, cols, pol=pol, seed=seed) -> int:
                 states.append((cols.copy(), int(st[core.ST_NEXT_DISC]),
                                int(st[core.ST_MOVES_REMAINING])))
-                return core.baseline_choice(pol, seed, st, cols)
+                return baselines.baseline_choice(pol, seed, st, cols)
 
             play_out(seed, record)
     return states

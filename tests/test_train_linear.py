@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.cli import main
 from engines.drop7.game_loop import play_out
 from engines.leaves.kinds import N_TERMS
@@ -56,7 +56,7 @@ def test_saved_weights_are_points_per_raw_term() -> None:
         assert linear_value(cols, mr, disc, weights) == pytest.approx(17000.0 * v, rel=1e-9,
                                                                      abs=1e-6)
         checked.append(1)
-        return core.baseline_choice(1, seed, st, cols)
+        return baselines.baseline_choice(1, seed, st, cols)
 
     play_out(seed, check)
     assert len(checked) > 5

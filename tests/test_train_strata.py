@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from engine_cases import random_grid
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.board import pack
 from engines.drop7.chance import (
     RES_LEN,
@@ -70,7 +70,7 @@ def test_strata_equal_samples_on_game_positions() -> None:
                 strata = (7, 7, 3, 12)[int(st[core.ST_MOVES_PLAYED]) % 4]
                 _compare(cols, int(st[core.ST_MOVES_REMAINING]), int(st[core.ST_NEXT_DISC]),
                          strata, counts)
-                return core.baseline_choice(policy, seed, st, cols)
+                return baselines.baseline_choice(policy, seed, st, cols)
 
             play_out(seed, compare)
     assert counts["revealing"] > 300 and counts["rises"] > 300 and counts["chains"] > 50

@@ -39,7 +39,6 @@ from engines.drop7.board import (
     WAVE_SCORE,
 )
 from engines.drop7.nibbles import (
-    CENTRE,
     LOW,
     any_top,
     col_height,
@@ -52,15 +51,12 @@ from engines.drop7.nibbles import (
     is_empty,
     is_legal,
     legal_mask,
-    lowest_flag,
     numbered,
     occupied,
-    popcount,
     zero_nibbles,
 )
 from engines.drop7.rng import (
     DOMAIN_DISC,
-    DOMAIN_POLICY,
     DOMAIN_REVEAL,
     counter_word,
     fmix64,
@@ -434,7 +430,7 @@ def new_game(seed, state, cols):
 
 
 @njit(cache=True, inline="always")
-def _advance(disc_key, reveal_key, column, state, cols, scratch, out):
+def advance_keyed(disc_key, reveal_key, column, state, cols, scratch, out):
     """:func:`advance` with the game's disc and reveal stream keys given."""
     m = state[ST_MOVES_PLAYED]
     key = counter_word(reveal_key, m)
@@ -466,76 +462,11 @@ def advance(seed, column, state, cols, scratch, out):
     (a game stops after ``MAX_MOVES`` moves).
     """
     useed = np.uint64(seed)
-    return _advance(stream_key(useed, DOMAIN_DISC), stream_key(useed, DOMAIN_REVEAL), column,
-                    state, cols, scratch, out)
+    return advance_keyed(stream_key(useed, DOMAIN_DISC), stream_key(useed, DOMAIN_REVEAL), column,
+                         state, cols, scratch, out)
 
 
 @njit(cache=True, inline="always")
 def finished(state) -> bool:
     """True when the game is over or censored."""
     return state[ST_GAME_OVER] != 0 or state[ST_CENSORED] != 0
-
-
-POLICY_RANDOM, POLICY_CENTRE_FIRST, POLICY_LOWEST_COLUMN = 0, 1, 2
-
-
-@njit(cache=True, inline="always")
-def _baseline_column(policy, policy_key, state, cols):
-    """:func:`baseline_choice` with the game's policy stream key given."""
-    if policy == POLICY_RANDOM:
-        lm = legal_mask(cols)
-        n = popcount(lm)
-        w = counter_word(policy_key, state[ST_MOVES_PLAYED])
-        pick = np.int64(((w >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
-        for _ in range(pick):
-            lm &= lm - 1
-        return lowest_flag(lm) if lm else -1
-    if policy == POLICY_CENTRE_FIRST:
-        for i in range(7):
-            if is_legal(cols, CENTRE[i]):
-                return CENTRE[i]
-    best = -1
-    best_h = 99
-    for i in range(7):  # lowest column, ties to the more central
-        c = CENTRE[i]
-        hc = col_height(cols[c])
-        if hc < 7 and hc < best_h:
-            best = c
-            best_h = hc
-    return best
-
-
-@njit(cache=True)
-def baseline_choice(policy, seed, state, cols):
-    """Column chosen by a baseline policy (the public state plus its own coin)."""
-    return _baseline_column(policy, stream_key(np.uint64(seed), DOMAIN_POLICY), state, cols)
-
-
-@njit(cache=True)
-def play_baseline_games(seeds, policy, results):
-    """Play whole games of a baseline policy; ``results[g]`` gets the final state."""
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
-    return _baseline_games(seeds, policy, results, state, cols, scratch, out)
-
-
-@njit(cache=True, _nrt=False)
-def _baseline_games(seeds, policy, results, state, cols, scratch, out):
-    """The loop of :func:`play_baseline_games` (no allocation, so no reference counting:
-    counting the arrays handed to every move took an eighth of the time)."""
-    total = 0
-    for g in range(seeds.shape[0]):
-        seed = np.uint64(seeds[g])
-        disc_key = stream_key(seed, DOMAIN_DISC)
-        reveal_key = stream_key(seed, DOMAIN_REVEAL)
-        policy_key = stream_key(seed, DOMAIN_POLICY)
-        new_game(seed, state, cols)
-        while not finished(state):
-            c = _baseline_column(policy, policy_key, state, cols)
-            _advance(disc_key, reveal_key, c, state, cols, scratch, out)
-        for i in range(ST_LEN):
-            results[g, i] = state[i]
-        total += state[ST_MOVES_PLAYED]
-    return total

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,12 +35,12 @@ def engine_throughput(games: int, seed_start: int = 1, repeats: int = 5) -> dict
     """
     seeds = np.arange(seed_start, seed_start + games, dtype=np.uint64)
     results = np.zeros((games, core.ST_LEN), dtype=np.int64)
-    core.play_baseline_games(seeds[:8], core.POLICY_RANDOM, results[:8])  # warm up
+    baselines.play_baseline_games(seeds[:8], baselines.POLICY_RANDOM, results[:8])  # warm up
     times = []
     moves = 0
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter()
-        moves = int(core.play_baseline_games(seeds, core.POLICY_RANDOM, results))
+        moves = int(baselines.play_baseline_games(seeds, baselines.POLICY_RANDOM, results))
         times.append(time.perf_counter() - t0)
     median = float(np.median(times))
     return {

@@ -17,7 +17,7 @@ import time
 import numpy as np
 from numba import njit
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.engine_bench import machine_facts
 from engines.drop7.game_loop import play_out
 from engines.leaves.linear import FAIR_WEIGHTS, linear_values_many
@@ -43,7 +43,7 @@ def game_positions(games: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             boards.append(cols.copy())
             mrs.append(state[core.ST_MOVES_REMAINING])
             discs.append(state[core.ST_NEXT_DISC])
-            return core.baseline_choice(policy, seed, state, cols)
+            return baselines.baseline_choice(policy, seed, state, cols)
 
         play_out(seed, record)
     return np.array(boards), np.array(mrs, dtype=np.int64), np.array(discs, dtype=np.int64)

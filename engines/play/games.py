@@ -13,7 +13,7 @@ policy (for search, one compiled kernel call), timed and checked:
   on the machine's speed or load.
 
 Baseline policies run whole games in one compiled call
-(:func:`engines.drop7.core.play_baseline_games`); their decisions equal their
+(:func:`engines.drop7.baselines.play_baseline_games`); their decisions equal their
 moves and they are never illegal or late.  A game that fails outside the
 policy keeps the state it reached, counts one unfinished decision and the
 error is logged: one bad game never loses the others.
@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.board import CENTRE_ORDER
 from engines.drop7.game_loop import play_out
 from engines.play.policy import BaselinePolicy, Policy
@@ -59,7 +59,7 @@ def _row(state: np.ndarray, decisions: int, illegal: int, unfinished: int,
 def _baseline_game(policy: BaselinePolicy, seed: int) -> dict:
     t0 = time.perf_counter()
     result = np.zeros((1, core.ST_LEN), dtype=np.int64)
-    core.play_baseline_games(np.array([seed], dtype=np.uint64), policy.policy_id, result)
+    baselines.play_baseline_games(np.array([seed], dtype=np.uint64), policy.policy_id, result)
     moves = int(result[0, core.ST_MOVES_PLAYED])
     return _row(result[0], moves, 0, 0, time.perf_counter() - t0)
 

@@ -28,15 +28,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.board import opening_cols
 from engines.leaves.kinds import LEAF_GRAMMAR, LeafError, LeafSpec, parse_leaf
 from engines.search.expectimax import MAX_DEPTH, MAX_STRATA, Searcher
 
 BASELINES = {
-    "random": core.POLICY_RANDOM,
-    "centre-first": core.POLICY_CENTRE_FIRST,
-    "lowest-column": core.POLICY_LOWEST_COLUMN,
+    "random": baselines.POLICY_RANDOM,
+    "centre-first": baselines.POLICY_CENTRE_FIRST,
+    "lowest-column": baselines.POLICY_LOWEST_COLUMN,
 }
 DEFAULT_DEPTH = 3
 DEFAULT_STRATA = 7
@@ -165,10 +165,10 @@ class BaselinePolicy(Policy):
         self._coin = np.uint64(seed)
 
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
-        return int(core.baseline_choice(self.policy_id, self._coin, state, cols))
+        return int(baselines.baseline_choice(self.policy_id, self._coin, state, cols))
 
     def warm_up(self) -> None:
-        core.play_baseline_games(np.ones(1, dtype=np.uint64), self.policy_id,
+        baselines.play_baseline_games(np.ones(1, dtype=np.uint64), self.policy_id,
                                  np.zeros((1, core.ST_LEN), dtype=np.int64))
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from contracts.atomic import atomic_write
 from contracts.errors import print_error
-from engines.drop7 import core
+from engines.drop7 import baselines, core
 from engines.drop7.board import MAX_MOVES
 from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
 from engines.train import greedy as kern
@@ -91,7 +91,7 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
             out["mean_return"] = float(g[keep].mean())
             out["states"] = int(keep.sum())
     rand = np.zeros((n, core.ST_LEN), dtype=np.int64)
-    core.play_baseline_games(seeds, core.POLICY_RANDOM, rand)
+    baselines.play_baseline_games(seeds, baselines.POLICY_RANDOM, rand)
     s1 = results[:, core.ST_SCORE].astype(np.float64)
     s0 = rand[:, core.ST_SCORE].astype(np.float64)
     out["one_ply"] = {**_summary(s1),
