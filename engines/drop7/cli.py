@@ -106,8 +106,11 @@ def parse_seed_block(text: str, what: str = "seeds", max_count: int = INT64_MAX)
     start_text, sep, count_text = text.partition(":")
     if not sep or ":" in count_text:
         raise InputError(f"{what} {_clip(text)!r} must be START:COUNT")
-    start = parse_int(start_text, f"{what} START", 0, SEED_SPACE - 1, hex_ok=True)
-    count = parse_int(count_text, f"{what} COUNT", 1, max_count, hex_ok=True)
+    try:
+        start = parse_int(start_text, "START", 0, SEED_SPACE - 1, hex_ok=True)
+        count = parse_int(count_text, "COUNT", 1, max_count, hex_ok=True)
+    except InputError as exc:
+        raise InputError(f"{what} {_clip(text)!r} is not START:COUNT: {exc}") from None
     if start + count > SEED_SPACE:
         raise InputError(f"{what} {_clip(text)!r}: START+COUNT must not pass 2**64 "
                          "(seeds are 64-bit)")

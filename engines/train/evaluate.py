@@ -94,20 +94,30 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line (see module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m engines.train.evaluate")
+    """Command line (see module docstring); bad flags are one line, exit status 2."""
+    from engines.drop7.cli import InputError, OneLineParser, int_option
+
+    parser: argparse.ArgumentParser = OneLineParser(prog="python -m engines.train.evaluate")
     parser.add_argument("directory")
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--first-game", type=int, default=UNSEEN_GAME)
+    parser.add_argument("--games", type=int_option(1), default=1000)
+    parser.add_argument("--first-game", type=int_option(0), default=UNSEEN_GAME)
     parser.add_argument("--no-verify", action="store_true", help="skip the SHA-256 check")
-    args = parser.parse_args(argv)
     from engines.seedbank import load_bank
 
     try:
-        seeds = load_bank().training(args.first_game, args.games)
+        args = parser.parse_args(argv)
+        bank = load_bank()
+        count = int(bank.roles["training"]["count"])
+        if args.first_game >= count or args.games > count - args.first_game:
+            raise InputError(f"--first-game {args.first_game} and --games {args.games} must "
+                             f"stay inside the training role's {count} games")
+        seeds = bank.training(args.first_game, args.games)
         print(json.dumps(evaluate(Path(args.directory), seeds, not args.no_verify)))
-    except (ValueError, OSError) as exc:
+    except (InputError, ValueError, OSError) as exc:
         print(f"evaluate: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"evaluate: error: out of memory for --games {args.games}", file=sys.stderr)
         return 2
     return 0
 
