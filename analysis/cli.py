@@ -20,6 +20,9 @@ from analysis.contrast import CRITERIA, Contrast, contrast_paired
 from analysis.games_table import pair_arms, read_games
 from analysis.power import OC_SEED, OC_SIMS, operating_characteristic
 
+#: most bootstrap resamples or simulated screens a run may ask for
+MAX_DRAWS = 10_000_000
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the ``stats`` options."""
@@ -43,10 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def stats_payload(args: argparse.Namespace) -> tuple[Contrast, dict[str, Any], bytes | None]:
     """Compute the contrast (and OC if asked): (contrast, JSON payload, PNG or None)."""
-    if args.resamples < 100:
-        raise ValueError(f"--resamples {args.resamples} is too small (need at least 100)")
-    if args.oc_sims < 100:
-        raise ValueError(f"--oc-sims {args.oc_sims} is too small (need at least 100)")
+    for flag, value in (("--resamples", args.resamples), ("--oc-sims", args.oc_sims)):
+        if not 100 <= value <= MAX_DRAWS:
+            raise ValueError(f"{flag} {value} must be in 100..{MAX_DRAWS:,}")
+    if not 0 <= args.bootstrap_seed < 2**64:
+        raise ValueError(f"--bootstrap-seed {args.bootstrap_seed} must be in 0..2**64-1 "
+                         "(the generator's 64-bit seed)")
     paired = pair_arms(read_games(args.games), args.candidate, args.baseline)
     hashes = None
     if args.expected_hash or args.actual_hash:

@@ -14,6 +14,7 @@ TRAIN = ["train", "--layout", "T1", "--seeds", "0x1000000000000000:1000"]
 BANK_TRAIN = ["train", "--layout", "T1"]
 PLAY = ["play", "--policy", "random"]
 ARMS = ["run-arms", "--arm", "a=random"]
+STATS = ["stats", "no-such-games.csv", "--candidate", "a", "--baseline", "b"]
 
 CASES = [
     # drop7 train: every integer flag
@@ -57,6 +58,12 @@ CASES = [
     (ARMS + ["--seeds", f"0:{BIG}"], "--seeds"),
     (ARMS + ["--seeds", "1:2", "--shard", f"{BIG}/{BIG}"], "shard K"),
     (ARMS + ["--seeds", "1:2", "--workers", "1000000"], "--workers"),
+    # drop7 stats: bootstrap and OC sizes, the generator seed (before the tables are read)
+    (STATS + ["--bootstrap-seed=-1"], "--bootstrap-seed"),
+    (STATS + ["--bootstrap-seed", BIG], "--bootstrap-seed"),
+    (STATS + ["--resamples", str(10**14)], "--resamples"),
+    (STATS + ["--oc", "--oc-sims", str(10**14)], "--oc-sims"),
+    (STATS + ["--resamples", HUGE], "--resamples"),
     # drop7 bench: counts and seeds (refused before any table is allocated)
     (["bench", "engine", "--games", "0"], "--games"),
     (["bench", "engine", "--games", "1", "--repeats", "0"], "--repeats"),

@@ -47,7 +47,7 @@ class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (no usage block), exit status 2."""
 
     def error(self, message: str):  # type: ignore[override]
-        raise _FlagError(message)
+        raise _FlagError(_clip(message, 200))  # argparse echoes a bad value whole
 
 
 def parse_int(text: str, what: str, lo: int, hi: int, hex_ok: bool = False) -> int:
