@@ -119,3 +119,31 @@ def test_unreadable_files_name_the_file(tmp_path, capsys, make) -> None:
     code = main(["stats", str(path), "--candidate", "cand", "--baseline", "base"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and str(path) in err, err
+
+
+def _shard_text() -> str:
+    from engines.play.games import GAME_COLUMNS
+
+    rows = [",".join(GAME_COLUMNS)]
+    for game in range(3):
+        rows.append(f"a,random,{100 + game},{game},10,5,1,0,0,0,5,0,0,0.1")
+    return "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize(("edit", "fragment"), [
+    (lambda t: t.replace("\na,random,101", "\n\na,random,101"), "line 3 has the wrong number"),
+    (lambda t: t.replace(",0.1\n", ",0.1,\n", 1), "line 2 has the wrong number"),
+    (lambda t: t.replace("a,random,101", "a,random,1\u0660\u0661"), "seed '1\u0660\u0661'"),
+    (lambda t: t.replace("a,random,101", f"a,random,{2**64}"), "0..2**64-1"),
+    (lambda t: t.replace("a,random,101", 'a,"random,101'), "not valid CSV"),
+    (lambda t: t.encode("utf-8").replace(b"random", b"r\xe4ndom", 1), "not UTF-8"),
+])
+def test_merging_a_malformed_shard_is_refused(tmp_path, capsys, edit, fragment) -> None:
+    shard = tmp_path / "shard-1.csv"
+    data = edit(_shard_text())
+    shard.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    out = tmp_path / "games.csv"
+    assert main(["run-arms", "--merge", str(shard), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(shard) in err and fragment in err, err
+    assert not out.exists()

@@ -16,6 +16,7 @@ never fatal.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 import time
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 
-from engines.drop7.cli import INT64_MAX, InputError, parse_int, parse_seed_block
+from engines.drop7.cli import INT64_MAX, SEED_SPACE, InputError, parse_int, parse_seed_block
 from engines.play.games import GAME_COLUMNS, Log, _stderr, play_game
 from engines.play.policy import Policy, canonical_policy, load_policy
 
@@ -201,18 +202,38 @@ def write_games(rows: Iterable[dict], path: str | os.PathLike) -> None:
 
 
 def read_games(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Read a games table (values kept as text); checks the header."""
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if tuple(reader.fieldnames or ()) != GAME_COLUMNS:
-            raise RunError(f"{path}: not a games table (header {reader.fieldnames})")
-        rows = list(reader)
-    for n, row in enumerate(rows, start=2):
-        if None in row or any(v is None for v in row.values()):
-            raise RunError(f"{path}: line {n} has the wrong number of fields")
-        for key in ("seed", "game"):
-            if not row[key].isdigit():
-                raise RunError(f"{path}: line {n}: {key} {row[key]!r} is not an integer")
+    """Read a games table (values kept as text); checks the header, every line's fields
+    and the seed and game numbers, naming the file and the line."""
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise RunError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except FileNotFoundError:
+        raise RunError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RunError(f"{path}: is a directory, not a file") from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+        if tuple(header or ()) != GAME_COLUMNS:
+            raise RunError(f"{path}: not a games table (header {header})")
+        rows = []
+        for fields in reader:
+            n = reader.line_num
+            if len(fields) != len(GAME_COLUMNS):
+                raise RunError(f"{path}: line {n} has the wrong number of fields "
+                               f"({len(fields)}, the header has {len(GAME_COLUMNS)})")
+            row = dict(zip(GAME_COLUMNS, fields, strict=True))
+            for key in ("seed", "game"):
+                value = row[key]
+                if not (value.isascii() and value.isdigit() and len(value) <= 20
+                        and int(value) < SEED_SPACE):
+                    raise RunError(f"{path}: line {n}: {key} {value[:40]!r} is not an "
+                                   "integer in 0..2**64-1")
+            rows.append(row)
+    except csv.Error as exc:
+        raise RunError(f"{path}: line {reader.line_num}: not valid CSV ({exc})") from None
     return rows
 
 
