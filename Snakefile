@@ -5,7 +5,7 @@
 #   snakemake --cores 2 -- fourth_ply              # one claim (and what it depends on)
 #   snakemake --cores 2 -- fourth_ply__tables_d4s7 # one arm's screen games
 #
-# Stages (one include each): train segments -> validate checkpoints -> gates (a checkpoint)
+# Stages (one include each): train segments -> training health -> validate checkpoints -> gates (a checkpoint)
 # -> freeze -> open the screen block (ledger) -> play in shards -> close the block -> hashes
 # -> contrasts -> readings and verdict -> report and index.  See docs/workflow.md.
 import os
@@ -19,6 +19,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/health.smk"
 include: "workflow/rules/games.smk"
 include: "workflow/rules/validate.smk"
 include: "workflow/rules/screen.smk"

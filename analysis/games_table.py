@@ -5,16 +5,14 @@ seed, game, score, moves, levels, clears, censored, popped, decisions,
 illegal, unfinished, wall_s); only ``arm``, ``seed`` and ``score`` are
 required.  Problems raise ``ValueError`` with one line naming the problem.
 
-A file is read strictly (:func:`read_table`) before pandas sees it, because
-pandas silently shifts a table whose rows have one field more than the
-header (the first column becomes the index) and renames a repeated header
-name: the layout errors name the line, the value errors (from
-:func:`validate_games`) the column and the (arm, seed) of the row.
+A file's layout is checked line by line before pandas sees it
+(:func:`read_table`, by :mod:`contracts.games_table`'s reader, the one the
+runner's merge uses too): the layout errors name the line, the value errors
+(from :func:`validate_games`) the column and the (arm, seed) of the row.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,15 +21,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-#: every column of a games table, in file order
-GAMES_COLUMNS = (
-    "arm", "policy", "seed", "game", "score", "moves", "levels", "clears", "censored",
-    "popped", "decisions", "illegal", "unfinished", "wall_s",
-)  # fmt: skip
-#: the columns the statistics cannot do without
-REQUIRED_COLUMNS = ("arm", "seed", "score")
-#: optional numeric columns the contrast uses when present
-USED_COLUMNS = ("moves", "censored", "illegal", "unfinished")
+from contracts.games_table import (
+    REQUIRED_COLUMNS,
+    USED_COLUMNS,
+    read_text,
+    table_lines,
+    table_seed,
+)
+
 #: columns of whole numbers in a games file (counts; the seed is checked on its own)
 WHOLE_COLUMNS = ("game", "score", "moves", "levels", "clears", "popped", "decisions",
                  "illegal", "unfinished")
@@ -95,13 +92,10 @@ def _seeds(df: pd.DataFrame, source: str) -> pd.Series:
     parsed: list[int] = []
     bad: list[str] = []
     for value in text.fillna(""):
-        plain = 0 < len(value) <= 20 and value.isascii() and value.isdigit()
-        seed = int(value, 10) if plain else -1
-        if 0 <= seed < 2**64:
-            parsed.append(seed)
-        else:
+        seed = table_seed(value)
+        parsed.append(0 if seed is None else seed)
+        if seed is None:
             bad.append(repr(value))
-            parsed.append(0)
     if bad:
         raise ValueError(f"{source}: {len(bad)} seed(s) are not integers in 0..2**64-1: "
                          f"{_examples(bad)}")
@@ -148,68 +142,20 @@ def validate_games(df: pd.DataFrame, source: str = "games table",
 def read_table(path: str | Path) -> pd.DataFrame:
     """One games CSV, its layout checked line by line before pandas parses it.
 
-    Refused, naming the file and the line or column: a missing file or a
-    directory, bytes that are not UTF-8, a byte-order mark, broken CSV
-    quoting, an empty file or a header with no games, a header name that is
-    empty, repeated, unknown or has spaces around it, a blank line, a row
-    with more or fewer fields than the header.  Values are left to
-    :func:`validate_games`.
+    Refused, naming the file and the line or column: what
+    :func:`contracts.games_table.read_text` and
+    :func:`~contracts.games_table.table_lines` refuse (an unreadable file, a
+    byte-order mark, not UTF-8, empty, a bad header name, a blank line, a row
+    with more or fewer fields than the header, broken quoting), and a header
+    with no games.  Values are left to :func:`validate_games`.
     """
     source = f"games table {path}"
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{source}: is a directory, not a file") from None
-    except OSError as exc:
-        raise ValueError(f"{source}: cannot read ({exc.strerror or exc})") from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise ValueError(f"{source}: starts with a byte-order mark (BOM); save it as UTF-8 "
-                         "without one")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{source}: not UTF-8 text (byte {exc.start})") from None
-    if not text.strip():
-        raise ValueError(f"{source} is empty")
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = next(reader)
-        _check_header(header, source)
-        rows = 0
-        for row in reader:
-            line = reader.line_num
-            if not row:
-                raise ValueError(f"{source}: line {line} is blank")
-            if len(row) != len(header):
-                raise ValueError(f"{source}: line {line} has {len(row)} fields, the header "
-                                 f"has {len(header)}")
-            rows += 1
-    except csv.Error as exc:
-        raise ValueError(f"{source}: line {reader.line_num}: not valid CSV ({exc})") from None
-    if rows == 0:
+    text = read_text(path, source)
+    if sum(1 for _ in table_lines(text, source)) == 1:
         raise ValueError(f"{source} has a header but no games")
     return pd.read_csv(io.StringIO(text), index_col=False, skip_blank_lines=False,
                        keep_default_na=False, na_values=[""],
                        dtype={"arm": "string", "seed": "string", "policy": "string"})
-
-
-def _check_header(header: list[str], source: str) -> None:
-    """Header names: present, unique, known and without spaces around them."""
-    seen: dict[str, int] = {}
-    for i, name in enumerate(header, start=1):
-        if not name.strip():
-            raise ValueError(f"{source}: line 1: column {i} has no name")
-        if name != name.strip():
-            raise ValueError(f"{source}: line 1: column {i} name {name!r} has spaces around it")
-        if name in seen:
-            raise ValueError(f"{source}: line 1: column {name!r} appears twice (columns "
-                             f"{seen[name]} and {i})")
-        if name not in GAMES_COLUMNS:
-            raise ValueError(f"{source}: line 1: unknown column {name!r} (a games table has "
-                             f"{', '.join(GAMES_COLUMNS)})")
-        seen[name] = i
 
 
 def read_games(paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:

@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from analysis import atomic_write  # noqa: E402
 from analysis.power import OperatingCharacteristic  # noqa: E402
+from contracts.atomic import atomic_write  # noqa: E402
 
 LABELS = {
     "screen": "whole screen (all four)",

@@ -27,6 +27,10 @@ JSON from :mod:`analysis.contrast`, a validation curve's points) and gives an
 ``margin-below`` (pass / fail)
     at the same training budget (points up to the last step of ``weights``),
     the best margin of ``weights`` stays below the best of ``reference``.
+``training-health`` (pass / fail)
+    the training of ``weights`` was sound: no checkpoint plays worse than
+    random one ply, and none falls by more than its interval from the one
+    before (:mod:`analysis.health`).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ OUTCOMES: dict[str, tuple[str, ...]] = {
     "passes-while-not": ("pass", "fail"),
     "margin-positive": ("pass", "fail"),
     "margin-below": ("pass", "fail"),
+    "training-health": ("pass", "fail"),
 }
 #: the keys each kind takes besides ``kind`` and ``title``
 PARAMETERS: dict[str, tuple[str, ...]] = {
@@ -56,12 +61,17 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "passes-while-not": ("contrast", "while_not"),
     "margin-positive": ("weights",),
     "margin-below": ("weights", "reference"),
+    "training-health": ("weights",),
 }
 #: what each of those keys names: a declared contrast, or trained weights (a validation curve)
 REFERENCES = {"contrast": "contrast", "while_not": "contrast", "weights": "weights",
               "reference": "weights"}
 #: kinds read from validation curves (the rest read screen contrasts)
 VALIDATION_KINDS = ("margin-positive", "margin-below")
+#: kinds read from training health (:mod:`analysis.health`)
+HEALTH_KINDS = ("training-health",)
+#: kinds a gate may name: they read what exists before the screen block is opened
+GATE_KINDS = VALIDATION_KINDS + HEALTH_KINDS
 #: kinds that need the per-arm quartiles of a difference contrast
 DIFFERENCE_ONLY = ("screen", "passes-while-not")
 
@@ -184,6 +194,22 @@ def read_margin_below(curve: Mapping[str, Any], reference: Mapping[str, Any]
     return "pass", f"{text}: below", numbers
 
 
+def read_training_health(health: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """No checkpoint worse than random one ply, and no fall beyond its interval."""
+    points = health["points"]
+    last = points[-1]
+    numbers = {"checkpoints": len(points), "games": health["games"],
+               "worse_than_random": [p["step"] for p in points if p["worse_than_random"]],
+               "falls": [p["step"] for p in points if p["fell"]],
+               "last_one_ply_mean": last["one_ply_mean"], "last_random_mean": last["random_mean"]}
+    if health["problems"]:
+        return "fail", "; ".join(health["problems"]), numbers
+    low = min(points, key=lambda p: p["vs_random"])
+    return ("pass", f"{len(points)} checkpoints one ply on {health['games']} games: every one "
+            f"above random (least by {low['vs_random']:+,.0f} at {low['step']:,} moves), no fall "
+            "beyond its interval", numbers)
+
+
 Reader = Callable[..., tuple[str, str, dict[str, Any]]]
 READERS: dict[str, Reader] = {
     "screen": read_screen,
@@ -193,19 +219,26 @@ READERS: dict[str, Reader] = {
     "passes-while-not": read_passes_while_not,
     "margin-positive": read_margin_positive,
     "margin-below": read_margin_below,
+    "training-health": read_training_health,
 }
 
 
 def evaluate(name: str, spec: Mapping[str, Any], contrasts: Mapping[str, Mapping[str, Any]],
-             curves: Mapping[str, Mapping[str, Any]]) -> Reading:
-    """One declared reading on the contrasts and curves that exist (else ``not-run``)."""
+             curves: Mapping[str, Mapping[str, Any]],
+             health: Mapping[str, Mapping[str, Any]] | None = None) -> Reading:
+    """One declared reading on the contrasts, curves and training health that exist (else
+    ``not-run``)."""
     kind = spec["kind"]
     title = spec.get("title") or f"{name} ({kind})"
-    source = curves if kind in VALIDATION_KINDS else contrasts
+    if kind in HEALTH_KINDS:
+        source, what = health or {}, "training health of"
+    elif kind in VALIDATION_KINDS:
+        source, what = curves, "validation curve"
+    else:
+        source, what = contrasts, "contrast"
     keys = [spec[k] for k in PARAMETERS[kind]]
     missing = [k for k in keys if k not in source]
     if missing:
-        what = "validation curve" if kind in VALIDATION_KINDS else "contrast"
         return Reading(name, kind, title, NOT_RUN, f"no {what} {', '.join(missing)}: not run")
     outcome, reason, numbers = READERS[kind](*(source[k] for k in keys))
     return Reading(name, kind, title, outcome, reason, numbers)
@@ -227,9 +260,10 @@ def integrity_errors(contrasts: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 def evaluate_all(readings: Mapping[str, Mapping[str, Any]],
                  contrasts: Mapping[str, Mapping[str, Any]],
-                 curves: Mapping[str, Mapping[str, Any]]) -> list[Reading]:
+                 curves: Mapping[str, Mapping[str, Any]],
+                 health: Mapping[str, Mapping[str, Any]] | None = None) -> list[Reading]:
     """Every declared reading, in declaration order."""
-    return [evaluate(name, spec, contrasts, curves) for name, spec in readings.items()]
+    return [evaluate(name, spec, contrasts, curves, health) for name, spec in readings.items()]
 
 
 def outcomes_of(readings: Sequence[Reading]) -> dict[str, str]:

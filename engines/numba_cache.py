@@ -15,6 +15,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from contracts.atomic import atomic_write
+
 PACKAGE = Path(__file__).resolve().parent
 _STAMP = PACKAGE / "__pycache__" / "numba-sources.sha256"
 
@@ -45,10 +47,7 @@ def refresh() -> bool:
         for folder in _cache_folders():
             for path in folder.rglob("*.nb[ic]"):
                 path.unlink(missing_ok=True)
-        _STAMP.parent.mkdir(exist_ok=True)
-        tmp = _STAMP.with_name(f".{_STAMP.name}.{os.getpid()}")
-        tmp.write_text(current + "\n")
-        os.replace(tmp, _STAMP)
+        atomic_write(_STAMP, current + "\n")
         return True
     except OSError:  # a read-only install: numba falls back as usual
         return False

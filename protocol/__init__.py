@@ -2,8 +2,9 @@
 
 Modules: :mod:`protocol.schema` (YAML checked against the shipped schemas,
 one-line errors), :mod:`protocol.declaration` (claim files),
-:mod:`protocol.profile` (profiles and overrides), :mod:`protocol.plan`
-(every claim's arms, blocks, sizes and names), :mod:`protocol.paths` (every
+:mod:`protocol.profile` (profiles and overrides), :mod:`protocol.plan_model`
+(every claim's arms, blocks, sizes and names) and :mod:`protocol.plan` (which
+builds it from them), :mod:`protocol.paths` (every
 file), :mod:`protocol.costs` (estimated job costs), :mod:`protocol.checks`
 (what is refused before any job), :mod:`protocol.stages` (validation curves,
 gates, selection, freeze), :mod:`protocol.ledger` (opened screen blocks),

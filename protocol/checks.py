@@ -1,8 +1,9 @@
 """Checks a run makes before any job starts, and the estimate a dry run prints.
 
-* :func:`before_any_job` - a frozen artefact that exists must match the
-  SHA-256 its declaration pins; a screen block that another claim owns in
-  the ledger is refused unless the declaration shares it.
+* :func:`before_any_job` - the profile's ledger exists (unless the profile
+  starts a new one) and every entry reads; a frozen artefact that exists
+  must match the SHA-256 its declaration pins; a screen block that another
+  claim owns in the ledger is refused unless the declaration shares it.
 * :func:`preflight` - the disk the run will write and the memory its largest
   job needs, against what the machine has: one line naming the shortfall.
 * :func:`estimate_table` - every claim's estimated CPU hours by stage.
@@ -16,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from protocol import costs
-from protocol.ledger import Opener, read_ledger, refusal
-from protocol.plan import ClaimPlan, Plan
+from protocol.ledger import Opener, check_ledger_file, read_ledger, refusal
+from protocol.plan_model import ClaimPlan, Plan
 from protocol.schema import DeclarationError
 
 
@@ -34,11 +35,19 @@ def before_any_job(plan: Plan) -> None:
     """Refuse (one line naming file and key) what is already known to be wrong."""
     from protocol.stages import load_json
 
+    check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
+                      f"config/profiles/{plan.name}.yaml")
     for c, p in plan.claims.items():
         for key, art in p.artefacts.items():
             if art.sha256 is None or not Path(art.record).exists():
                 continue
-            sha = load_json(art.record)["sha256"]
+            try:
+                sha = load_json(art.record)["sha256"]
+            except (OSError, ValueError, KeyError, TypeError):
+                raise DeclarationError(f"{art.record}: key sha256: not a readable frozen record "
+                                       f"of {key}") from None
+            if not isinstance(sha, str):
+                raise DeclarationError(f"{art.record}: key sha256: {sha!r} is not a SHA-256")
             if sha != art.sha256:
                 raise DeclarationError(
                     f"{p.claim.path}: key {_pin_key(plan, c, key)}: the frozen {key} "

@@ -33,6 +33,8 @@ STEP_BYTES_PER_ENTRY, STATE_BYTES_PER_ENTRY, TRAIN_BYTES_PER_ENTRY = 4, 12, 12
 #: memory of the interpreter, numba and the engine, besides the tables (MB): a game job
 #: peaks at about 170 MB, a training job holds more while it writes a checkpoint
 PLAY_BASE_MB, TRAIN_BASE_MB = 500, 1200
+#: most game jobs one arm is cut into (a tiny ``job_minutes`` would plan a job per game)
+MAX_SHARDS = 1_000
 
 
 def decision_seconds(play: str, depth: int, strata: int, leaf: str | None) -> float:

@@ -7,8 +7,13 @@ file's name; an arm's leaf names weights this claim trains or a claim and
 weights that exist; a contrast names declared arms; a reading has the keys
 its kind takes and names a contrast or trained weights; a gate is a
 validation reading; a verdict rule names declared readings and outcomes
-their kinds can give.  Any failure is one :class:`DeclarationError` line
-naming the file and the key.
+their kinds can give; a claim trains at most :data:`MAX_CHECKPOINTS`
+checkpoints (counted before any list of them is built).  Across claims:
+every claim and weights named exists, nothing is circular, a shared block
+is the block of a claim that owns it and that declares at least as many
+games.  Every file of the directory must be a ``*.yaml`` declaration (a
+``.yml`` would otherwise be skipped silently).  Any failure is one
+:class:`DeclarationError` line naming the file and the key.
 """
 
 from __future__ import annotations
@@ -20,19 +25,34 @@ from typing import Any
 
 from analysis.readings import (
     DIFFERENCE_ONLY,
+    GATE_KINDS,
     NOT_RUN,
     OUTCOMES,
     PARAMETERS,
     REFERENCES,
-    VALIDATION_KINDS,
 )
-from engines.train.directory import checkpoint_steps
 from protocol.schema import DeclarationError, check, read_yaml
 
 #: the claim declaration format
 FORMAT = "drop7-claim-v1"
+#: the one suffix of a declaration file
+SUFFIX = ".yaml"
 #: policies that take a leaf; the rest are the engine's baselines
 LEAF_POLICIES = ("search", "direct")
+#: most checkpoints of one claim, over all its trained weights, in any profile: each is a
+#: training segment, a checkpoint on disk and a validation point (64 games)
+MAX_CHECKPOINTS = 1_000
+
+
+def checkpoint_count(moves: int, every: int) -> int:
+    """How many checkpoints ``moves`` trained with one ``every`` moves give (the length of
+    :func:`contracts.train_directory.checkpoint_steps`, without building it)."""
+    return -(-moves // every)
+
+
+def is_checkpoint(step: int, moves: int, every: int) -> bool:
+    """Whether ``step`` is a checkpoint of ``moves`` trained with one every ``every`` moves."""
+    return 0 < step <= moves and (step % every == 0 or step == moves)
 
 
 @dataclass(frozen=True)
@@ -96,6 +116,7 @@ def _names(items: Mapping[str, Any]) -> str:
 
 
 def _check_weights(doc: dict[str, Any], chk: _Check) -> None:
+    total = 0
     for name, w in doc.get("weights", {}).items():
         t, key = w["train"], f"weights.{name}.train"
         if t["learner"] == "ntuple" and "layout" not in t:
@@ -104,8 +125,13 @@ def _check_weights(doc: dict[str, Any], chk: _Check) -> None:
             chk.fail(f"{key}.layout", "a linear learner has no layout")
         if t["every"] > t["moves"]:
             chk.fail(f"{key}.every", f"{t['every']:,} is larger than moves = {t['moves']:,}")
+        total += checkpoint_count(t["moves"], t["every"])
+        if total > MAX_CHECKPOINTS:
+            chk.fail(f"{key}.every", f"a checkpoint every {t['every']:,} of {t['moves']:,} "
+                     f"moves gives the claim {total:,} checkpoints; at most "
+                     f"{MAX_CHECKPOINTS:,} (each is a training segment and a validation point)")
         step = w["select"].get("step") if isinstance(w["select"], Mapping) else None
-        if step is not None and step not in checkpoint_steps(t["moves"], t["every"]):
+        if step is not None and not is_checkpoint(step, t["moves"], t["every"]):
             chk.fail(f"weights.{name}.select.step", f"{step:,} is not a checkpoint (every "
                      f"{t['every']:,} up to {t['moves']:,})")
     if doc.get("weights") and "validation" not in doc:
@@ -141,7 +167,12 @@ def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
             chk.fail(f"{key}.games", f"{arm['games']} is more than the screen's "
                      f"{doc['screen']['games']} games")
     if "validation" in doc:
-        _check_leaf(doc["validation"]["comparator"], "validation.comparator", doc, chk)
+        comparator = doc["validation"]["comparator"]
+        _check_leaf(comparator, "validation.comparator", doc, chk)
+        if isinstance(comparator, Mapping) and "sha256" in comparator:
+            chk.fail("validation.comparator.sha256", "a pin is checked where a screen block "
+                     "opens, which the validation comparator never reaches: pin the artefact "
+                     "on an arm that reads it")
 
 
 def _check_contrasts(doc: dict[str, Any], chk: _Check) -> None:
@@ -183,9 +214,9 @@ def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
             chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {_names(doc['readings'])})")
-        if doc["readings"][gate]["kind"] not in VALIDATION_KINDS:
+        if doc["readings"][gate]["kind"] not in GATE_KINDS:
             chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
-                     f"validation reading ({', '.join(VALIDATION_KINDS)})")
+                     f"validation or health reading ({', '.join(GATE_KINDS)})")
 
 
 def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:
@@ -227,27 +258,58 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     return Claim(doc["id"], path, doc)
 
 
+def _leaves(claim: Claim) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(key, leaf)`` of every leaf given as a mapping: the arms' and the comparator's."""
+    out = [(f"arms.{name}.leaf", arm["leaf"]) for name, arm in claim.arms.items()
+           if isinstance(arm.get("leaf"), Mapping)]
+    comparator = claim.doc.get("validation", {}).get("comparator")
+    if isinstance(comparator, Mapping):
+        out.append(("validation.comparator", comparator))
+    return out
+
+
+def _check_shared_block(claim: Claim, claims: Mapping[str, Claim], chk: _Check) -> None:
+    """A shared block is the block of a claim that owns one and declares at least as many
+    games (more would read the next block, which may be a third claim's)."""
+    block = claim.doc["screen"]["block"]
+    if not isinstance(block, Mapping):
+        return
+    owner = claims.get(block["claim"])
+    if block["claim"] == claim.id:
+        chk.fail("screen.block.claim", "names this claim itself")
+    if owner is None:
+        chk.fail("screen.block.claim", f"no claim {block['claim']!r} (claims: "
+                 f"{_names(claims)})")
+    further = owner.doc["screen"]["block"]
+    if isinstance(further, Mapping) and further["claim"] == claim.id:
+        chk.fail("screen.block.claim", f"claim {owner.id} shares this claim's block in turn (a "
+                 "cycle of shared blocks): one of them must own a block")
+    if isinstance(further, Mapping):
+        chk.fail("screen.block.claim", f"claim {owner.id} itself shares the block of claim "
+                 f"{further['claim']}: name the claim that owns the block (screen.block: "
+                 f"{{claim: {further['claim']}}})")
+    games, owned = claim.doc["screen"]["games"], owner.doc["screen"]["games"]
+    if games > owned:
+        chk.fail("screen.games", f"{games:,} games is more than the {owned:,} of claim "
+                 f"{owner.id}, whose block this claim shares: the extra games would read the "
+                 "next block, which may be another claim's")
+
+
 def _check_references(claims: Mapping[str, Claim]) -> None:
     """Every claim another names exists, with the weights named, and nothing is circular."""
     for claim in claims.values():
         chk = _Check(claim.path)
-        for name, arm in claim.arms.items():
-            leaf = arm.get("leaf")
-            if not isinstance(leaf, Mapping) or "claim" not in leaf:
+        for key, leaf in _leaves(claim):
+            if "claim" not in leaf:
                 continue
             other = claims.get(leaf["claim"])
             if other is None:
-                chk.fail(f"arms.{name}.leaf.claim", f"no claim {leaf['claim']!r} (claims: "
+                chk.fail(f"{key}.claim", f"no claim {leaf['claim']!r} (claims: "
                          f"{_names(claims)})")
             if leaf["weights"] not in other.weights:
-                chk.fail(f"arms.{name}.leaf.weights", f"claim {other.id} trains no "
+                chk.fail(f"{key}.weights", f"claim {other.id} trains no "
                          f"{leaf['weights']!r} (it trains: {_names(other.weights)})")
-        block = claim.doc["screen"]["block"]
-        if isinstance(block, Mapping) and block["claim"] not in claims:
-            chk.fail("screen.block.claim", f"no claim {block['claim']!r} (claims: "
-                     f"{_names(claims)})")
-        if isinstance(block, Mapping) and block["claim"] == claim.id:
-            chk.fail("screen.block.claim", "names this claim itself")
+        _check_shared_block(claim, claims, chk)
     for claim in claims.values():
         seen, todo = set(), [c for c, _ in claim.imports()]
         while todo:
@@ -260,11 +322,33 @@ def _check_references(claims: Mapping[str, Claim]) -> None:
                 todo.extend(c for c, _ in claims[other].imports())
 
 
+def check_pins(claims: Mapping[str, Claim], profiles: list[str]) -> None:
+    """A per-profile SHA-256 pin is keyed by a profile that exists (a misspelt name would
+    leave the artefact unchecked in the profile meant)."""
+    for claim in claims.values():
+        for key, leaf in _leaves(claim):
+            pins = leaf.get("sha256")
+            for name in pins if isinstance(pins, Mapping) else ():
+                if name not in profiles:
+                    _Check(claim.path).fail(f"{key}.sha256.{name}", f"no profile {name!r} "
+                                            f"(profiles: {', '.join(profiles)}): the pin "
+                                            "would never be checked")
+
+
 def load_claims(directory: str | Path, shown: str | Path | None = None) -> dict[str, Claim]:
     """Every declaration ``<directory>/*.yaml`` by id, checked within and across claims
-    (``shown``: the directory as messages and reports name it)."""
+    (``shown``: the directory as messages and reports name it).  Any other entry of the
+    directory (a ``.yml``, a backup, a folder) is refused rather than skipped."""
     directory = Path(directory)
-    paths = sorted(directory.glob("*.yaml"))
+    if not directory.is_dir():
+        raise DeclarationError(f"{shown or directory}: no such directory of claim declarations")
+    for entry in sorted(directory.iterdir()):
+        if entry.suffix != SUFFIX or not entry.is_file():
+            where = Path(shown) / entry.name if shown else entry
+            raise DeclarationError(f"{where}: not a claim declaration: every file of "
+                                   f"{shown or directory} must be <id>{SUFFIX} (rename it, or "
+                                   "move it out)")
+    paths = sorted(directory.glob(f"*{SUFFIX}"))
     if not paths:
         raise DeclarationError(f"{shown or directory}: no claim declarations (*.yaml)")
     claims = {c.id: c for c in (load_claim(p, Path(shown) / p.name if shown else None)

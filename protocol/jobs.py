@@ -6,6 +6,9 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import NoReturn
+
+from contracts.errors import EXIT_BAD_INPUT, first_line, print_error
 
 
 @contextmanager
@@ -28,12 +31,12 @@ def run(main: Callable[[], None]) -> None:
         fail(f"{exc.cmd[0]} {exc.cmd[1]} failed with exit status {exc.returncode} "
              "(its messages are in the log)")
     except (ValueError, OSError) as exc:
-        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        fail(first_line(exc))
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """One line on stderr (the log and the console), exit status 2."""
-    print(f"error: {message}", file=sys.stderr, flush=True)
+    print_error(message)
     if sys.stderr is not sys.__stderr__:
-        print(f"error: {message}", file=sys.__stderr__, flush=True)
-    sys.exit(2)
+        print_error(message, stream=sys.__stderr__)
+    sys.exit(EXIT_BAD_INPUT)

@@ -26,8 +26,16 @@ File format (``drop7-screen-ledger-v2``)::
                        "games": n, "table_sha256": "...", "completed_utc": "...",
                        "config_hash": "...", "commit": "..."}, ...]}}
 
-Updates hold an exclusive lock on ``<ledger>.lock`` and replace the file
-atomically.
+Every read checks the file against ``protocol/schemas/ledger.schema.yaml``:
+an entry with a missing field or a wrong type is one :class:`LedgerError`
+line naming the ledger and the key.  Updates hold an exclusive lock on
+``<ledger>.lock`` and replace the file atomically.
+
+:data:`COMMITTED` is the committed ledger, the record of every pilot and
+paper block.  :func:`check_ledger_file` refuses, before any job, a ledger
+file that does not exist unless the profile starts a new one
+(``ledger_new: true``, which a profile writing the committed ledger may not
+set): a misspelt path never reads as an empty ledger.
 """
 
 from __future__ import annotations
@@ -41,9 +49,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analysis import atomic_write
+from contracts.atomic import atomic_write
+from protocol.schema import DeclarationError, check
 
 FORMAT = "drop7-screen-ledger-v2"
+#: the committed ledger (relative to the repository and to the run's working directory)
+COMMITTED = "data/screen-ledger.json"
 OPENED, COMPLETE = "opened", "complete"
 
 
@@ -83,7 +94,33 @@ def read_ledger(path: str | Path) -> dict[str, Any]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
             doc.get("blocks"), dict):
         raise LedgerError(f"{p}: not a {FORMAT} ledger")
+    try:
+        check(doc, "ledger", p)
+    except DeclarationError as exc:
+        raise LedgerError(str(exc)) from None
     return doc
+
+
+def is_committed(path: str | Path, basedir: str | Path | None = None) -> bool:
+    """Whether ``path`` names the committed ledger (as given, or resolved against the working
+    directory or ``basedir``)."""
+    given = Path(path)
+    if not given.is_absolute() and given.as_posix() == COMMITTED:
+        return True
+    roots = [Path.cwd(), *([Path(basedir)] if basedir is not None else [])]
+    return any(given.resolve() == (root / COMMITTED).resolve() for root in roots)
+
+
+def check_ledger_file(path: str | Path, new: bool, source: str) -> None:
+    """Refuse a ledger file that does not exist unless the profile (``source``) starts a new
+    one (``ledger_new``); refuse one that exists but cannot be read as a ledger."""
+    if not Path(path).exists():
+        if not new:
+            raise LedgerError(f"{source}: key ledger: {path} does not exist; a run never "
+                              "starts an empty ledger by accident (a misspelt path): fix the "
+                              "path, or set ledger_new: true for a new ledger of its own")
+        return
+    read_ledger(path)
 
 
 @contextmanager

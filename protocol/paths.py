@@ -2,12 +2,12 @@
 
 ``{root}`` is ``results/<profile>``; the other fields are the wildcards of
 the workflow's rules (``claim``, ``weights``, ``block``, ``arm``, ``k``,
-``K``, ``contrast``, ``figure``, ``job``).  A block is ``validation`` or
+``K``, ``contrast``, ``figure``, ``job``, ``step``).  A block is ``validation`` or
 ``screen-<first block>``.  :meth:`Paths.pattern` gives a template with the
 run's fields filled in and the rest left as ``{wildcards}`` (what a rule
 declares); :meth:`Paths.path` fills every field (what a script or a test
 reads).  The trainer's own directory format sits under ``train``
-(:mod:`engines.train.directory`).
+(:mod:`contracts.train_directory`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any
 TEMPLATES = {
     "train": "{root}/claims/{claim}/train/{weights}",
     "curve": "{root}/claims/{claim}/validation/curves/{weights}.json",
+    "health_point": "{root}/claims/{claim}/health/{weights}/step-{step}.json",
+    "health": "{root}/claims/{claim}/health/{weights}.json",
     "shard": "{root}/claims/{claim}/{block}/shards/{arm}/shard-{k}-of-{K}.csv",
     "games": "{root}/claims/{claim}/{block}/games/{arm}.csv",
     "table": "{root}/claims/{claim}/{block}/games.csv",

@@ -1,325 +1,45 @@
-"""The plan of a run: every claim's arms, stages, blocks and files, with one name each.
+"""Building the plan of a run (:mod:`protocol.plan_model`) from a profile and the claims.
 
 :func:`build_plan` takes a profile (:mod:`protocol.profile`) and the claim
 declarations (:mod:`protocol.declaration`) and works out, for every claim,
 what this profile runs of it: the effective training budgets, validation
 and screen sizes, prefixes and searches (a profile only shrinks what a
-claim declares, and :attr:`ClaimPlan.shrunk` says what it shrank), the
-screen block and its seeds, the policy string of every arm, the games of
-every contrast, and how many shards each arm's games are cut into.  The
-workflow's rules, its scripts, the reports and the tests all read names and
-paths from here.  No Snakemake, no engine kernels.
+claim declares, and :attr:`~protocol.plan_model.ClaimPlan.shrunk` says what
+it shrank), the screen block and its seeds, the policy string of every arm,
+the games of every contrast, and how many shards each arm's games are cut
+into.  No Snakemake, no engine kernels.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
-from engines.train.directory import checkpoint_steps, segments, step_dir
 from protocol import costs
-from protocol.declaration import Claim, load_claims
-from protocol.paths import VALIDATION, Paths, screen_label
+from protocol.declaration import (
+    MAX_CHECKPOINTS,
+    Claim,
+    check_pins,
+    checkpoint_count,
+    is_checkpoint,
+    load_claims,
+)
+from protocol.paths import Paths
+from protocol.plan_model import (
+    Arm,
+    Artefact,
+    ClaimPlan,
+    Contrast,
+    Plan,
+    Training,
+    table_entries,
+)
 from protocol.schema import DeclarationError
 
-PILOT, PUBLIC = "pilot", "public-development"
-#: entries of a linear-trained leaf (its 18 weights)
-LINEAR_ENTRIES = 18
-
-
-def leaf_kind(learner: str) -> str:
-    """The policy grammar's leaf kind of a learner's weights."""
-    return "ntuple" if learner == "ntuple" else "linear-trained"
-
-
-def table_entries(learner: str, layout: str | None) -> int:
-    """Entries of a learner's weights (18 for linear-trained)."""
-    if learner != "ntuple":
-        return LINEAR_ENTRIES
-    from engines.ntuple.layouts import get_layout
-
-    return get_layout(layout).entries
-
-
-@dataclass(frozen=True)
-class Training:
-    """One trained weights of a claim, at this profile's budget."""
-
-    claim: str
-    name: str
-    learner: str  # ntuple | linear
-    layout: str  # A..E, or "linear"
-    moves: int
-    every: int
-    first_game: int
-    alpha: float | None
-    select: Any
-    dir: str
-
-    @property
-    def leaf(self) -> str:
-        """The policy grammar's leaf kind of these weights."""
-        return leaf_kind(self.learner)
-
-    @property
-    def steps(self) -> list[int]:
-        """Checkpoint steps (moves trained)."""
-        return checkpoint_steps(self.moves, self.every)
-
-    @property
-    def segments(self) -> list[tuple[int, int]]:
-        """``(start, end)`` of every training segment."""
-        return segments(self.moves, self.every)
-
-    @property
-    def entries(self) -> int:
-        """Table entries (18 for linear-trained)."""
-        return table_entries(self.learner, self.layout)
-
-    def checkpoint(self, step: int) -> str:
-        """A checkpoint's directory."""
-        return str(step_dir(self.dir, step))
-
-    def recipe(self) -> dict[str, Any]:
-        """What determines the tables (the training job's params)."""
-        return {"layout": self.layout, "every": self.every, "first_game": self.first_game,
-                "alpha": self.alpha}
-
-
-@dataclass(frozen=True)
-class Artefact:
-    """Frozen weights an arm reads: ``weights`` of ``claim`` (this claim or another)."""
-
-    claim: str
-    weights: str
-    leaf: str  # ntuple | linear-trained
-    dir: str
-    record: str
-    entries: int
-    sha256: str | None = None  # the declaration's pin for this profile
-
-    @property
-    def key(self) -> str:
-        """``claim/weights``: the artefact's name in records and reports."""
-        return f"{self.claim}/{self.weights}"
-
-    @property
-    def tables(self) -> str:
-        """The frozen tables file (what the arms read and the hashes check)."""
-        from engines.ntuple.storage import TABLES
-
-        return f"{self.dir}/{TABLES}"
-
-
-@dataclass(frozen=True)
-class Arm:
-    """One arm on one block: a name, the policy as played, and its games."""
-
-    name: str
-    policy: str
-    play: str
-    depth: int | None
-    strata: int | None
-    leaf: str | None
-    games: int
-    shards: int
-    seconds_per_game: float
-    artefact: Artefact | None = None
-    weights: str | None = None  # validation arms: the trained weights ...
-    step: int | None = None  # ... and the checkpoint
-    entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
-
-
-@dataclass(frozen=True)
-class Contrast:
-    """A declared contrast at this profile's size."""
-
-    name: str
-    kind: str  # difference | interaction
-    arms: tuple[str, ...]
-    games: int
-    title: str
-    prefix_of: tuple[str, ...] = ()  # arms whose prefix sets ``games``
-
-
-@dataclass
-class ClaimPlan:
-    """What one claim runs in this profile."""
-
-    claim: Claim
-    block: int
-    blocks: list[int]
-    seeds: tuple[int, int]
-    shares_block_of: str | None
-    trained: dict[str, Training]
-    validation_games: int
-    validation_seeds: tuple[int, int] | None
-    validation_arms: dict[str, Arm]
-    comparator: str | None
-    arms: dict[str, Arm]
-    contrasts: dict[str, Contrast]
-    shrunk: list[str] = field(default_factory=list)
-
-    @property
-    def id(self) -> str:
-        """The claim's id."""
-        return self.claim.id
-
-    @property
-    def label(self) -> str:
-        """The screen block's field in paths (``screen-<first block>``)."""
-        return screen_label(self.block)
-
-    @property
-    def rule(self) -> str:
-        """A Python-safe name for the claim's target rule."""
-        return self.id.replace("-", "_")
-
-    @property
-    def tier(self) -> str:
-        """Evidence tier: public-development only when nothing of the claim was shrunk."""
-        return PILOT if self.shrunk else PUBLIC
-
-    @property
-    def readings(self) -> dict[str, Any]:
-        """Declared readings."""
-        return self.claim.readings
-
-    @property
-    def gates(self) -> list[str]:
-        """Readings that must pass before the screen block is opened."""
-        return list(self.claim.doc["gates"])
-
-    @property
-    def artefacts(self) -> dict[str, Artefact]:
-        """Every frozen artefact the screen arms read, by key (with a pin if any arm pins it)."""
-        out: dict[str, Artefact] = {}
-        for a in self.arms.values():
-            if a.artefact is not None and (a.artefact.key not in out or a.artefact.sha256):
-                out[a.artefact.key] = a.artefact
-        return out
-
-    def contrast_artefacts(self, contrast: str) -> list[str]:
-        """Keys of the frozen artefacts a contrast's arms read (its weights-hash check)."""
-        arms = [self.arms[a] for a in self.contrasts[contrast].arms]
-        return sorted({a.artefact.key for a in arms if a.artefact is not None})
-
-    def screened_contrasts(self) -> set[str]:
-        """Contrasts a ``screen`` reading reads (they get an operating characteristic)."""
-        return {r["contrast"] for r in self.readings.values() if r["kind"] == "screen"}
-
-    def curve_weights(self) -> list[str]:
-        """Trained weights with a validation curve (all of them)."""
-        return list(self.trained)
-
-    def checkpoint_arms(self, weights: str) -> list[Arm]:
-        """The validation arms of a trained weights' checkpoints, in step order."""
-        return [a for a in self.validation_arms.values() if a.weights == weights]
-
-    def block_arms(self, block: str) -> dict[str, Arm]:
-        """The arms of a block label (``validation`` or this claim's screen label)."""
-        if block == VALIDATION:
-            return self.validation_arms
-        if block == self.label:
-            return self.arms
-        raise KeyError(f"claim {self.id} has no block {block!r}")
-
-    def block_seeds(self, block: str) -> tuple[int, int]:
-        """``(start, count)`` of a block label."""
-        if block == VALIDATION:
-            assert self.validation_seeds is not None
-            return self.validation_seeds
-        return self.seeds
-
-    def describe(self) -> dict[str, Any]:
-        """The plan of this claim as plain JSON-ready data (what the report shows)."""
-        from protocol.stages import describe_selection
-
-        doc = self.claim.doc
-        return {
-            "id": self.id, "title": doc["title"], "claim": doc["claim"],
-            "theory": doc.get("theory"), "path": str(self.claim.path), "block": self.block,
-            "blocks": self.blocks, "seeds": list(self.seeds), "label": self.label,
-            "shares_block_of": self.shares_block_of, "tier": self.tier,
-            "shrunk": list(self.shrunk),
-            "validation": {"games": self.validation_games,
-                           "seeds": list(self.validation_seeds or ()),
-                           "comparator": self.comparator,
-                           "search": doc.get("validation", {}).get("search")},
-            "trained": {n: {"learner": t.learner, "layout": t.layout, "moves": t.moves,
-                            "every": t.every, "steps": t.steps,
-                            "select": describe_selection(t.select)}
-                        for n, t in self.trained.items()},
-            "arms": {n: {"policy": a.policy, "games": a.games, "shards": a.shards,
-                         "artefact": a.artefact.key if a.artefact else None}
-                     for n, a in self.arms.items()},
-            "contrasts": {n: {"kind": c.kind, "arms": list(c.arms), "games": c.games,
-                              "title": c.title, "prefix_of": list(c.prefix_of)}
-                          for n, c in self.contrasts.items()},
-            "readings": doc["readings"], "gates": doc["gates"], "verdict": doc["verdict"],
-            "recorded": doc.get("recorded", {}), "declaration": doc,
-        }
-
-    def estimate(self) -> dict[str, float]:
-        """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``)."""
-        train = sum(costs.train_seconds(t.layout, end - start, t.entries)
-                    for t in self.trained.values() for start, end in t.segments)
-        val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
-        screen = sum(a.games * a.seconds_per_game for a in self.arms.values())
-        return {"train": train, "validation": val, "screen": screen}
-
-
-@dataclass
-class Plan:
-    """Every claim of one profile's run."""
-
-    profile: dict[str, Any]
-    claims: dict[str, ClaimPlan]
-    paths: Paths
-
-    @property
-    def name(self) -> str:
-        """The profile's name."""
-        return str(self.profile["profile"])
-
-    @property
-    def run(self) -> list[str]:
-        """The claims the default target runs, with what they depend on, in dependency order."""
-        wanted = self.profile.get("run") or list(self.claims)
-        return [c for c in self.order() if c in self.closure(wanted)]
-
-    def closure(self, ids: list[str]) -> set[str]:
-        """``ids`` and every claim whose frozen artefacts they read."""
-        out, todo = set(), list(ids)
-        while todo:
-            c = todo.pop()
-            if c not in out:
-                out.add(c)
-                todo.extend(a.claim for a in self.claims[c].artefacts.values())
-        return out
-
-    def order(self) -> list[str]:
-        """Claims with the ones they depend on first (by id otherwise)."""
-        done: list[str] = []
-
-        def visit(c: str) -> None:
-            if c in done:
-                return
-            for a in self.claims[c].artefacts.values():
-                if a.claim != c:
-                    visit(a.claim)
-            done.append(c)
-
-        for c in sorted(self.claims):
-            visit(c)
-        return done
-
-
-# ---- building the plan -----------------------------------------------------------------------
 
 class _Profile:
     """The profile's settings for one claim: overrides first, then the caps."""
@@ -362,21 +82,25 @@ def _moves(n: int) -> str:
 
 
 def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> dict[str, Training]:
-    out = {}
+    out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
         moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
         every = prof.over.get("weights", {}).get(name, {}).get("every")
+        key = f"claims.{claim.id}.weights.{name}.every"
         if every is None:
             every = min(t["every"], moves)
             cap = prof.caps.get("checkpoints")
-            if cap and len(checkpoint_steps(moves, every)) > cap:
+            if cap and checkpoint_count(moves, every) > cap:
                 every = math.ceil(moves / cap)
         elif every > moves:
-            prof.fail(f"claims.{claim.id}.weights.{name}.every",
-                      f"{every:,} is larger than the {moves:,} moves trained")
+            prof.fail(key, f"{every:,} is larger than the {moves:,} moves trained")
+        total += checkpoint_count(moves, every)
+        if total > MAX_CHECKPOINTS:
+            prof.fail(key, f"a checkpoint every {every:,} of {moves:,} moves gives claim "
+                      f"{claim.id} {total:,} checkpoints; at most {MAX_CHECKPOINTS:,}")
         select = w["select"]
-        if isinstance(select, Mapping) and select["step"] not in checkpoint_steps(moves, every):
+        if isinstance(select, Mapping) and not is_checkpoint(select["step"], moves, every):
             prof.fail(f"claims.{claim.id}.weights.{name}", f"the declared select.step "
                       f"{select['step']:,} is not a checkpoint at this profile's budget")
         if (moves, every) != (t["moves"], t["every"]):
@@ -410,7 +134,7 @@ def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim]
     pin = leaf.get("sha256")
     if isinstance(pin, Mapping):
         pin = pin.get(profile)
-    return Artefact(source, leaf["weights"], leaf_kind(recipe["learner"]),
+    return Artefact(source, leaf["weights"], learner_leaf(recipe["learner"]).kind,
                     paths.path("frozen", claim=source, weights=leaf["weights"]),
                     paths.path("frozen_record", claim=source, weights=leaf["weights"]),
                     table_entries(recipe["learner"], recipe.get("layout")), pin)
@@ -418,16 +142,21 @@ def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim]
 
 def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
     if artefact is not None:
-        return f"{artefact.leaf}:{artefact.dir}"
+        return LeafSpec(artefact.leaf, artefact.dir).format()
     return leaf
 
 
 def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
          games: int, profile: Mapping[str, Any], **extra: Any) -> Arm:
-    kind = leaf.split(":")[0] if leaf else None
+    kind = parse_leaf(leaf).kind if leaf else None
     sec = costs.game_seconds(play, depth or 1, strata or 7, kind)
+    shards = costs.shards_for(games, sec, profile["job_minutes"])
+    if shards > costs.MAX_SHARDS:
+        raise DeclarationError(f"config/profiles/{profile['profile']}.yaml: key job_minutes: "
+                               f"{profile['job_minutes']} cuts arm {name} into {shards:,} game "
+                               f"jobs; at most {costs.MAX_SHARDS:,} per arm")
     return Arm(name, _policy(play, leaf, depth, strata), play, depth, strata, kind, games,
-               costs.shards_for(games, sec, profile["job_minutes"]), sec, **extra)
+               shards, sec, **extra)
 
 
 def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
@@ -455,7 +184,8 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
-            arms[name] = _arm(name, "search", f"{t.leaf}:{t.checkpoint(step)}", depth, strata,
+            leaf = learner_leaf(t.learner, t.checkpoint(step)).format()
+            arms[name] = _arm(name, "search", leaf, depth, strata,
                               games, profile, weights=t.name, step=step, entries=t.entries)
     return games, arms, comp_name
 
@@ -514,8 +244,17 @@ def _contrasts(claim: Claim, arms: Mapping[str, Arm], games: int) -> dict[str, C
 def _block(claim: Claim, prof: _Profile, claims: Mapping[str, Claim]) -> tuple[int, str | None]:
     declared = claim.doc["screen"]["block"]
     if isinstance(declared, Mapping):
-        other = claims[declared["claim"]]
-        return _block(other, _Profile(prof.profile, other), claims)[0], other.id
+        if "block" in prof.over:
+            prof.fail(f"claims.{claim.id}.block", f"claim {claim.id} shares the block of claim "
+                      f"{declared['claim']} (screen.block: {{claim: {declared['claim']}}}): set "
+                      "that claim's block instead")
+        other = claims.get(declared["claim"])
+        owned = other.doc["screen"]["block"] if other is not None else None
+        if other is None or isinstance(owned, Mapping):
+            raise DeclarationError(f"{claim.path}: key screen.block.claim: "
+                                   f"{declared['claim']!r} is not a claim that owns a block")
+        return _Profile(prof.profile, other).over.get(
+            "block", owned + prof.profile["block_offset"]), other.id
     return prof.over.get("block", declared + prof.profile["block_offset"]), None
 
 
@@ -530,15 +269,24 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     games = prof.size(("screen", "games"), "screen_games", declared_games)
     if games != declared_games:
         shrunk.append(f"screen: {games} of the declared {declared_games} games")
+    for name, t in trained.items():
+        if t.first_game >= bank.roles["training"]["count"]:
+            raise DeclarationError(f"{claim.path}: key weights.{name}.train.first_game: "
+                                   f"{t.first_game:,} is beyond the training role's "
+                                   f"{bank.roles['training']['count']:,} games")
     block, shares = _block(claim, prof, claims)
-    size = bank.roles["screen"]["block_size"]
-    blocks = list(range(block, block + math.ceil(games / size)))
-    try:
-        start = int(bank.screen_block(blocks[0], 1)[0])
-        bank.screen_block(blocks[-1], 1)
-    except ValueError as exc:
-        prof.fail(f"claims.{claim.id}.block", f"{exc} (block {block} for {len(blocks)} "
-                  f"block(s) of {size} seeds)")
+    size, count = bank.roles["screen"]["block_size"], bank.roles["screen"]["blocks"]
+    n_blocks = math.ceil(games / size)
+    if n_blocks > count:  # before any list of blocks is built
+        raise DeclarationError(f"{claim.path}: key screen.games: {games:,} games would read "
+                               f"{n_blocks:,} blocks of {size} seeds; the screen role holds "
+                               f"{count:,}")
+    if block + n_blocks > count:
+        prof.fail(f"claims.{claim.id}.block", f"blocks {block:,} to {block + n_blocks - 1:,} "
+                  f"({games:,} games, {size} seeds a block) are outside the screen role's "
+                  f"blocks 0..{count - 1}")
+    blocks = list(range(block, block + n_blocks))
+    start = int(bank.screen_block(blocks[0], 1)[0])
     arms = _screen_arms(claim, prof, games, claims, paths, shrunk)
     _check_pins(claim, arms)
     vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
@@ -559,6 +307,58 @@ def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:
                     f"another block (claims.{c}.block), or declare screen.block: {{claim: "
                     f"{owner[b]}}} in {c} to share it knowingly")
             owner[b] = c
+    for c in sorted(plans):
+        p = plans[c]
+        theirs = plans[p.shares_block_of].blocks if p.shares_block_of else p.blocks
+        extra = [b for b in p.blocks if b not in theirs]
+        if extra:
+            held = f"claim {owner[extra[0]]}'s" if extra[0] in owner else "a block it never read"
+            raise DeclarationError(
+                f"{source}: key claims.{c}.screen.games: claim {c} shares the block of claim "
+                f"{p.shares_block_of} but its {p.seeds[1]:,} games read {len(p.blocks)} "
+                f"block(s) where that claim reads {len(theirs)} in this profile: block "
+                f"{extra[0]} is {held}; give {c} no more games than {p.shares_block_of}")
+
+
+def _lowered(src: ClaimPlan, weights: str, plans: Mapping[str, ClaimPlan]) -> list[str]:
+    """What this profile shrank of the frozen ``weights`` of claim ``src``: their training, the
+    validation that selected and gated them, and (in turn) their comparator's artefact."""
+    declared, t = src.claim.weights[weights]["train"], src.trained[weights]
+    out = []
+    if (t.moves, t.every) != (declared["moves"], declared["every"]):
+        out.append(f"trained {_moves(t.moves)} moves, a checkpoint every {_moves(t.every)} "
+                   f"(declared: {_moves(declared['moves'])} every {_moves(declared['every'])})")
+    v = src.claim.doc["validation"]
+    if src.validation_games != v["games"]:
+        out.append(f"selected on {src.validation_games} of the declared {v['games']} "
+                   "validation games")
+    comp = src.validation_arms[src.comparator]
+    if (comp.depth, comp.strata) != (v["search"]["depth"], v["search"]["strata"]):
+        out.append(f"validated in {_dtag(comp.depth, comp.strata)} instead of "
+                   f"{_dtag(v['search']['depth'], v['search']['strata'])}")
+    a = comp.artefact
+    if a is not None and a.claim != src.id:
+        out.extend(f"its comparator {a.key} {why}" for why in _lowered(plans[a.claim],
+                                                                       a.weights, plans))
+    return out
+
+
+def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
+    """Every frozen artefact of another claim that a claim reads (an arm's leaf or its
+    validation comparator) adds what the profile shrank of it to the claim's ``shrunk``, so
+    the evidence tier and the report account for every artefact the claim reads."""
+    for p in plans.values():
+        read: dict[str, tuple[Artefact, list[str]]] = {}
+        arms = [*p.arms.values(), *p.validation_arms.values()]
+        for arm in arms:
+            if arm.artefact is not None and arm.artefact.claim != p.id:
+                read.setdefault(arm.artefact.key, (arm.artefact, []))[1].append(
+                    arm.name if arm.name in p.arms else "the validation comparator")
+        for key, (a, readers) in sorted(read.items()):
+            why = _lowered(plans[a.claim], a.weights, plans)
+            if why:
+                p.shrunk.append(f"artefact {key} (read by {', '.join(readers)}): "
+                                f"{'; '.join(why)}")
 
 
 def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
@@ -581,13 +381,15 @@ def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
                                            f"({', '.join(names) or 'none'})")
     plans = {c: plan_claim(claim, claims, profile, paths) for c, claim in claims.items()}
     _check_blocks(plans, source)
+    _inherit_shrinks(plans)
     return Plan(dict(profile), plans, paths)
 
 
 def load_plan(basedir: str | Path, overrides: Mapping[str, Any]) -> Plan:
     """Profile, declarations and plan of a run from the repository at ``basedir``."""
-    from protocol.profile import load_profile
+    from protocol.profile import load_profile, profile_names
 
     profile = load_profile(basedir, overrides)
     claims = load_claims(Path(basedir) / profile["claims_dir"], profile["claims_dir"])
+    check_pins(claims, profile_names(basedir))
     return build_plan(profile, claims)

@@ -5,6 +5,11 @@ profile), then any ``--configfile``, then ``--config``; its ``profile`` key
 picks the profile file and every other key overrides that file's (nested
 mappings merge key by key).  The result is checked against
 ``profile.schema.yaml`` with its defaults filled in.
+
+The keys that turn a guard off (:data:`GUARDS_OFF`: ``enforce_gates:
+false``, ``allow_reuse: true``, ``ledger_new: true``) are refused on a
+profile that writes the committed ledger (``data/screen-ledger.json``):
+only a profile with a ledger of its own (smoke) may set them.
 """
 
 from __future__ import annotations
@@ -14,10 +19,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from protocol.ledger import COMMITTED, is_committed
 from protocol.schema import DeclarationError, check, plain, read_yaml
 
 DEFAULT_PROFILE = "pilot"
 PROFILES_DIR = Path("config") / "profiles"
+#: profile keys, with the value that turns a guard off
+GUARDS_OFF = {"enforce_gates": False, "allow_reuse": True, "ledger_new": True}
 
 
 def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,4 +57,19 @@ def load_profile(basedir: str | Path, overrides: Mapping[str, Any]) -> dict[str,
     if not isinstance(base, Mapping):
         raise DeclarationError(f"{path}: must be a mapping of keys")
     source = f"{path}" + (" (with the command line's overrides)" if over else "")
-    return check({**deep_merge(plain(base), over), "profile": name}, "profile", source)
+    profile = check({**deep_merge(plain(base), over), "profile": name}, "profile", source)
+    check_guards(profile, source, basedir)
+    return profile
+
+
+def check_guards(profile: Mapping[str, Any], source: str, basedir: str | Path | None = None
+                 ) -> None:
+    """Refuse a key that turns a guard off on a profile that writes the committed ledger."""
+    if not is_committed(profile["ledger"], basedir):
+        return
+    for key, off in GUARDS_OFF.items():
+        if profile[key] == off:
+            raise DeclarationError(
+                f"{source}: key {key}: {str(off).lower()} turns a guard off, and this profile "
+                f"writes the committed ledger {COMMITTED}; only a profile with a ledger of its "
+                "own (smoke) may set it")

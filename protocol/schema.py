@@ -1,10 +1,14 @@
 """YAML documents checked against a JSON schema, with one-line errors and schema defaults.
 
-Every declaration and profile of the harness goes through :func:`check`: the
-first violation (shallowest key first) becomes a :class:`DeclarationError`
-whose message names the file and the key, and the ``default`` of every
-schema property that is absent is filled in, so defaults live in the schema
-alone.
+Every declaration and profile of the harness goes through :func:`read_yaml`
+(a key given twice in one mapping is refused, with both lines, instead of
+the second silently replacing the first) and :func:`check`: the first
+violation (shallowest key first) becomes a :class:`DeclarationError` whose
+message names the file and the key, and the ``default`` of every schema
+property that is absent is filled in, so defaults live in the schema alone.
+A schema ``integer`` is a whole number written as one: ``256.0`` (a YAML
+float), ``true`` (a bool, which Python counts as an int) and ``"256"`` are
+refused wherever a count, budget, step, block or seed is meant.
 """
 
 from __future__ import annotations
@@ -51,8 +55,14 @@ def describe(error: Any) -> str:
     return f"key {key_path(where)} = {error.instance!r}: {error.message}"
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """A JSON schema integer is an ``int`` here: not a bool, not a float such as 256.0."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 def _with_defaults(cls: Any) -> Any:
-    """A validator class that also fills each absent property's ``default``."""
+    """A validator class that also fills each absent property's ``default`` and takes only
+    ints as integers."""
     check_properties = cls.VALIDATORS["properties"]
 
     def properties(validator: Any, props: Mapping[str, Any], instance: Any, schema: Any):
@@ -62,7 +72,8 @@ def _with_defaults(cls: Any) -> Any:
                     instance[name] = yaml.safe_load(yaml.safe_dump(sub["default"], sort_keys=False))
         yield from check_properties(validator, props, instance, schema)
 
-    return validators.extend(cls, {"properties": properties})
+    return validators.extend(cls, {"properties": properties},
+                             type_checker=cls.TYPE_CHECKER.redefine("integer", _is_integer))
 
 
 _FILLING = _with_defaults(Draft202012Validator)
@@ -80,11 +91,49 @@ def schema_path(name: str) -> Path:
     return Path(str(resources.files("protocol").joinpath("schemas", f"{name}.schema.yaml")))
 
 
+class _DuplicateKeyError(Exception):
+    """A key given twice in one mapping: where, and the two lines."""
+
+
+def _check_unique(node: yaml.Node, where: list[Any]) -> None:
+    """Raise :class:`_DuplicateKeyError` for the first mapping of ``node`` that repeats a key."""
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else repr(key.value)
+            if name in seen and name != "<<":
+                raise _DuplicateKeyError(key_path([*where, name]), seen[name],
+                                         key.start_mark.line + 1)
+            seen[name] = key.start_mark.line + 1
+            _check_unique(value, [*where, name])
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _check_unique(item, [*where, i])
+
+
+def _load_unique(stream: Any) -> Any:
+    """``yaml.safe_load`` that refuses a key given twice in one mapping."""
+    loader = yaml.SafeLoader(stream)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_unique(node, [])
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def read_yaml(path: str | Path) -> Any:
-    """A YAML file's content; unreadable or invalid YAML is a one-line error."""
+    """A YAML file's content; unreadable or invalid YAML, or a key given twice in one mapping,
+    is a one-line error."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+            return _load_unique(fh)
+    except _DuplicateKeyError as dup:
+        key, first, second = dup.args
+        raise DeclarationError(f"{path}: key {key}: given twice (lines {first} and {second}); "
+                               "the second would silently replace the first") from None
     except OSError as exc:
         raise DeclarationError(f"{path}: cannot read ({exc.strerror})") from None
     except yaml.YAMLError as exc:

@@ -3,7 +3,8 @@
 * :func:`validation_curve` - every checkpoint of one trained weights against
   the comparator in the same search on the validation block: the paired
   margin (mean score delta) and its bounds, one point per checkpoint.
-* :func:`gates` - the claim's gate readings on those curves; the screen block
+* :func:`gates` - the claim's gate readings on those curves and on the training
+  health of its weights (:mod:`analysis.health`); the screen block
   is opened only when every gate passes (a profile that does not enforce
   gates opens it anyway, and the verdict is then invalidated).
 * :func:`select_checkpoint` - the declared selection: the largest margin
@@ -19,16 +20,17 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from analysis import atomic_write
 from analysis.contrast import contrast_paired
 from analysis.games_table import pair_arms, read_games, select_block
 from analysis.readings import evaluate
+from contracts.atomic import atomic_dir, atomic_write
+from contracts.hashing import file_sha256
+from contracts.weights_dir import MANIFEST, TABLES
 
 POINT_KEYS = ("n", "mean_candidate", "mean_baseline", "mean_delta", "sd_delta", "bootstrap_lb",
               "bootstrap_ub", "t_lb", "wins", "ties", "losses", "mean_moves_candidate",
@@ -62,9 +64,11 @@ def validation_curve(weights: str, comparator: str, comparator_csv: str,
 
 
 def gates(claim: str, names: Sequence[str], readings: Mapping[str, Mapping[str, Any]],
-          curves: Mapping[str, Mapping[str, Any]], enforced: bool) -> dict[str, Any]:
-    """The gate decision of a claim: every gate reading, and whether all passed."""
-    results = [evaluate(n, readings[n], {}, curves).to_dict() for n in names]
+          curves: Mapping[str, Mapping[str, Any]], enforced: bool,
+          health: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The gate decision of a claim: every gate reading (on the validation curves and the
+    training health), and whether all passed."""
+    results = [evaluate(n, readings[n], {}, curves, health).to_dict() for n in names]
     failed = [r for r in results if r["outcome"] != "pass"]
     if not names:
         reason = "no gates declared"
@@ -103,7 +107,7 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     Refuses when the claim's gates failed and are enforced.  The SHA-256 is
     recomputed from the frozen file and must equal the checkpoint manifest's.
     """
-    from engines.ntuple.storage import MANIFEST, TABLES, file_sha256, read_manifest
+    from engines.ntuple.storage import read_manifest
 
     if not gate["opens_screen"]:
         raise ValueError(f"the claim's gates failed, nothing to freeze: {gate['reason']}")
@@ -111,20 +115,12 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     src = Path(best["path"])
     manifest = read_manifest(src)
     dst = Path(frozen_dir)
-    if dst.exists():
-        shutil.rmtree(dst)
-    tmp = dst.with_name(dst.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    with atomic_dir(dst, replace=True) as tmp:
         shutil.copyfile(src / TABLES, tmp / TABLES)
         shutil.copy2(src / MANIFEST, tmp / MANIFEST)
         sha = file_sha256(tmp / TABLES)
         if sha != manifest.get("sha256"):
             raise ValueError(f"{src}: tables SHA-256 {sha} differs from its manifest")
-        os.replace(tmp, dst)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     record = {"artefact": artefact, "weights": curve["weights"], "step": best["step"],
               "source": str(src), "frozen": str(dst), "sha256": sha, "margin": best["margin"],
               "bootstrap_lb": best["bootstrap_lb"], "t_lb": best["t_lb"],

@@ -12,7 +12,10 @@ and ``invalidated-by-methodological-error``.  The decision, first match wins:
 3. otherwise the declared ``verdict.otherwise``.
 
 The evidence tier is ``public-development`` when the profile shrank nothing
-of the claim, else ``pilot``.
+of the claim and nothing of any frozen artefact it reads (another claim's
+tables: their training, and the validation that selected and gated them),
+else ``pilot``; the verdict lists what lowered it under ``tier_lowered_by``
+(:attr:`protocol.plan.ClaimPlan.shrunk`).
 """
 
 from __future__ import annotations
@@ -62,10 +65,12 @@ def _conditions(rule: Mapping[str, Any]) -> str:
 
 
 def decide(verdict: Mapping[str, Any], readings: Sequence[Reading], errors: Sequence[str],
-           tier: str) -> dict[str, Any]:
-    """The verdict of a claim (``verdict``: its declaration's ``verdict`` mapping)."""
+           tier: str, lowered_by: Sequence[str] = ()) -> dict[str, Any]:
+    """The verdict of a claim (``verdict``: its declaration's ``verdict`` mapping;
+    ``lowered_by``: what the profile shrank of the claim and of the artefacts it reads)."""
     outcomes = {r.name: r.outcome for r in readings}
-    base = {"tier": tier, "readings": [r.to_dict() for r in readings],
+    base = {"tier": tier, "tier_lowered_by": list(lowered_by),
+            "readings": [r.to_dict() for r in readings],
             "outcomes": outcomes, "methodological_errors": list(errors)}
     if errors:
         return {**base, "verdict": INVALIDATED, "reason": errors[0], "rule": None}

@@ -6,7 +6,8 @@ import pytest
 from claims_support import CLAIMS, REPO, claims_copy, fair_depth_claim, shipped
 
 from protocol.declaration import load_claims
-from protocol.plan import PILOT, PUBLIC, build_plan, load_plan
+from protocol.plan import build_plan, load_plan
+from protocol.plan_model import PILOT, PUBLIC
 from protocol.profile import load_profile
 from protocol.schema import DeclarationError
 

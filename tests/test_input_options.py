@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engines.drop7.cli import INT64_MAX, SEED_SPACE, main, parse_seed_block
+from contracts.cli_numbers import INT64_MAX, SEED_SPACE, parse_seed_block
+from engines.drop7.cli import main
 from engines.train.evaluate import main as evaluate_main
 
 BIG = str(2**64)

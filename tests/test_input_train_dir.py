@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
+import pytest
+
+from contracts.atomic import LINK_TEMP, atomic_dir, temp_path
+from contracts.train_directory import LATEST, resume_dir, step_dir
 from engines.drop7.cli import main
-from engines.ntuple.storage import temp_dir_for
-from engines.train.directory import resume_dir, step_dir
 
 SEEDS = "0x1000000000000000:1000000"
 
@@ -24,13 +27,21 @@ def _sha(directory: Path) -> str:
     return json.loads((directory / "manifest.json").read_text())["sha256"]
 
 
+class _KilledError(Exception):
+    """The write is cut short here (the process is 'killed')."""
+
+
 def _killed_write(path: Path) -> Path:
-    """What a write killed halfway leaves: the temporary folder, part-written."""
-    tmp = temp_dir_for(path)
-    (tmp / "tables.npy").write_bytes(b"\0" * 4096)
-    new = tmp.with_name(tmp.name.replace(str(os.getpid()), "4242"))
-    tmp.rename(new)  # another (dead) process's
-    return new
+    """What a write killed halfway leaves: the folder the real writer
+    (:func:`contracts.atomic.atomic_dir`) builds in, part-written, as another (dead)
+    process's."""
+    with pytest.raises(_KilledError), atomic_dir(path) as tmp:
+        (tmp / "tables.npy").write_bytes(b"\0" * 4096)
+        dead = tmp.with_name(tmp.name.replace(str(os.getpid()), "4242"))
+        assert dead != tmp
+        shutil.copytree(tmp, dead)
+        raise _KilledError
+    return dead
 
 
 def test_resume_needs_a_latest_link_when_the_directory_holds_output(tmp_path, capsys) -> None:
@@ -56,8 +67,9 @@ def test_the_next_run_removes_a_killed_writes_debris(tmp_path, capsys) -> None:
     dirty = tmp_path / "dirty"
     dirty.mkdir()
     debris = [_killed_write(step_dir(dirty, 300)), _killed_write(resume_dir(dirty, 300))]
-    os.symlink("resume-300", dirty / ".latest-4242")
-    debris.append(dirty / ".latest-4242")
+    link = temp_path(LINK_TEMP, dirty / LATEST, pid=4242)  # replace_symlink's name
+    os.symlink("resume-300", link)
+    debris.append(link)
     capsys.readouterr()
     assert _train(dirty, 600, 300) == 0  # debris is not output: a fresh run proceeds
     err = capsys.readouterr().err

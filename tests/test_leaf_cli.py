@@ -11,6 +11,7 @@ import pytest
 from engines.drop7.board import OPENING_ROWS, rows_to_cols
 from engines.drop7.cli import main
 from engines.leaves import linear
+from engines.leaves.kinds import N_TERMS
 
 MID = ["0000000", "0000000", "0000000", "0001000", "0024300", "1988650", "8898888"]
 
@@ -36,7 +37,7 @@ def test_good_lines(tmp_path, capsys):
     for record, (board, mr, disc) in zip(records, [(MID, 3, 4), (OPENING_ROWS, 5, 2)],
                                          strict=True):
         cols = rows_to_cols(list(board))
-        expected = np.zeros(18)
+        expected = np.zeros(N_TERMS)
         linear.linear_terms(cols, mr, disc, expected)
         assert record["terms"] == expected.tolist()
         assert all(isinstance(x, float) for x in record["terms"])

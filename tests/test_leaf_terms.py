@@ -12,6 +12,7 @@ import pytest
 
 from engines.drop7.board import parse_rows, rows_to_cols
 from engines.leaves import linear, linear_ref
+from engines.leaves.kinds import N_TERMS
 
 
 def board(*bottom_rows: str) -> list[str]:
@@ -22,14 +23,14 @@ def board(*bottom_rows: str) -> list[str]:
 def terms(rows: list[str], moves_remaining: int = 5, next_disc: int = 1) -> dict[str, float]:
     """Terms by name; asserts the two twins agree bit for bit."""
     ref = linear_ref.linear_terms(parse_rows(rows).tolist(), moves_remaining, next_disc)
-    out = np.zeros(18)
+    out = np.zeros(N_TERMS)
     linear.linear_terms(rows_to_cols(rows), moves_remaining, next_disc, out)
     assert out.tolist() == ref
     return dict(zip(linear.TERM_NAMES, ref, strict=True))
 
 
 def test_table_names_and_weights():
-    assert len(linear.TERM_NAMES) == 18 and linear.TERM_NAMES[0] == "open_columns"
+    assert len(linear.TERM_NAMES) == N_TERMS == 18 and linear.TERM_NAMES[0] == "open_columns"
     assert linear.TERM_NAMES[17] == "next_disc_vertical_options"
     assert linear.FAIR_WEIGHTS.tolist() == [180, -20, -620, -220, -18, -90, 1600, 700, 100, 40,
                                             -550, -750, -120, -95, -85, -1250, -35, 220]

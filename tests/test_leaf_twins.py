@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from engines.drop7 import core
 from engines.drop7.board import pack, unpack
 from engines.leaves import linear, linear_ref
+from engines.leaves.kinds import N_TERMS
 
 CODES = {
     "any": list(range(1, 10)),
@@ -48,7 +49,7 @@ def game_state(seed: int, policy: int, moves: int) -> tuple[np.ndarray, int, int
 def assert_twins_agree(cols: np.ndarray, moves_remaining: int, next_disc: int) -> list[float]:
     """Terms and values of both twins are identical (as float64 bit patterns)."""
     ref = linear_ref.linear_terms(unpack(cols).tolist(), moves_remaining, next_disc)
-    fast = np.zeros(18)
+    fast = np.zeros(N_TERMS)
     linear.linear_terms(cols, moves_remaining, next_disc, fast)
     assert fast.tolist() == ref, (unpack(cols), moves_remaining, next_disc)
     w = linear.FAIR_WEIGHTS
@@ -77,11 +78,11 @@ def test_twins_agree_on_boards_from_real_games(seed, policy, moves):
 
 @settings(max_examples=100, deadline=None)
 @given(packed_grids(), st.integers(1, 5), st.integers(1, 7),
-       st.lists(st.floats(-1e4, 1e4), min_size=18, max_size=18))
+       st.lists(st.floats(-1e4, 1e4), min_size=N_TERMS, max_size=N_TERMS))
 def test_value_is_the_weighted_sum_in_table_order(grid, moves_remaining, next_disc, weights):
     cols = pack(grid)
     w = np.array(weights)
-    terms = np.zeros(18)
+    terms = np.zeros(N_TERMS)
     linear.linear_terms(cols, moves_remaining, next_disc, terms)
     expected = 0.0
     for wi, ti in zip(w.tolist(), terms.tolist(), strict=True):
@@ -92,7 +93,7 @@ def test_value_is_the_weighted_sum_in_table_order(grid, moves_remaining, next_di
 def test_every_term_is_exercised():
     """The random boards above reach every term (so the property tests test them all)."""
     rng = np.random.default_rng(7)
-    seen = np.zeros(18, dtype=bool)
+    seen = np.zeros(N_TERMS, dtype=bool)
     for n in range(400):
         grid = np.zeros((7, 7), dtype=np.int8)
         alphabet = CODES[sorted(CODES)[n % 3]]
@@ -109,12 +110,12 @@ def test_batch_kernels_match_single_calls():
     boards = np.array([s[0] for s in states])
     mrs = np.array([s[1] for s in states], dtype=np.int64)
     discs = np.array([s[2] for s in states], dtype=np.int64)
-    terms = np.zeros((len(states), 18))
+    terms = np.zeros((len(states), N_TERMS))
     values = np.zeros(len(states))
     linear.linear_terms_many(boards, mrs, discs, terms)
     linear.linear_values_many(boards, mrs, discs, linear.FAIR_WEIGHTS, values)
     for n, (cols, mr, disc) in enumerate(states):
-        one = np.zeros(18)
+        one = np.zeros(N_TERMS)
         linear.linear_terms(cols, mr, disc, one)
         assert terms[n].tolist() == one.tolist()
         assert values[n] == linear.linear_value(cols, mr, disc, linear.FAIR_WEIGHTS)

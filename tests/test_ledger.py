@@ -101,3 +101,26 @@ def test_concurrent_openers_of_one_block_get_one_owner(tmp_path) -> None:
         t.join()
     assert sum(isinstance(r, dict) for r in results) == 1
     assert len(opened_blocks(ledger)[9]) == 1
+
+
+@pytest.mark.parametrize(("edit", "key"), [
+    (lambda e: e.pop("opened_utc"), "missing key blocks.3[0].opened_utc"),
+    (lambda e: e.update(hashes=["claim-one/w"]), "key blocks.3[0].hashes"),
+    (lambda e: e.update(claim=7), "key blocks.3[0].claim"),
+    (lambda e: e.update(seeds=[100]), "key blocks.3[0].seeds"),
+    (lambda e: e.update(status="complete"), "blocks.3[0].completed_utc"),
+    (lambda e: e.update(reused="no"), "key blocks.3[0].reused"),
+])
+def test_a_ledger_entry_with_missing_fields_or_wrong_types_is_one_line(tmp_path, edit,
+                                                                      key) -> None:
+    """Such an entry was a KeyError or a TypeError when a block was checked or opened."""
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    doc = json.loads(ledger.read_text())
+    edit(doc["blocks"]["3"][0])
+    ledger.write_text(json.dumps(doc))
+    for read in (lambda: opened_blocks(ledger), lambda: opening(ledger, [3], ONE)):
+        with pytest.raises(LedgerError) as err:
+            read()
+        assert str(err.value).startswith(f"{ledger}: ") and key in str(err.value)
+        assert "\n" not in str(err.value)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engines.leaves.kinds import N_TERMS
 from engines.ntuple import storage
 from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import (
@@ -156,9 +157,9 @@ def test_bad_directories_are_refused(tmp_path: Path, damage: str, message: str) 
 
 
 def test_linear_weights_round_trip(tmp_path: Path) -> None:
-    w = np.linspace(-3, 3, 18)
+    w = np.linspace(-3, 3, N_TERMS)
     save_weights(tmp_path / "lin", w.shape, w.dtype, array_chunks(w),
-                 {"kind": "linear", "layout": "linear", "entries": 18})
+                 {"kind": "linear", "layout": "linear", "entries": N_TERMS})
     loaded, _ = load_linear(tmp_path / "lin")
     assert loaded.dtype == np.float64 and np.array_equal(loaded, w)
     _save_t1(tmp_path / "nt")

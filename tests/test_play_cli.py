@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from contracts.games_table import read_rows
 from engines.drop7.cli import main
-from engines.play.runner import read_games
 
 
 def _strip(rows: list[dict]) -> list[tuple]:
@@ -15,7 +15,7 @@ def _strip(rows: list[dict]) -> list[tuple]:
 def test_play_writes_one_row_per_seed(tmp_path, capsys) -> None:
     out = tmp_path / "games.csv"
     assert main(["play", "--policy", "centre-first", "--seeds", "5:3", "--out", str(out)]) == 0
-    rows = read_games(out)
+    rows = read_rows(out)
     assert [r["seed"] for r in rows] == ["5", "6", "7"]
     assert {r["arm"] for r in rows} == {"centre-first"}
     assert "mean score" in capsys.readouterr().err
@@ -25,7 +25,7 @@ def test_play_canonicalises_the_policy_as_arm(tmp_path) -> None:
     out = tmp_path / "g.csv"
     assert main(["play", "--policy", "direct:s=7,leaf=zero", "--seeds", "1:1", "--out",
                  str(out)]) == 0
-    assert read_games(out)[0]["arm"] == "direct:leaf=zero"
+    assert read_rows(out)[0]["arm"] == "direct:leaf=zero"
 
 
 def test_run_arms_shards_and_merge(tmp_path) -> None:
@@ -40,7 +40,7 @@ def test_run_arms_shards_and_merge(tmp_path) -> None:
         shards.append(str(path))
     merged = tmp_path / "merged.csv"
     assert main(["run-arms", "--merge", *shards, "--seeds", "3:4", "--out", str(merged)]) == 0
-    assert _strip(read_games(merged)) == _strip(read_games(whole))
+    assert _strip(read_rows(merged)) == _strip(read_rows(whole))
 
 
 @pytest.mark.parametrize("argv", [

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from engines.drop7 import core
+from engines.leaves.kinds import N_TERMS, LeafSpec
 from engines.play.policy import (
     BaselinePolicy,
-    LeafSpec,
     PolicyError,
     PolicySpec,
     SearchPolicy,
@@ -105,8 +105,8 @@ def test_load_errors_for_missing_or_bad_weights(tmp_path) -> None:
 def test_linear_trained_loads_saved_weights(tmp_path) -> None:
     from engines.ntuple.storage import array_chunks, save_weights
 
-    weights = np.arange(18, dtype=np.float64) - 9.0
-    save_weights(tmp_path / "w", (18,), np.float64, array_chunks(weights),
+    weights = np.arange(N_TERMS, dtype=np.float64) - 9.0
+    save_weights(tmp_path / "w", (N_TERMS,), np.float64, array_chunks(weights),
                  {"kind": "linear", "layout": "linear"})
     player = load_policy(f"direct:leaf=linear-trained:{tmp_path / 'w'}")
     assert np.array_equal(player.searcher.leaf.weights, weights)

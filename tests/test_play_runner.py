@@ -7,9 +7,10 @@ import csv
 import numpy as np
 import pytest
 
+from contracts.games_table import GAMES_COLUMNS, read_rows, write_rows
 from engines.drop7 import core
 from engines.play import games
-from engines.play.games import GAME_COLUMNS, play_game
+from engines.play.games import play_game
 from engines.play.policy import Policy, load_policy, parse_policy
 from engines.play.runner import (
     Arm,
@@ -18,10 +19,8 @@ from engines.play.runner import (
     parse_arm,
     parse_seeds,
     parse_shard,
-    read_games,
     run_shard,
     shard_games,
-    write_games,
 )
 
 ARMS = [Arm("rand", "random"), Arm("direct", "direct:leaf=linear"),
@@ -31,7 +30,7 @@ START, COUNT = 11, 5
 
 def _strip(rows: list[dict]) -> list[tuple]:
     """Rows as text without wall time (the only field allowed to differ)."""
-    return [tuple(str(r[k]) for k in GAME_COLUMNS if k != "wall_s") for r in rows]
+    return [tuple(str(r[k]) for k in GAMES_COLUMNS if k != "wall_s") for r in rows]
 
 
 class _Scripted(Policy):
@@ -110,7 +109,7 @@ def test_shards_merge_to_the_same_table_for_every_k(tmp_path) -> None:
         for k in range(1, shards + 1):
             rows = run_shard(ARMS, START, COUNT, k, shards, progress_s=-1)
             path = tmp_path / f"k{shards}-{k}.csv"
-            write_games(rows, path)
+            write_rows(rows, path)
             paths.append(path)
         tables[shards] = merge_shards(paths[::-1], (START, COUNT))  # any file order
     assert _strip(tables[1]) == _strip(tables[2]) == _strip(tables[3])
@@ -138,7 +137,7 @@ def test_merge_refuses_missing_duplicate_or_foreign_shards(tmp_path) -> None:
     paths = []
     for k in (1, 2, 3):
         path = tmp_path / f"s{k}.csv"
-        write_games(run_shard(arms, START, COUNT, k, 3, progress_s=-1), path)
+        write_rows(run_shard(arms, START, COUNT, k, 3, progress_s=-1), path)
         paths.append(path)
     with pytest.raises(RunError, match="missing"):
         merge_shards(paths[:2], (START, COUNT))
@@ -155,11 +154,11 @@ def test_merge_refuses_missing_duplicate_or_foreign_shards(tmp_path) -> None:
 def test_write_is_atomic_and_readable(tmp_path) -> None:
     path = tmp_path / "sub" / "games.csv"
     rows = run_shard([Arm("c", "centre-first")], 1, 2, progress_s=-1)
-    write_games(rows, path)
+    write_rows(rows, path)
     assert [p.name for p in path.parent.iterdir()] == ["games.csv"]  # no temporary left
     with open(path, newline="") as fh:
-        assert tuple(next(csv.reader(fh))) == GAME_COLUMNS
-    assert len(read_games(path)) == 2
+        assert tuple(next(csv.reader(fh))) == GAMES_COLUMNS
+    assert len(read_rows(path)) == 2
 
     class Boom:
         def __iter__(self):
@@ -167,8 +166,8 @@ def test_write_is_atomic_and_readable(tmp_path) -> None:
             raise RuntimeError("disk on fire")
 
     with pytest.raises(RuntimeError):
-        write_games(Boom(), path)
-    assert len(read_games(path)) == 2  # the old file is untouched
+        write_rows(Boom(), path)
+    assert len(read_rows(path)) == 2  # the old file is untouched
     assert [p.name for p in path.parent.iterdir()] == ["games.csv"]
 
 

@@ -80,17 +80,15 @@ def test_u7_rejects_top_words_and_is_uniform():
 def test_discs_do_not_depend_on_play():
     """Two policies on one seed see the same disc sequence."""
     from engines.drop7 import core
+    from engines.drop7.game_loop import play_out
 
     seeds = np.array([99], dtype=np.uint64)
     for policy in (core.POLICY_RANDOM, core.POLICY_CENTRE_FIRST, core.POLICY_LOWEST_COLUMN):
-        state = np.zeros(core.ST_LEN, dtype=np.int64)
-        cols = np.zeros(7, dtype=np.int64)
-        scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-        out = np.zeros(core.OUT_LEN, dtype=np.int64)
-        core.new_game(seeds[0], state, cols)
         seen = []
-        while not core.finished(state):
+
+        def record(state, cols, policy=policy, seen=seen) -> int:
             seen.append(int(state[core.ST_NEXT_DISC]))
-            core.advance(seeds[0], core.baseline_choice(policy, seeds[0], state, cols),
-                         state, cols, scratch, out)
+            return core.baseline_choice(policy, seeds[0], state, cols)
+
+        play_out(seeds[0], record)
         assert seen == [disc(99, m) for m in range(len(seen))]

@@ -8,6 +8,8 @@ import pytest
 from engines.drop7 import core
 from engines.drop7.board import TERMINAL_UTILITY, rows_to_cols
 from engines.drop7.chance import canonicalise, chance_key, play_sample, sample_disc
+from engines.drop7.game_loop import play_out
+from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
 from engines.ntuple.layouts import Layout
 from engines.ntuple.value import ntuple_value
@@ -76,18 +78,15 @@ def _game_positions(n_games: int, every: int) -> list[tuple[np.ndarray, int, int
     """Public states from games of direct linear play (varied, with greys and reveals)."""
     searcher = Searcher(load_leaf("linear"), 1, 7)
     positions = []
-    state = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+
+    def choose(state, cols) -> int:
+        disc, mr = int(state[core.ST_NEXT_DISC]), int(state[core.ST_MOVES_REMAINING])
+        if state[core.ST_MOVES_PLAYED] % every == 3:
+            positions.append((cols.copy(), disc, mr))
+        return searcher.choose(cols, disc, mr)
+
     for seed in range(1, n_games + 1):
-        core.new_game(np.uint64(seed), state, cols)
-        while not core.finished(state):
-            disc, mr = int(state[core.ST_NEXT_DISC]), int(state[core.ST_MOVES_REMAINING])
-            if state[core.ST_MOVES_PLAYED] % every == 3:
-                positions.append((cols.copy(), disc, mr))
-            core.advance(np.uint64(seed), searcher.choose(cols, disc, mr), state, cols,
-                         scratch, out)
+        play_out(seed, choose)
     return positions
 
 
@@ -183,7 +182,7 @@ def test_no_legal_column() -> None:
 
 
 def test_leaf_arrays_share_one_kernel_type() -> None:
-    a, b = load_leaf("zero"), Leaf(1, "w", np.arange(18.0))
+    a, b = load_leaf("zero"), Leaf(1, "w", np.arange(float(N_TERMS)))
     for leaf in (a, b):
         assert not leaf.weights.flags.writeable and not leaf.tables.flags.writeable
         assert not leaf.spec.flags.writeable

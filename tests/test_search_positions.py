@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from engines.search.positions import FORMAT, POSITIONS_FILE, draw_positions, load_positions
+from engines.play.positions import draw_positions
+from engines.search.positions import FORMAT, POSITIONS_FILE, load_positions
 from engines.seedbank import load_bank
 
 

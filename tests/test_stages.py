@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import json
 
 import numpy as np
 import pytest
 
+from contracts.games_table import GAMES_COLUMNS, write_rows
+from contracts.hashing import file_sha256
 from engines.ntuple.layouts import get_layout
-from engines.ntuple.storage import array_chunks, file_sha256, save_weights
+from engines.ntuple.storage import array_chunks, save_weights
 from protocol.stages import (
     check_artefact,
     freeze,
@@ -19,17 +20,13 @@ from protocol.stages import (
     write_json,
 )
 
-COLUMNS = ("arm", "policy", "seed", "game", "score", "moves", "levels", "clears", "censored",
-           "popped", "decisions", "illegal", "unfinished", "wall_s")
 GATE = {"training-signal": {"kind": "margin-positive", "weights": "ntuple-A"}}
 
 
 def write_games(path, arm, scores, first_seed=100):
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(COLUMNS)
-        for i, s in enumerate(scores):
-            w.writerow([arm, "p", first_seed + i, i, s, 50, 10, 0, 0, 10, 50, 0, 0, 0.1])
+    values = (50, 10, 0, 0, 10, 50, 0, 0, 0.1)  # moves .. wall_s
+    write_rows([dict(zip(GAMES_COLUMNS, (arm, "p", first_seed + i, i, s, *values), strict=True))
+                for i, s in enumerate(scores)], path)
     return str(path)
 
 

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from test_stats_support import games_frame
 
-from analysis.games_table import GAMES_COLUMNS, pair_arms, read_games, validate_games
+from analysis.games_table import pair_arms, read_games, validate_games
+from contracts.games_table import GAMES_COLUMNS
 
 
 def test_full_table_round_trip_and_optional_columns(tmp_path):

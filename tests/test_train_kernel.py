@@ -8,6 +8,7 @@ import pytest
 from engines.drop7 import core
 from engines.drop7.chance import canonicalise, chance_key, play_sample
 from engines.drop7.core import quick_drop
+from engines.drop7.game_loop import play_out
 from engines.ntuple.layouts import INITIAL_VALUE, SPEC_MAGIC, get_layout
 from engines.ntuple.storage import alloc_zeroed
 from engines.ntuple.value import entry_indices, gather, ntuple_value
@@ -39,20 +40,17 @@ def test_td_update_by_hand() -> None:
 
 def _game_states(policies=(0, 1, 2), games: int = 60):
     """(cols, disc, moves_remaining) of every decision of some baseline games."""
-    st = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
     states = []
     for pol in policies:
         for g in range(games):
             seed = np.uint64(0x4000000000000000 + g)
-            core.new_game(seed, st, cols)
-            while not core.finished(st):
+
+            def record(st, cols, pol=pol, seed=seed) -> int:
                 states.append((cols.copy(), int(st[core.ST_NEXT_DISC]),
                                int(st[core.ST_MOVES_REMAINING])))
-                core.advance(seed, core.baseline_choice(pol, seed, st, cols), st, cols,
-                             scratch, out)
+                return core.baseline_choice(pol, seed, st, cols)
+
+            play_out(seed, record)
     return states
 
 

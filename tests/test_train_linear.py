@@ -10,6 +10,8 @@ import pytest
 
 from engines.drop7 import core
 from engines.drop7.cli import main
+from engines.drop7.game_loop import play_out
+from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import linear_value
 from engines.ntuple.storage import load_linear
 from engines.train import kernel as kern
@@ -44,22 +46,20 @@ def test_saved_weights_are_points_per_raw_term() -> None:
     weights = learner.weights()
     assert np.allclose(weights, 17000.0 * learner.theta / SCALES)
     wr = learner.theta / SCALES
-    st = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    t = np.zeros(18)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    t = np.zeros(N_TERMS)
     seed = np.uint64(0x4000000000000000)
-    core.new_game(seed, st, cols)
-    checked = 0
-    while not core.finished(st):
+    checked = []
+
+    def check(st, cols) -> int:
         mr, disc = st[core.ST_MOVES_REMAINING], st[core.ST_NEXT_DISC]
         v = _value(wr, cols, mr, disc, t)
         assert linear_value(cols, mr, disc, weights) == pytest.approx(17000.0 * v, rel=1e-9,
                                                                      abs=1e-6)
-        checked += 1
-        core.advance(seed, core.baseline_choice(1, seed, st, cols), st, cols, scratch, out)
-    assert checked > 5
+        checked.append(1)
+        return core.baseline_choice(1, seed, st, cols)
+
+    play_out(seed, check)
+    assert len(checked) > 5
 
 
 def test_cli_trains_saves_and_resumes_linear(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from engines.drop7.chance import (
     play_sample,
     play_strata,
 )
+from engines.drop7.game_loop import play_out
 
 
 def _compare(cols, mr, disc, strata, counts) -> None:
@@ -60,23 +61,18 @@ def _compare(cols, mr, disc, strata, counts) -> None:
 
 def test_strata_equal_samples_on_game_positions() -> None:
     """Positions of baseline games (settled, as in training), 7 and other strata counts."""
-    st = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
     counts = dict(columns=0, revealing=0, rises=0, chains=0)
     for policy in (0, 1, 2):
         for g in range(12):
             seed = np.uint64(0x5000000000000000 + 97 * g + policy)
-            core.new_game(seed, st, cols)
-            k = 0
-            while not core.finished(st):
-                strata = (7, 7, 3, 12)[k % 4]
+
+            def compare(st, cols, policy=policy, seed=seed) -> int:
+                strata = (7, 7, 3, 12)[int(st[core.ST_MOVES_PLAYED]) % 4]
                 _compare(cols, int(st[core.ST_MOVES_REMAINING]), int(st[core.ST_NEXT_DISC]),
                          strata, counts)
-                core.advance(seed, core.baseline_choice(policy, seed, st, cols), st, cols,
-                             scratch, out)
-                k += 1
+                return core.baseline_choice(policy, seed, st, cols)
+
+            play_out(seed, compare)
     assert counts["revealing"] > 300 and counts["rises"] > 300 and counts["chains"] > 50
 
 

@@ -19,6 +19,9 @@ CLAIM1 = shipped("ntuple-line-tuples")["verdict"]
 CLAIM2 = shipped("fourth-ply")["verdict"]
 
 
+HEALTHY = {"training_health_A": "pass", "training_health_E": "pass"}
+
+
 def readings(**outcomes):
     return [Reading(name.replace("_", "-"), "k", name, outcome, "why")
             for name, outcome in outcomes.items()]
@@ -37,7 +40,15 @@ def readings(**outcomes):
      MIXED),
 ])
 def test_the_registered_claims_decision_table(outcomes, verdict) -> None:
-    assert decide(CLAIM1, readings(**outcomes), [], "pilot")["verdict"] == verdict
+    assert decide(CLAIM1, readings(**HEALTHY, **outcomes), [], "pilot")["verdict"] == verdict
+
+
+@pytest.mark.parametrize("weights", ["A", "E"])
+def test_an_unsound_training_is_not_a_test_of_the_claim(weights) -> None:
+    outcomes = {**HEALTHY, f"training_health_{weights}": "fail", "training_signal": "pass",
+                "primary": "not-run", "ablation": "pass", "direct_play": "not-run"}
+    out = decide(CLAIM1, readings(**outcomes), [], "pilot")
+    assert out["verdict"] == NOT_SUPPORTED and "training was not sound" in out["reason"]
 
 
 def test_the_fourth_ply_claim_is_supported_with_an_inconclusive_interaction() -> None:
@@ -55,7 +66,8 @@ def test_the_fourth_ply_claim_is_supported_with_an_inconclusive_interaction() ->
 
 
 def test_methodological_errors_come_first() -> None:
-    good = readings(training_signal="pass", primary="pass", ablation="pass", direct_play="pass")
+    good = readings(**HEALTHY, training_signal="pass", primary="pass", ablation="pass",
+                    direct_play="pass")
     out = decide(CLAIM1, good, ["contrast primary: 1 illegal and 0 unfinished decisions"],
                  "pilot")
     assert out["verdict"] == INVALIDATED and out["reason"].startswith("contrast primary")

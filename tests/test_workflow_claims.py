@@ -95,3 +95,19 @@ def test_committed_reports_do_not_stand_for_a_run(tmp_path) -> None:
         out = result.stdout + result.stderr
         jobs = {line.split()[0] for line in out.splitlines() if line.strip()}
         assert {"train_segment", "verdict", "report"} <= jobs, out
+
+
+def test_a_cycle_of_shared_blocks_is_one_line_in_a_dry_run(tmp_path) -> None:
+    """Two claims sharing each other's block were a RecursionError traceback from the plan."""
+    a, b = fair_depth_claim(), fair_depth_claim()
+    b["id"] = "loop-b"
+    a["screen"]["block"], b["screen"]["block"] = {"claim": "loop-b"}, {"claim": a["id"]}
+    claims = claims_copy(tmp_path / "c", extra={a["id"]: a, "loop-b": b})
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "-n", "--config", "profile=smoke", f"claims_dir={claims}")
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.stderr
+    assert "fair-depth-prefix.yaml: key screen.block.claim: claim loop-b shares" in errors[0]
+    assert "Traceback" not in result.stderr and not (work / "results").exists()

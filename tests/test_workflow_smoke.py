@@ -33,7 +33,7 @@ from workflow_support import (
     snakemake,
 )
 
-from engines.train.directory import resume_dir
+from contracts.train_directory import resume_dir
 from protocol.paths import INDEX, VALIDATION
 
 pytestmark = pytest.mark.workflow

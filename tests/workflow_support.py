@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from protocol.paths import VALIDATION
-from protocol.plan import Plan, load_plan
+from protocol.plan import load_plan
+from protocol.plan_model import Plan
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"

@@ -91,6 +91,37 @@ def validation_curve(curves: Mapping[str, Mapping[str, Any]], *,
     return _png(fig)
 
 
+def training_health(health: Mapping[str, Mapping[str, Any]]) -> bytes:
+    """One-ply mean per checkpoint (bars: 95% intervals), random play on the same seeds
+    (dashed) and the training games' mean score per segment (dotted), per trained weights;
+    a red ring marks a checkpoint the health check flags (:mod:`analysis.health`)."""
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
+    for i, (name, h) in enumerate(health.items()):
+        pts, colour = h["points"], COLOURS[i % len(COLOURS)]
+        x = np.array([p["step"] for p in pts], dtype=float)
+        ax.errorbar(x, [p["one_ply_mean"] for p in pts], yerr=[p["one_ply_ci95"] for p in pts],
+                    marker="o", capsize=3, color=colour, label=f"{name}: one ply")
+        ax.plot(x, [p["random_mean"] for p in pts], linestyle="--", color=colour, alpha=0.6,
+                label=f"{name}: random, same seeds")
+        seg = [(p["step"], p["train_mean_score"]) for p in pts if p["train_mean_score"]]
+        if seg:
+            ax.plot(*zip(*seg, strict=True), linestyle=":", marker=".", color=colour,
+                    alpha=0.8, label=f"{name}: training games (segment mean)")
+        bad = [p for p in pts if p["worse_than_random"] or p["fell"]]
+        if bad:
+            ax.plot([p["step"] for p in bad], [p["one_ply_mean"] for p in bad], "o",
+                    markersize=14, markerfacecolor="none", markeredgecolor="red",
+                    markeredgewidth=2, label=f"{name}: flagged")
+    ax.set_xlabel("moves trained")
+    ax.set_ylabel("mean score (points)")
+    ax.set_title("Training health: one ply per checkpoint against random play", fontsize=10)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_moves))
+    _points(ax)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return _png(fig)
+
+
 def _throughput_series(manifests: Sequence[Mapping[str, Any]]) -> tuple[list, list]:
     """(moves trained, moves/s) per checkpoint segment from cumulative manifests."""
     pts = sorted((m for m in manifests if m.get("moves_trained")),

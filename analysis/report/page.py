@@ -24,11 +24,12 @@ import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from analysis import atomic_write
 from analysis.report import figures as fig
+from contracts.atomic import atomic_write
 
 #: figure names, in page order, with their headings
 FIGURES = {
+    "training_health": "Training health",
     "validation_curve": "Validation curve",
     "training_throughput": "Training throughput",
     "paired_deltas": "Paired deltas and their bounds",
@@ -53,6 +54,7 @@ class ClaimRun:
     verdict: dict[str, Any]
     provenance: dict[str, Any]
     curves: dict[str, dict[str, Any]] = field(default_factory=dict)
+    health: dict[str, dict[str, Any]] = field(default_factory=dict)
     manifests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     frozen: dict[str, dict[str, Any]] = field(default_factory=dict)
     opened: dict[str, Any] | None = None
@@ -81,6 +83,11 @@ class ClaimRun:
         """True when the block had been read before by another opener."""
         return bool(self.opened and self.opened.get("reused"))
 
+    @property
+    def unhealthy(self) -> dict[str, list[str]]:
+        """``weights -> findings`` of every trained weights whose training health is flagged."""
+        return {name: h["problems"] for name, h in self.health.items() if h["problems"]}
+
     def not_opened(self) -> str:
         """Why the screen block stayed closed."""
         return f"screen block {self.plan['block']} not opened: {self.gate.get('reason', '')}"
@@ -100,12 +107,16 @@ def _frozen_steps(run: ClaimRun) -> dict[str, int]:
 
 def build_figures(run: ClaimRun) -> dict[str, bytes]:
     """Every figure of the page as PNG bytes (placeholders where there is no data)."""
+    out: dict[str, bytes] = {}
+    out["training_health"] = (fig.training_health(run.health) if run.health else
+                              fig.placeholder(FIGURES["training_health"],
+                                              "this claim reads no trained weights"))
     if run.curves:
-        out = {"validation_curve": fig.validation_curve(run.curves, frozen=_frozen_steps(run)),
+        out |= {"validation_curve": fig.validation_curve(run.curves, frozen=_frozen_steps(run)),
                "training_throughput": fig.training_throughput(run.manifests)}
     else:
-        out = {name: fig.placeholder(FIGURES[name], "this claim trains no weights")
-               for name in ("validation_curve", "training_throughput")}
+        out |= {name: fig.placeholder(FIGURES[name], "this claim trains no weights")
+                for name in ("validation_curve", "training_throughput")}
     if run.screened and run.contrasts:
         assert run.games is not None
         first = next(iter(run.contrasts))
@@ -184,6 +195,7 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
         "verdict": run.verdict["verdict"], "tier": run.verdict["tier"],
         "reason": run.verdict["reason"], "outcomes": run.verdict["outcomes"],
         "screened": run.screened, "reused": run.reused,
+        "training_health": {name: not h["problems"] for name, h in run.health.items()},
         "hashes": run.opened["hashes"] if run.opened else {},
         "contrast": first and {"candidate": first["candidate"], "baseline": first["baseline"],
                                "n": first["n"], "mean_delta": first["mean_delta"]},
@@ -199,7 +211,8 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
     return template.render(
         run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
-        arms=_arm_rows(run), curves=run.curves, prov=run.provenance, figures=FIGURES,
+        arms=_arm_rows(run), curves=run.curves, health=run.health, prov=run.provenance,
+        figures=FIGURES,
         images=images, recorded=run.plan.get("recorded", {}), recorded_keys=RECORDED_KEYS,
         not_opened=None if run.screened else run.not_opened(), generated=_now(),
         profile_text=json.dumps(run.profile, indent=2, sort_keys=True),

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
+from contracts.cli_numbers import SEED_SPACE, int_option
 from engines.drop7 import core
-from engines.drop7.cli import SEED_SPACE, int_option
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

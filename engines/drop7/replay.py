@@ -19,6 +19,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from contracts.cli_numbers import INT64_MAX
+from contracts.errors import InputError, clip
 from engines.drop7 import core
 from engines.drop7.board import (
     MAX_MOVES,
@@ -28,7 +30,7 @@ from engines.drop7.board import (
     opening_cols,
     rows_to_cols,
 )
-from engines.drop7.cli import INT64_MAX, InputError, read_input_lines
+from engines.drop7.cli import read_input_lines
 
 FORMAT = "drop7-replay-v1"
 RULESET = "research"
@@ -36,13 +38,9 @@ RULESET = "research"
 MAX_DEPTH = 3
 
 
-def _clip(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def _show(value: Any) -> str:
     """``repr(value)``, cut short: a bad value of any size gives a short message."""
-    return _clip(type(value).__name__ if isinstance(value, list | dict) else repr(value))
+    return clip(type(value).__name__ if isinstance(value, list | dict) else repr(value))
 
 
 def _int_list(record: dict, key: str, lo: int, hi: int, what: str) -> np.ndarray:
@@ -89,7 +87,7 @@ def _start(record: dict) -> tuple[np.ndarray, int, int, int]:
     try:
         cols = rows_to_cols(start.get("board"))
     except BoardError as exc:
-        raise InputError(f"start board: {_clip(str(exc), 120)}") from None
+        raise InputError(f"start board: {clip(str(exc), 120)}") from None
     mr, level, score = (start.get(k) for k in ("moves_remaining", "level", "score"))
     for name, v, lo in (("moves_remaining", mr, 1), ("level", level, 1), ("score", score, 0)):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= INT64_MAX // 2:

@@ -17,9 +17,10 @@ import time
 import numpy as np
 from numba import njit
 
+from contracts.cli_numbers import int_option
 from engines.drop7 import core
-from engines.drop7.cli import int_option
 from engines.drop7.engine_bench import machine_facts
+from engines.drop7.game_loop import play_out
 from engines.leaves.linear import FAIR_WEIGHTS, linear_values_many
 from engines.ntuple.value import ntuple_value
 
@@ -36,20 +37,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def game_positions(games: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Boards, moves remaining and next discs of every position of baseline games."""
-    state = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
     boards, mrs, discs = [], [], []
     for g in range(games):
         seed = np.uint64(g + 1)
-        core.new_game(seed, state, cols)
-        while not core.finished(state):
+
+        def record(state, cols, policy=g % 3, seed=seed) -> int:
             boards.append(cols.copy())
             mrs.append(state[core.ST_MOVES_REMAINING])
             discs.append(state[core.ST_NEXT_DISC])
-            column = core.baseline_choice(g % 3, seed, state, cols)
-            core.advance(seed, column, state, cols, scratch, out)
+            return core.baseline_choice(policy, seed, state, cols)
+
+        play_out(seed, record)
     return np.array(boards), np.array(mrs, dtype=np.int64), np.array(discs, dtype=np.int64)
 
 
@@ -69,12 +67,12 @@ def run(args: argparse.Namespace) -> int:
         def evaluate() -> None:
             linear_values_many(boards, mrs, discs, FAIR_WEIGHTS, values)
     else:
-        from engines.search.bench import fresh_ntuple_leaf
+        from engines.ntuple.storage import fresh_tables
 
-        leaf = fresh_ntuple_leaf("A")
+        tables, layout = fresh_tables("A")
 
         def evaluate() -> None:
-            _ntuple_values_many(boards, mrs, leaf.tables, leaf.spec, values)
+            _ntuple_values_many(boards, mrs, tables, layout.spec, values)
     evaluate()  # warm up
     times = []
     for _ in range(args.repeats):

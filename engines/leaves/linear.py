@@ -36,8 +36,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from engines.drop7.core import col_height
-
-N_TERMS = 18
+from engines.leaves.kinds import N_TERMS, NEXT_DISC_TERM
 
 #: The table's names, in the table's order (index i = term i + 1).
 TERM_NAMES: tuple[str, ...] = (
@@ -456,16 +455,16 @@ def linear_terms(cols: np.ndarray, moves_remaining: int, next_disc: int,
                  out: np.ndarray) -> None:
     """Fill ``out[:18]`` with the 18 terms of the table, in its order."""
     _board_terms(cols, moves_remaining, out)
-    out[17] = next_disc_term(cols, next_disc)
+    out[NEXT_DISC_TERM] = next_disc_term(cols, next_disc)
 
 
 @njit(cache=True, inline="always")
 def linear_value_no_disc(cols: np.ndarray, moves_remaining: int, weights: np.ndarray) -> float:
     """``sum(weights[i] * term[i])`` over terms 1..17 (all but the next-disc term)."""
-    t = numba.carray(_stack_f64(18), (18,))
+    t = numba.carray(_stack_f64(18), (N_TERMS,))  # N_TERMS: the intrinsic takes a literal
     _board_terms(cols, moves_remaining, t)
     value = 0.0
-    for k in range(17):
+    for k in range(NEXT_DISC_TERM):
         value += weights[k] * t[k]
     return value
 
@@ -475,7 +474,7 @@ def linear_value(cols: np.ndarray, moves_remaining: int, next_disc: int,
                  weights: np.ndarray) -> float:
     """The linear leaf's value in points: ``sum(weights[i] * term[i])`` in table order."""
     return (linear_value_no_disc(cols, moves_remaining, weights)
-            + weights[17] * next_disc_term(cols, next_disc))
+            + weights[NEXT_DISC_TERM] * next_disc_term(cols, next_disc))
 
 
 @njit(cache=True)

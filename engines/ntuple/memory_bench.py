@@ -20,7 +20,7 @@ import time
 import numpy as np
 from numba import njit
 
-from engines.drop7.cli import int_option
+from contracts.cli_numbers import int_option
 from engines.drop7.engine_bench import machine_facts
 from engines.ntuple.storage import alloc_zeroed
 

@@ -1,7 +1,7 @@
 """Weights on disk: ``.npy`` arrays beside a JSON manifest, hashed, written atomically.
 
 A weights directory holds ``tables.npy`` (n-tuple values, float32, one flat
-array of ``layout.entries``; or the 18 float64 weights of ``linear-trained``,
+array of ``layout.entries``; or the ``N_TERMS`` float64 weights of ``linear-trained``,
 in points) and ``manifest.json``::
 
     {"format": "drop7-weights-v1", "kind": "ntuple" | "linear",
@@ -15,8 +15,9 @@ reproduces it).  Loading checks the manifest, the layout, the file's size,
 shape and dtype and (unless told not to) the hash; any mismatch raises
 :class:`WeightsError` (a ``ValueError``: the CLI prints one line, exit 2).
 
-Writers never leave half a directory: they write ``<dir>.tmp-<pid>`` and
-rename it into place, refusing to replace an existing directory unless asked.
+Writers never leave half a directory (:func:`contracts.atomic.atomic_dir`): they
+write ``<dir>.tmp-<pid>`` and rename it into place, refusing to replace an
+existing directory unless asked.
 Zero blocks of an array are written as holes (sparse files), so a fresh or
 sparsely trained record array costs little disk.
 """
@@ -28,18 +29,18 @@ import hashlib
 import json
 import mmap
 import os
-import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from contracts.atomic import TargetExistsError, atomic_dir
+from contracts.hashing import file_sha256
+from contracts.weights_dir import FORMAT, MANIFEST, TABLES
+from engines.leaves.kinds import N_TERMS
 from engines.ntuple.layouts import Layout, get_layout
 
-FORMAT = "drop7-weights-v1"
-MANIFEST = "manifest.json"
-TABLES = "tables.npy"
 _CHUNK = 1 << 20  # bytes per write / hash block (and hole granularity)
 
 
@@ -59,6 +60,15 @@ def alloc_zeroed(shape: tuple[int, ...], dtype: np.dtype = np.float32) -> np.nda
         with contextlib.suppress(OSError):  # kernels without THP
             buf.madvise(mmap.MADV_HUGEPAGE)
     return np.frombuffer(buf, dtype=dtype, count=int(np.prod(shape))).reshape(shape)
+
+
+def fresh_tables(layout_name: str) -> tuple[np.ndarray, Layout]:
+    """Full-size fresh tables of a layout, every entry at its initial value and every page
+    touched (benchmarks time real memory traffic): ``(float32 values, layout)``."""
+    layout = get_layout(layout_name)
+    tables = alloc_zeroed((layout.entries,), np.float32)
+    tables.fill(np.float32(layout.initial_entry))
+    return tables, layout
 
 
 def anon_huge_bytes(smaps_rollup: str | None = None) -> int | None:
@@ -128,58 +138,23 @@ def array_chunks(arr: np.ndarray, nbytes: int = _CHUNK) -> Iterator[memoryview]:
         yield flat[start:start + nbytes]
 
 
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_manifest(path: Path, manifest: dict) -> None:
     """Write a manifest as pretty JSON."""
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-
-
-def publish_dir(tmp: Path, final: Path, replace: bool = False) -> None:
-    """Rename a finished temporary directory into place (atomically per directory)."""
-    if final.exists():
-        if not replace:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise WeightsError(f"{final} exists; refusing to overwrite it")
-        old = final.with_name(final.name + f".old-{os.getpid()}")
-        os.replace(final, old)
-        os.replace(tmp, final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, final)
-
-
-def temp_dir_for(final: Path) -> Path:
-    """A fresh sibling directory to build ``final`` in."""
-    tmp = final.with_name(final.name + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    return tmp
 
 
 def save_weights(final: Path, shape: tuple[int, ...], dtype: np.dtype,
                  chunks: Iterator[bytes | memoryview], manifest: dict,
                  replace: bool = False) -> dict:
     """Write ``tables.npy`` + ``manifest.json`` into ``final`` atomically; returns the manifest."""
-    final = Path(final)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_dir_for(final)
     try:
-        sha = write_npy(tmp / TABLES, shape, dtype, chunks)
-        manifest = {**manifest, "format": FORMAT, "file": TABLES, "sha256": sha,
-                    "dtype": np.dtype(dtype).name, "shape": [int(s) for s in shape]}
-        write_manifest(tmp / MANIFEST, manifest)
-        publish_dir(tmp, final, replace)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        with atomic_dir(final, replace) as tmp:
+            sha = write_npy(tmp / TABLES, shape, dtype, chunks)
+            manifest = {**manifest, "format": FORMAT, "file": TABLES, "sha256": sha,
+                        "dtype": np.dtype(dtype).name, "shape": [int(s) for s in shape]}
+            write_manifest(tmp / MANIFEST, manifest)
+    except TargetExistsError as exc:
+        raise WeightsError(str(exc)) from None
     return manifest
 
 
@@ -248,12 +223,12 @@ def load_ntuple(directory: Path, verify: bool = True) -> tuple[np.ndarray, Layou
 
 
 def load_linear(directory: Path, verify: bool = True) -> tuple[np.ndarray, dict]:
-    """Load ``linear-trained`` weights: ``(float64[18] in points, manifest)``."""
+    """Load ``linear-trained`` weights: ``(float64[N_TERMS] in points, manifest)``."""
     manifest = read_manifest(directory)
     if manifest.get("kind") != "linear" or manifest.get("layout") != "linear":
         raise WeightsError(f"{directory}: holds {manifest.get('kind')!r} weights, not linear")
-    if manifest.get("shape") != [18] or manifest.get("dtype") != "float64":
-        raise WeightsError(f"{directory}: linear weights must be float64[18]")
+    if manifest.get("shape") != [N_TERMS] or manifest.get("dtype") != "float64":
+        raise WeightsError(f"{directory}: linear weights must be float64[{N_TERMS}]")
     weights = np.array(open_array(directory, manifest, verify), dtype=np.float64)
     if not np.all(np.isfinite(weights)):
         raise WeightsError(f"{directory}: non-finite weights")

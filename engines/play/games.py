@@ -29,11 +29,8 @@ import numpy as np
 
 from engines.drop7 import core
 from engines.drop7.board import CENTRE_ORDER
+from engines.drop7.game_loop import play_out
 from engines.play.policy import BaselinePolicy, Policy
-
-#: The games table, one row per game in seed order.
-GAME_COLUMNS = ("arm", "policy", "seed", "game", "score", "moves", "levels", "clears",
-                "censored", "popped", "decisions", "illegal", "unfinished", "wall_s")
 
 Log = Callable[[str], None]
 
@@ -74,34 +71,30 @@ def play_game(policy: Policy, seed: int, budget_s: float | None = None,
         return _baseline_game(policy, seed)
     t0 = time.perf_counter()
     state = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
-    decisions = illegal = unfinished = 0
+    count = {"decisions": 0, "illegal": 0, "unfinished": 0}
+
+    def checked(state: np.ndarray, cols: np.ndarray) -> int:
+        count["decisions"] += 1
+        t = time.perf_counter()
+        try:
+            column = policy.choose(state, cols)
+        except Exception as exc:  # recorded, the game goes on
+            count["unfinished"] += 1
+            log(f"seed {seed} move {int(state[core.ST_MOVES_PLAYED])}: "
+                f"{policy.name} failed ({type(exc).__name__}: {exc}); centre-first played")
+            return centre_first(cols)
+        if budget_s is not None and time.perf_counter() - t > budget_s:
+            count["unfinished"] += 1
+        if not (0 <= column <= 6 and core.is_legal(cols, column)):
+            count["illegal"] += 1
+            column = centre_first(cols)
+        return column
+
     try:
-        core.new_game(np.uint64(seed), state, cols)
         policy.new_game(seed)
-        while not core.finished(state):
-            decisions += 1
-            t = time.perf_counter()
-            try:
-                column = policy.choose(state, cols)
-            except Exception as exc:  # recorded, the game goes on
-                unfinished += 1
-                log(f"seed {seed} move {int(state[core.ST_MOVES_PLAYED])}: "
-                    f"{policy.name} failed ({type(exc).__name__}: {exc}); centre-first played")
-                column = centre_first(cols)
-            else:
-                if budget_s is not None and time.perf_counter() - t > budget_s:
-                    unfinished += 1
-                if not (0 <= column <= 6 and core.is_legal(cols, column)):
-                    illegal += 1
-                    column = centre_first(cols)
-            status = core.advance(np.uint64(seed), column, state, cols, scratch, out)
-            if status != core.OK:
-                raise RuntimeError(f"engine status {status} at move "
-                                   f"{int(state[core.ST_MOVES_PLAYED])}")
+        play_out(seed, checked, state)
     except Exception as exc:  # one bad game never loses the others
-        unfinished += 1
+        count["unfinished"] += 1
         log(f"seed {seed}: game stopped early ({type(exc).__name__}: {exc})")
-    return _row(state, decisions, illegal, unfinished, time.perf_counter() - t0)
+    return _row(state, count["decisions"], count["illegal"], count["unfinished"],
+                time.perf_counter() - t0)

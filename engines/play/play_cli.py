@@ -1,7 +1,7 @@
 """``drop7 play --policy NAME --seeds START:COUNT --out games.csv``.
 
 Whole games of one policy, one row per game (the games table of
-:mod:`engines.play.games`; the arm is the canonical policy string unless
+:mod:`contracts.games_table`; the arm is the canonical policy string unless
 ``--arm`` names it).  ``--shard k/K`` plays part of the block, as
 ``drop7 run-arms`` does.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from contracts.games_table import write_rows
+from engines.leaves.kinds import LEAF_GRAMMAR
 from engines.play.runner import (
     Arm,
     log_summary,
@@ -17,7 +19,6 @@ from engines.play.runner import (
     parse_seeds,
     parse_shard,
     run_shard,
-    write_games,
 )
 from engines.play.runner_cli import add_play_options, check_play_options
 
@@ -26,8 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 play``."""
     parser.add_argument("--policy", required=True,
                         help="random, centre-first, lowest-column, search:leaf=LEAF,d=3,s=7 "
-                             "or direct:leaf=LEAF (LEAF: linear, zero, linear-trained:PATH, "
-                             "ntuple:PATH)")
+                             f"or direct:leaf=LEAF (LEAF: {LEAF_GRAMMAR})")
     parser.add_argument("--seeds", required=True, metavar="START:COUNT",
                         help="play seeds START .. START+COUNT-1")
     parser.add_argument("--out", required=True, help="output CSV (written atomically)")
@@ -48,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
         arm = parse_arm(f"{args.arm}={args.policy}")
     rows = run_shard([arm], start, count, shard, shards, args.budget_s, args.workers,
                      progress_s=args.progress_s)
-    write_games(rows, args.out)
+    write_rows(rows, args.out)
     log_summary(rows)
     return 0

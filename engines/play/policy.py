@@ -6,7 +6,7 @@ reports and Python)::
     random | centre-first | lowest-column
     search:leaf=LEAF[,d=D][,s=S]      (defaults d=3, s=7)
     direct:leaf=LEAF[,s=S]            (default s=7; one ply)
-    LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
+    LEAF = linear | zero | linear-trained:PATH | ntuple:PATH   (engines.leaves.kinds)
 
 Parameters may come in any order; :func:`format_policy` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
@@ -30,6 +30,7 @@ import numpy as np
 
 from engines.drop7 import core
 from engines.drop7.board import opening_cols
+from engines.leaves.kinds import LEAF_GRAMMAR, LeafError, LeafSpec, parse_leaf
 from engines.search.expectimax import MAX_DEPTH, MAX_STRATA, Searcher
 
 BASELINES = {
@@ -37,30 +38,15 @@ BASELINES = {
     "centre-first": core.POLICY_CENTRE_FIRST,
     "lowest-column": core.POLICY_LOWEST_COLUMN,
 }
-PATH_LEAVES = ("linear-trained", "ntuple")
-PLAIN_LEAVES = ("linear", "zero")
 DEFAULT_DEPTH = 3
 DEFAULT_STRATA = 7
 _PARAMS = {"search": ("leaf", "d", "s"), "direct": ("leaf", "s")}
 _GRAMMAR = ("random, centre-first, lowest-column, search:leaf=LEAF,d=D,s=S or "
             "direct:leaf=LEAF[,s=S]")
-_LEAF_GRAMMAR = "linear, zero, linear-trained:PATH or ntuple:PATH"
 
 
 class PolicyError(ValueError):
     """A policy string that does not parse, or a policy that cannot load."""
-
-
-@dataclass(frozen=True)
-class LeafSpec:
-    """A leaf named in a policy string: ``kind`` and, for table leaves, ``path``."""
-
-    kind: str
-    path: str | None = None
-
-    def format(self) -> str:
-        """The leaf's canonical text."""
-        return self.kind if self.path is None else f"{self.kind}:{self.path}"
 
 
 @dataclass(frozen=True)
@@ -78,20 +64,6 @@ class PolicySpec:
 
     def __str__(self) -> str:
         return format_policy(self)
-
-
-def parse_leaf(text: str) -> LeafSpec:
-    """Parse ``LEAF`` (``linear``, ``zero``, ``linear-trained:PATH``, ``ntuple:PATH``)."""
-    if text in PLAIN_LEAVES:
-        return LeafSpec(text)
-    kind, sep, path = text.partition(":")
-    if kind in PATH_LEAVES:
-        if not sep or not path:
-            raise PolicyError(f"leaf {kind!r} needs a path: {kind}:PATH")
-        return LeafSpec(kind, path)
-    if kind in PLAIN_LEAVES:
-        raise PolicyError(f"leaf {kind!r} takes no path (got {text!r})")
-    raise PolicyError(f"unknown leaf {text!r} (expected {_LEAF_GRAMMAR})")
 
 
 def _int_param(policy: str, key: str, value: str, lo: int, hi: int) -> int:
@@ -127,8 +99,11 @@ def parse_policy(text: str) -> PolicySpec:
             raise PolicyError(f"{name}: parameter {key!r} given twice")
         params[key] = value
     if "leaf" not in params:
-        raise PolicyError(f"{name}: missing parameter 'leaf' (leaf={_LEAF_GRAMMAR})")
-    leaf = parse_leaf(params["leaf"])
+        raise PolicyError(f"{name}: missing parameter 'leaf' (leaf={LEAF_GRAMMAR})")
+    try:
+        leaf = parse_leaf(params["leaf"])
+    except LeafError as exc:
+        raise PolicyError(str(exc)) from None
     strata = (_int_param(name, "s", params["s"], 1, MAX_STRATA) if "s" in params
               else DEFAULT_STRATA)
     if name == "direct":
@@ -226,7 +201,7 @@ def load_policy(policy: str | PolicySpec, verify: bool = True) -> Policy:
 
     assert spec.leaf is not None and spec.depth is not None and spec.strata is not None
     try:
-        leaf = load_leaf(spec.leaf.kind, spec.leaf.path, verify)
+        leaf = load_leaf(spec.leaf, verify)
     except (OSError, ValueError) as exc:
         raise PolicyError(f"{format_policy(spec)}: {str(exc).splitlines()[0]}") from None
     return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata))

@@ -7,27 +7,26 @@ function of (policy, seed), so the merged table is the same for every ``K``
 and any number of worker processes (``wall_s`` aside).
 
 Rows are ordered arm by arm (the order the arms were given), then by game.
-A shard's CSV is written atomically (a temporary file, then a rename): it
-either exists whole or not at all, so a failed shard is simply rerun.
+A shard's CSV is written atomically (:func:`contracts.games_table.write_rows`):
+it either exists whole or not at all, so a failed shard is simply rerun.
 Per-game errors are recorded in the row (see :mod:`engines.play.games`),
 never fatal.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
-from pathlib import Path
 
-from engines.drop7.cli import INT64_MAX, SEED_SPACE, InputError, parse_int, parse_seed_block
-from engines.play.games import GAME_COLUMNS, Log, _stderr, play_game
+from contracts.cli_numbers import INT64_MAX, parse_int, parse_seed_block
+from contracts.errors import InputError, clip
+from contracts.games_table import GamesTableError, read_rows
+from engines.play.games import Log, _stderr, play_game
 from engines.play.policy import Policy, canonical_policy, load_policy
 
 _ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
@@ -80,7 +79,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     k_text, sep, total_text = text.partition("/")
     try:
         if not sep:
-            raise InputError(f"shard {text[:40]!r} must be k/K with 1 <= k <= K")
+            raise InputError(f"shard {clip(text)!r} must be k/K with 1 <= k <= K")
         total = parse_int(total_text, "shard K", 1, INT64_MAX)
         k = parse_int(k_text, f"shard k (of {total})", 1, total)
     except InputError as exc:
@@ -184,59 +183,6 @@ def run_shard(arms: Sequence[Arm], start: int, count: int, shard: int = 1, shard
     return [rows[a, g] for a in range(len(arms)) for g in games]
 
 
-def write_games(rows: Iterable[dict], path: str | os.PathLike) -> None:
-    """Write a games table atomically (temporary file, then rename)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=GAME_COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            for row in rows:
-                writer.writerow(row)
-        os.replace(tmp, target)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
-def read_games(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Read a games table (values kept as text); checks the header, every line's fields
-    and the seed and game numbers, naming the file and the line."""
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise RunError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except FileNotFoundError:
-        raise RunError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RunError(f"{path}: is a directory, not a file") from None
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = next(reader, None)
-        if tuple(header or ()) != GAME_COLUMNS:
-            raise RunError(f"{path}: not a games table (header {header})")
-        rows = []
-        for fields in reader:
-            n = reader.line_num
-            if len(fields) != len(GAME_COLUMNS):
-                raise RunError(f"{path}: line {n} has the wrong number of fields "
-                               f"({len(fields)}, the header has {len(GAME_COLUMNS)})")
-            row = dict(zip(GAME_COLUMNS, fields, strict=True))
-            for key in ("seed", "game"):
-                value = row[key]
-                if not (value.isascii() and value.isdigit() and len(value) <= 20
-                        and int(value) < SEED_SPACE):
-                    raise RunError(f"{path}: line {n}: {key} {value[:40]!r} is not an "
-                                   "integer in 0..2**64-1")
-            rows.append(row)
-    except csv.Error as exc:
-        raise RunError(f"{path}: line {reader.line_num}: not valid CSV ({exc})") from None
-    return rows
-
-
 def merge_shards(paths: Sequence[str | os.PathLike],
                  seeds: tuple[int, int] | None = None) -> list[dict[str, str]]:
     """Merge shard tables into the block's table (arm by arm, then by game).
@@ -251,7 +197,10 @@ def merge_shards(paths: Sequence[str | os.PathLike],
     policy: dict[str, str] = {}
     rows: dict[tuple[str, int], dict[str, str]] = {}
     for path in paths:
-        table = read_games(path)
+        try:
+            table = read_rows(path)
+        except GamesTableError as exc:
+            raise RunError(str(exc)) from None
         arms_here = list(dict.fromkeys(r["arm"] for r in table))
         if table and order is None:
             order = arms_here
@@ -297,5 +246,4 @@ def log_summary(rows: Sequence[dict], log: Log = _stderr) -> None:
 
 
 __all__ = ["Arm", "Progress", "RunError", "check_arms", "log_summary", "merge_shards",
-           "parse_arm", "parse_seeds", "parse_shard", "read_games", "run_shard",
-           "shard_games", "summarise", "write_games"]
+           "parse_arm", "parse_seeds", "parse_shard", "run_shard", "shard_games", "summarise"]

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 
-from engines.drop7.cli import InputError, finite_option, int_option
+from contracts.cli_numbers import finite_option, int_option
+from contracts.errors import InputError
+from contracts.games_table import write_rows
 from engines.play.runner import (
     log_summary,
     merge_shards,
@@ -22,7 +24,6 @@ from engines.play.runner import (
     parse_seeds,
     parse_shard,
     run_shard,
-    write_games,
 )
 
 #: most worker processes a shard may ask for (a typo must not start a million processes)
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--merge takes shard files, not --arm")
         seeds = parse_seeds(args.seeds) if args.seeds else None
         rows = merge_shards(args.merge, seeds)
-        write_games(rows, args.out)
+        write_rows(rows, args.out)
         log_summary(rows)
         return 0
     if not args.arm:
@@ -83,6 +84,6 @@ def run(args: argparse.Namespace) -> int:
     shard, shards = parse_shard(args.shard)
     rows = run_shard(arms, start, count, shard, shards, args.budget_s, args.workers,
                      progress_s=args.progress_s)
-    write_games(rows, args.out)
+    write_rows(rows, args.out)
     log_summary(rows)
     return 0

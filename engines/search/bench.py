@@ -29,8 +29,9 @@ import time
 
 import numpy as np
 
-from engines.drop7.cli import int_option
+from contracts.cli_numbers import int_option
 from engines.drop7.engine_bench import machine_facts
+from engines.leaves.kinds import LEAF_GRAMMAR
 from engines.search.expectimax import (
     STAT_LEAF_HITS,
     STAT_LEAVES,
@@ -45,8 +46,7 @@ from engines.search.positions import POSITIONS_FILE, load_positions
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench search``."""
     parser.add_argument("--leaf", default="linear",
-                        help="zero, linear, linear-trained:PATH, ntuple (fresh layout A "
-                             "tables) or ntuple:PATH")
+                        help=f"{LEAF_GRAMMAR}; or ntuple alone: fresh tables of --layout")
     parser.add_argument("--depth", type=int_option(0), default=3)
     parser.add_argument("--strata", type=int_option(1), default=7)
     parser.add_argument("--positions", type=int_option(1), default=None,
@@ -60,26 +60,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def fresh_ntuple_leaf(layout_name: str = "A") -> Leaf:
-    """Full-size fresh tables of a layout, every page touched (real memory traffic)."""
-    from engines.ntuple.layouts import get_layout
-    from engines.ntuple.storage import alloc_zeroed
+    """An n-tuple leaf on :func:`~engines.ntuple.storage.fresh_tables` of a layout."""
+    from engines.ntuple.storage import fresh_tables
 
-    layout = get_layout(layout_name)
-    tables = alloc_zeroed((layout.entries,), np.float32)
-    tables.fill(np.float32(layout.initial_entry))
+    tables, layout = fresh_tables(layout_name)
     return Leaf(LEAF_NTUPLE, f"ntuple:fresh-{layout_name}", tables=tables, spec=layout.spec)
 
 
 def bench_leaf(text: str, layout: str = "A") -> Leaf:
-    """The leaf named on the command line."""
+    """The leaf named on the command line: a policy string's leaf, or ``ntuple`` (fresh)."""
     if text == "ntuple":
         return fresh_ntuple_leaf(layout)
-    kind, _, path = text.partition(":")
-    if kind in ("linear-trained", "ntuple") and path:
-        return load_leaf(kind, path)
-    if kind in ("zero", "linear") and not path:
-        return load_leaf(kind)
-    raise ValueError(f"unknown leaf {text!r} (zero, linear, linear-trained:PATH, ntuple[:PATH])")
+    return load_leaf(text)
 
 
 def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple],

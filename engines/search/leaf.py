@@ -12,7 +12,7 @@ samples:
 The value is ``leaf_base + leaf_disc`` (points).  Leaf kinds:
 
 * ``LEAF_ZERO``: 0 everywhere (search by points alone);
-* ``LEAF_LINEAR``: the 18-feature linear leaf with a weight vector
+* ``LEAF_LINEAR``: the ``N_TERMS``-feature linear leaf with a weight vector
   (frozen ``FAIR_WEIGHTS`` for ``linear``, fitted ones for ``linear-trained``);
 * ``LEAF_NTUPLE``: an n-tuple value function (units of one rise) times
   17,000; it ignores the next disc (a chance-state value).
@@ -26,13 +26,12 @@ import numpy as np
 from numba import njit
 
 from engines.drop7.board import LEVEL_BONUS
+from engines.leaves.kinds import N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
 from engines.leaves.linear import linear_value_no_disc, next_disc_term
 from engines.ntuple.value import ntuple_value
 
 LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE = 0, 1, 2
 
-#: Index of the next-disc term among the 18 linear features.
-NEXT_DISC_TERM = 17
 #: n-tuple values are in units of one rise; the search works in points.
 NTUPLE_SCALE = np.float64(LEVEL_BONUS)
 
@@ -72,7 +71,7 @@ def _readonly(arr: np.ndarray, dtype: type) -> np.ndarray:
 class Leaf:
     """A loaded leaf: its kind and the arrays the kernel needs.
 
-    ``weights`` is float64[18] (unused by non-linear kinds), ``tables`` the
+    ``weights`` is float64[N_TERMS] (unused by non-linear kinds), ``tables`` the
     float32 n-tuple values (possibly memory-mapped) and ``spec`` the int64
     layout descriptor; unused arrays are length-1 placeholders, and all three
     are read-only, so every leaf shares one compiled kernel.
@@ -82,11 +81,11 @@ class Leaf:
                  tables: np.ndarray | None = None, spec: np.ndarray | None = None) -> None:
         self.kind = int(kind)
         self.name = name
-        self.weights = _readonly(np.zeros(18) if weights is None else weights, np.float64)
+        self.weights = _readonly(np.zeros(N_TERMS) if weights is None else weights, np.float64)
         self.tables = _readonly(np.zeros(1) if tables is None else tables, np.float32)
         self.spec = _readonly(np.zeros(1) if spec is None else spec, np.int64)
-        if self.weights.shape != (18,):
-            raise ValueError(f"leaf {name}: expected 18 weights, got {self.weights.shape}")
+        if self.weights.shape != (N_TERMS,):
+            raise ValueError(f"leaf {name}: expected {N_TERMS} weights, got {self.weights.shape}")
         if self.tables.ndim != 1:
             raise ValueError(f"leaf {name}: tables must be one flat float32 array")
 
@@ -94,25 +93,25 @@ class Leaf:
         return f"Leaf({self.name})"
 
 
-def load_leaf(kind: str, path: str | None = None, verify: bool = True) -> Leaf:
-    """Load a leaf by its policy-string kind (``zero``, ``linear``, ``linear-trained``,
-    ``ntuple``) and, for the table leaves, the weights directory ``path``.
+def load_leaf(leaf: LeafSpec | str, verify: bool = True) -> Leaf:
+    """Load a leaf named as in a policy string (:mod:`engines.leaves.kinds`).
 
     Table files are memory-mapped and checked against their manifest (the
     SHA-256 too unless ``verify`` is false); errors are ``ValueError``s.
     """
-    if kind == "zero":
-        return Leaf(LEAF_ZERO, "zero")
-    if kind == "linear":
+    spec = parse_leaf(leaf) if isinstance(leaf, str) else leaf
+    if spec.kind == "zero":
+        return Leaf(LEAF_ZERO, spec.format())
+    if spec.kind == "linear":
         from engines.leaves.linear import FAIR_WEIGHTS
 
-        return Leaf(LEAF_LINEAR, "linear", FAIR_WEIGHTS)
+        return Leaf(LEAF_LINEAR, spec.format(), FAIR_WEIGHTS)
     from engines.ntuple.storage import load_linear, load_ntuple
 
-    if kind == "linear-trained":
-        weights, _ = load_linear(Path(str(path)), verify)
-        return Leaf(LEAF_LINEAR, f"linear-trained:{path}", weights)
-    if kind == "ntuple":
-        tables, layout, _ = load_ntuple(Path(str(path)), verify)
-        return Leaf(LEAF_NTUPLE, f"ntuple:{path}", tables=tables, spec=layout.spec)
-    raise ValueError(f"unknown leaf kind {kind!r}")
+    if spec.kind == "linear-trained":
+        weights, _ = load_linear(Path(str(spec.path)), verify)
+        return Leaf(LEAF_LINEAR, spec.format(), weights)
+    if spec.kind == "ntuple":
+        tables, layout, _ = load_ntuple(Path(str(spec.path)), verify)
+        return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
+    raise ValueError(f"unknown leaf kind {spec.kind!r}")

@@ -39,11 +39,12 @@ import time
 
 import numpy as np
 
+from contracts.cli_numbers import SEED_SPACE, int_option
 from engines.drop7 import core
-from engines.drop7.cli import SEED_SPACE, int_option
 from engines.drop7.engine_bench import machine_facts
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.ntuple.storage import alloc_zeroed, anon_huge_bytes
+from engines.train import bench_kernels as drivers
 from engines.train import kernel as kern
 
 #: the benchmark's games read seeds ``--seed-start .. --seed-start + BENCH_SEEDS - 1``
@@ -89,13 +90,13 @@ def _choice_times(rec, layout, null, seed_start: int, nstates: int) -> tuple[int
     play with the trained tables."""
     states = np.zeros((nstates, 9), dtype=np.int64)
     seeds = np.arange(seed_start + 200_000, seed_start + 300_000, dtype=np.uint64)
-    ns = int(kern.collect_states(rec[0], INITIAL_VALUE, layout.spec, seeds, states))
+    ns = int(drivers.collect_states(rec[0], INITIAL_VALUE, layout.spec, seeds, states))
     states = states[:ns]
     none = np.zeros(1, dtype=np.float32)
-    kern.choose_all(none, 0.0, null.spec, states[:10], True)
-    kern.choose_all(rec[0], INITIAL_VALUE, layout.spec, states[:10], False)
-    _, _, ecpu = _timed(kern.choose_all, none, 0.0, null.spec, states, True)
-    _, _, ccpu = _timed(kern.choose_all, rec[0], INITIAL_VALUE, layout.spec, states, False)
+    drivers.choose_all(none, 0.0, null.spec, states[:10], True)
+    drivers.choose_all(rec[0], INITIAL_VALUE, layout.spec, states[:10], False)
+    _, _, ecpu = _timed(drivers.choose_all, none, 0.0, null.spec, states, True)
+    _, _, ccpu = _timed(drivers.choose_all, rec[0], INITIAL_VALUE, layout.spec, states, False)
     return ns, 1e6 * ecpu / ns, 1e6 * ccpu / ns
 
 
@@ -142,14 +143,14 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
     boards = np.zeros((nboards, 7), dtype=np.int64)
     mrs = np.zeros(nboards, dtype=np.int64)
     seeds = np.arange(seed_start, seed_start + 100_000, dtype=np.uint64)
-    nb = int(kern.collect_boards(rec[0], INITIAL_VALUE, layout.spec, seeds, boards, mrs))
+    nb = int(drivers.collect_boards(rec[0], INITIAL_VALUE, layout.spec, seeds, boards, mrs))
     boards, mrs = boards[:nb], mrs[:nb]
     idx = np.zeros((nb, layout.n_active), dtype=np.int64)
     idx.fill(1)  # fault the pages in before the clock starts (first touch is slow here)
-    kern.indices_of(boards[:10], mrs[:10], layout.spec, idx[:10])
-    _, iwall, icpu = _timed(kern.indices_of, boards, mrs, layout.spec, idx)
-    kern.gather_all(rec[0], INITIAL_VALUE, idx[:10], layout.n_active)
-    _, gwall, gcpu = _timed(kern.gather_all, rec[0], INITIAL_VALUE, idx, layout.n_active)
+    drivers.indices_of(boards[:10], mrs[:10], layout.spec, idx[:10])
+    _, iwall, icpu = _timed(drivers.indices_of, boards, mrs, layout.spec, idx)
+    drivers.gather_all(rec[0], INITIAL_VALUE, idx[:10], layout.n_active)
+    _, gwall, gcpu = _timed(drivers.gather_all, rec[0], INITIAL_VALUE, idx, layout.n_active)
     nlook = nb * layout.n_active
     return {
         "benchmark": "train",

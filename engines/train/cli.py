@@ -19,9 +19,10 @@ import argparse
 import json
 from pathlib import Path
 
-from engines.drop7.cli import INT64_MAX, InputError, finite_option, int_option, parse_seed_block
+from contracts.cli_numbers import INT64_MAX, finite_option, int_option, parse_seed_block
+from contracts.errors import InputError
+from contracts.train_directory import LATEST, has_output, latest_problem, resume_dir
 from engines.ntuple.layouts import LAYOUTS, get_layout
-from engines.train.directory import LATEST, has_output, latest_problem, resume_dir
 from engines.train.trainer import NtupleLearner, SeedRange, Trainer
 
 #: most checkpoints one run may write (each is a whole table)

@@ -1,6 +1,7 @@
 """Diagnostics of trained weights: one-ply play against random play, and value calibration.
 
     python -m engines.train.evaluate DIR [--games 1000] [--first-game 1000000000000]
+                                         [--no-verify] [--out FILE]
 
 plays ``--games`` whole games greedily one ply (the training policy, frozen)
 with the weights in ``DIR`` (n-tuple tables or linear-trained), and random
@@ -13,6 +14,11 @@ games, if any, are left out of the correlation).
 Seeds: the seed bank's training role from game ``--first-game`` (default
 10^12, far beyond any training run, so the games are unseen).  This is a
 diagnostic for the training itself, not the screen protocol.
+
+``--out FILE`` writes the JSON object to ``FILE`` (atomically) with the
+per-game ``seeds`` and ``scores`` of both arms added: the workflow's
+training-health stage (:mod:`analysis.health`) reads one such file per
+checkpoint and compares consecutive checkpoints game by game.
 """
 
 from __future__ import annotations
@@ -25,10 +31,14 @@ from pathlib import Path
 
 import numpy as np
 
+from contracts.atomic import atomic_write
+from contracts.cli_numbers import int_option
+from contracts.errors import InputError, print_error
 from engines.drop7 import core
 from engines.drop7.board import MAX_MOVES
+from engines.drop7.cli import OneLineParser
 from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
-from engines.train import kernel as kern
+from engines.train import greedy as kern
 
 UNSEEN_GAME = 10**12
 
@@ -52,8 +62,10 @@ def returns_to_go(rewards: np.ndarray, games: np.ndarray) -> np.ndarray:
     return out
 
 
-def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True) -> dict:
-    """One-ply play of the weights in ``directory`` vs random play on ``seeds``."""
+def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
+             per_game: bool = False) -> dict:
+    """One-ply play of the weights in ``directory`` vs random play on ``seeds`` (with
+    ``per_game``, every game's seed and both arms' scores too)."""
     manifest = read_manifest(directory)
     n = len(seeds)
     results = np.zeros((n, core.ST_LEN), dtype=np.int64)
@@ -90,18 +102,21 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True) -> dict:
     out["random"] = {**_summary(s0), "moves_per_game": float(rand[:, core.ST_MOVES_PLAYED].mean())}
     out["paired_difference"] = _summary(s1 - s0)
     out["wins"] = int((s1 > s0).sum())
+    if per_game:
+        out["seeds"] = [int(x) for x in seeds]
+        out["scores"] = {"one_ply": results[:, core.ST_SCORE].tolist(),
+                         "random": rand[:, core.ST_SCORE].tolist()}
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line (see module docstring); bad flags are one line, exit status 2."""
-    from engines.drop7.cli import InputError, OneLineParser, int_option
-
     parser: argparse.ArgumentParser = OneLineParser(prog="python -m engines.train.evaluate")
     parser.add_argument("directory")
     parser.add_argument("--games", type=int_option(1), default=1000)
     parser.add_argument("--first-game", type=int_option(0), default=UNSEEN_GAME)
     parser.add_argument("--no-verify", action="store_true", help="skip the SHA-256 check")
+    parser.add_argument("--out", help="write the JSON, with every game's scores, to this file")
     from engines.seedbank import load_bank
 
     try:
@@ -112,13 +127,15 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError(f"--first-game {args.first_game} and --games {args.games} must "
                              f"stay inside the training role's {count} games")
         seeds = bank.training(args.first_game, args.games)
-        print(json.dumps(evaluate(Path(args.directory), seeds, not args.no_verify)))
+        result = evaluate(Path(args.directory), seeds, not args.no_verify, args.out is not None)
+        if args.out:
+            atomic_write(args.out, json.dumps(result) + "\n")
+            result = {k: v for k, v in result.items() if k not in ("seeds", "scores")}
+        print(json.dumps(result))
     except (InputError, ValueError, OSError) as exc:
-        print(f"evaluate: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 2
+        return print_error(exc, prog="evaluate")
     except MemoryError:
-        print(f"evaluate: error: out of memory for --games {args.games}", file=sys.stderr)
-        return 2
+        return print_error(f"out of memory for --games {args.games}", prog="evaluate")
     return 0
 
 

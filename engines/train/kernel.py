@@ -38,7 +38,8 @@ Tables are held as two arrays: ``vals`` (float32, ``w - 20/N``: a fresh
 table is all zeros, and zero pages cost nothing until touched) and ``acc``
 (float32 ``(entries, 2)``: the accumulators ``E, A``).  The choice reads
 only values; the update writes 74 of each.  The same kernels run frozen
-tables (the exported values with ``bias = 0``) for evaluation.  Everything
+tables (the exported values with ``bias = 0``) for evaluation
+(:mod:`engines.train.greedy`) and the benchmark (:mod:`engines.train.bench_kernels`).  Everything
 is sequential and deterministic: the same seeds and config give the same
 tables bit for bit, and a run cut into chunks (or stopped and resumed)
 equals one uninterrupted run.
@@ -72,7 +73,6 @@ from engines.drop7.core import (
     OUT_POINTS,
     SCRATCH_LEN,
     ST_GAME_OVER,
-    ST_LEN,
     ST_MOVES_REMAINING,
     ST_NEXT_DISC,
     ST_SCORE,
@@ -103,7 +103,8 @@ from engines.train.entries import (
 
 STRATA = 7
 DELTA_CLAMP = 30.0
-_RISE = float(LEVEL_BONUS)
+#: points per rise (the unit of values and rewards)
+RISE = float(LEVEL_BONUS)
 #: A sample whose board differs from an earlier sample's (same column and orientation) in at
 #: most this many cells takes that sample's entries and moves those of the tuples through them.
 NEAR_CELLS = 4
@@ -212,7 +213,7 @@ def _engine_column(tab, n, c, cc, mr, wi, canon, tmp, scratch, out, sboard, sres
     ref0 = -1
     ref1 = -1
     for r in range(r0, r0 + ns):
-        spts[r] = sres[r, RES_POINTS] / _RISE
+        spts[r] = sres[r, RES_POINTS] / RISE
         if sres[r, RES_OVER]:
             sinfo[r, SI_MR] = -1
             continue
@@ -256,7 +257,7 @@ def _play_samples(tab, n, cols, mr, disc, wi, canon, tmp, base0, base1, bidx, sc
             continue
         r = STRATA * c  # nothing pops: one board, no reveals, no key needed
         scount[c] = 1
-        spts[r] = pts / _RISE
+        spts[r] = pts / RISE
         if over:
             sinfo[r, SI_MR] = -1
             continue
@@ -451,7 +452,7 @@ def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
                        wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx,
                        sval, spts, scount, soff, jslot, cs, cw, cn)
         advance(seed, c, state, cols, scratch, out)
-        target = out[OUT_POINTS] / _RISE
+        target = out[OUT_POINTS] / RISE
         if state[ST_GAME_OVER] == 0:
             mr2 = state[ST_MOVES_REMAINING]
             canonicalise(cols, canon)
@@ -485,157 +486,3 @@ def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
             carry[C_SCORE_SUM] += state[ST_SCORE]
     carry[C_LOOKUPS] += wi[WI_LOOKUPS]
     return done
-
-
-@njit(cache=True)
-def play_greedy(tab, bias, spec, seeds, results, trace_u, trace_r, trace_game) -> np.int64:
-    """Whole games of greedy one-ply play with frozen tables (no learning).
-
-    ``results[g]`` gets each game's final state (``ST_*``).  For the first
-    ``len(trace_u)`` moves overall, ``trace_u[k]`` is ``U(s)`` of the chance
-    state the move was chosen from, ``trace_r[k]`` the realised points of the
-    move (in rises) and ``trace_game[k]`` the game index.  Returns the moves
-    traced.
-    """
-    work = new_work(spec)
-    idx = np.zeros(max(spec[1], 1), dtype=np.int64)
-    canon = np.zeros(7, dtype=np.int64)
-    pat = np.zeros(N_SLOTS, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    k = 0
-    cap = trace_u.shape[0]
-    for g in range(seeds.shape[0]):
-        seed = seeds[g]
-        new_game(seed, state, cols)
-        canonicalise(cols, canon)
-        m = entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx)
-        u = gather(tab, bias, idx, m)
-        while not finished(state):
-            c, _ = choose_move(tab, bias, spec, cols, state[ST_MOVES_REMAINING],
-                               state[ST_NEXT_DISC], work)
-            advance(seed, c, state, cols, scratch, out)
-            if k < cap:
-                trace_u[k] = u
-                trace_r[k] = out[OUT_POINTS] / _RISE
-                trace_game[k] = g
-                k += 1
-            if state[ST_GAME_OVER] == 0:
-                canonicalise(cols, canon)
-                m = entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx)
-                u = gather(tab, bias, idx, m)
-        results[g, :] = state
-    return k
-
-
-@njit(cache=True)
-def collect_boards(tab, bias, spec, seeds, boards, mrs) -> np.int64:
-    """Greedy play with frozen tables, recording every afterstate board evaluated.
-
-    ``boards[k]`` (canonical) and ``mrs[k]`` get the chance states whose
-    ``U`` the move choices read, in evaluation order, until the buffers are
-    full; returns how many were recorded (benchmark input).
-    """
-    work = new_work(spec)
-    sboard, sinfo, scount = work[W_SBOARD], work[W_SINFO], work[W_SCOUNT]
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
-    k = 0
-    cap = boards.shape[0]
-    for g in range(seeds.shape[0]):
-        seed = seeds[g]
-        new_game(seed, state, cols)
-        while not finished(state):
-            c, _ = choose_move(tab, bias, spec, cols, state[ST_MOVES_REMAINING],
-                               state[ST_NEXT_DISC], work)
-            for i in range(7):
-                cc = CENTRE[i]
-                for s in range(scount[cc]):
-                    r = STRATA * cc + s
-                    if sinfo[r, SI_MR] >= 0 and k < cap:
-                        boards[k, :] = sboard[r]
-                        mrs[k] = sinfo[r, SI_MR]
-                        k += 1
-            if k >= cap:
-                return k
-            advance(seed, c, state, cols, scratch, out)
-    return k
-
-
-@njit(cache=True)
-def collect_states(tab, bias, spec, seeds, states) -> np.int64:
-    """Greedy play with frozen tables, recording each decision's ``(cols[7], moves remaining,
-    next disc)`` in ``states`` rows until full; returns how many (benchmark input)."""
-    work = new_work(spec)
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
-    k = 0
-    for g in range(seeds.shape[0]):
-        seed = seeds[g]
-        new_game(seed, state, cols)
-        while not finished(state):
-            if k >= states.shape[0]:
-                return k
-            states[k, :7] = cols
-            states[k, 7] = state[ST_MOVES_REMAINING]
-            states[k, 8] = state[ST_NEXT_DISC]
-            k += 1
-            c, _ = choose_move(tab, bias, spec, cols, state[ST_MOVES_REMAINING],
-                               state[ST_NEXT_DISC], work)
-            advance(seed, c, state, cols, scratch, out)
-    return k
-
-
-@njit(cache=True)
-def choose_all(tab, bias, spec, states, engine_only) -> np.int64:
-    """The move choice of every recorded state (:func:`collect_states`); with
-    ``engine_only`` its engine half alone (:func:`play_samples`).  Returns a checksum."""
-    work = new_work(spec)
-    cols = np.zeros(7, dtype=np.int64)
-    total = 0
-    for i in range(states.shape[0]):
-        for k in range(7):
-            cols[k] = states[i, k]
-        if engine_only:
-            play_samples(tab, spec, cols, states[i, 7], states[i, 8], work)
-            total += work[W_SCOUNT][3]
-        else:
-            c, _ = choose_move(tab, bias, spec, cols, states[i, 7], states[i, 8], work)
-            total += c
-    return total
-
-
-@njit(cache=True)
-def indices_of(boards, mrs, spec, idx) -> None:
-    """``idx[k, :n]`` = entry indices of each canonical board (feature extraction)."""
-    pat = np.zeros(N_SLOTS, dtype=np.int64)
-    cb = np.zeros(7, dtype=np.int64)
-    row = np.zeros(max(spec[1], 1), dtype=np.int64)
-    for k in range(boards.shape[0]):
-        for i in range(7):
-            cb[i] = boards[k, i]
-        n = entry_indices(cb, mrs[k], spec, pat, row)
-        for j in range(n):
-            idx[k, j] = row[j]
-
-
-@njit(cache=True)
-def gather_all(tab, bias, idx, n) -> float:
-    """Sum of ``U`` over rows of precomputed indices (table lookups alone)."""
-    p0 = 0.0
-    p1 = 0.0
-    for k in range(idx.shape[0]):
-        j = 0
-        while j + 1 < n:
-            p0 += tab[idx[k, j]]
-            p1 += tab[idx[k, j + 1]]
-            j += 2
-        if j < n:
-            p0 += tab[idx[k, j]]
-    return p0 + p1 + bias * idx.shape[0]

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engines.drop7.board import LEVEL_BONUS
+from engines.drop7.board import TERMINAL_UTILITY
 from engines.drop7.chance import canonicalise
 from engines.drop7.core import (
     OUT_LEN,
@@ -55,7 +55,8 @@ from engines.drop7.core import (
     finished,
     new_game,
 )
-from engines.leaves.linear import N_TERMS, linear_terms, next_disc_term
+from engines.leaves.kinds import N_TERMS
+from engines.leaves.linear import linear_terms, next_disc_term
 from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import WeightsError
 from engines.train import kernel as kern
@@ -63,7 +64,9 @@ from engines.train import kernel as kern
 #: Root mean square of each term over 24,340 states of baseline play (see module doc).
 SCALES = np.array([6.8, 310.0, 18.0, 3.3, 6.3, 2.0, 2.4, 0.8, 1.2, 0.66, 0.8, 0.23, 2.6,
                    200.0, 29.0, 3.8, 390.0, 2.0], dtype=np.float64)
-_RISE = float(LEVEL_BONUS)
+_RISE = kern.RISE
+#: a game-ending sample's value in the choice, in rises: the search's (see module doc)
+_DEATH = TERMINAL_UTILITY / _RISE
 _NULL_SPEC = get_layout("null").spec
 _NO_TABLE = np.zeros(1, dtype=np.float32)
 
@@ -80,7 +83,7 @@ def _value(wr, board, mr, disc, t) -> float:
 
 @njit(cache=True)
 def _sample_values(wr, work, t) -> None:
-    """``sval[r]`` = V of every non-terminal sample (collapsed columns: mean over discs)."""
+    """``sval[r]`` = V of every sample (collapsed columns: mean over discs; game over: death)."""
     sboard, sinfo, sval, scount = (work[kern.W_SBOARD], work[kern.W_SINFO], work[kern.W_SVAL],
                                    work[kern.W_SCOUNT])
     last = N_TERMS - 1
@@ -89,7 +92,7 @@ def _sample_values(wr, work, t) -> None:
         for s in range(ns):
             r = kern.STRATA * c + s
             if sinfo[r, kern.SI_MR] < 0:
-                sval[r] = 0.0
+                sval[r] = _DEATH
                 continue
             board = sboard[r]
             if ns > 1:
@@ -205,7 +208,8 @@ class LinearLearner:
         """What determines the weights besides the seeds."""
         return {"kind": self.kind, "layout": "linear", "features": int(N_TERMS),
                 "scales": [float(s) for s in SCALES], "alpha": self.alpha, "init": "zero",
-                "delta_clamp": kern.DELTA_CLAMP, "strata": kern.STRATA}
+                "delta_clamp": kern.DELTA_CLAMP, "strata": kern.STRATA,
+                "game_over_in_choice": float(TERMINAL_UTILITY)}
 
     def play(self, seeds, carry, state, cols, moves: int, fstats) -> int:
         """Train ``moves`` moves."""

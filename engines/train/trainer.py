@@ -1,7 +1,7 @@
 """The training driver: chunks of kernel moves, progress lines, checkpoints, resume.
 
 The output directory's format (checkpoints ``step-<moves>``, resume states
-``resume-<moves>``, ``latest``) is :mod:`engines.train.directory`'s.  A
+``resume-<moves>``, ``latest``) is :mod:`contracts.train_directory`'s.  A
 checkpoint is written at every multiple of ``every`` moves and at the end.
 The kernels keep their whole state in the arrays saved in a resume state, so
 a run cut into chunks or segments, or stopped and resumed, gives the same
@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import shutil
 import sys
 import time
@@ -26,28 +25,26 @@ from typing import Protocol
 
 import numpy as np
 
+from contracts.atomic import atomic_dir, replace_symlink
+from contracts.hashing import file_sha256
+from contracts.train_directory import (
+    LATEST,
+    checkpoint_steps,
+    remove_debris,
+    resume_dir,
+    step_dir,
+)
 from engines.drop7 import core
 from engines.ntuple.layouts import INITIAL_VALUE
 from engines.ntuple.storage import (
     WeightsError,
     alloc_zeroed,
     array_chunks,
-    file_sha256,
-    publish_dir,
     save_weights,
-    temp_dir_for,
     write_manifest,
     write_npy,
 )
 from engines.train import kernel as kern
-from engines.train.directory import (
-    LATEST,
-    LATEST_TMP,
-    checkpoint_steps,
-    remove_debris,
-    resume_dir,
-    step_dir,
-)
 
 TRAINER_VERSION = 1
 RESUME_FORMAT = "drop7-train-resume-v1"
@@ -173,8 +170,7 @@ class Trainer:
         """Write ``DIR/resume-<moves>``; unless in a ``segment``, point ``DIR/latest`` at it and
         delete the older states (a segment leaves the others to whoever runs the segments)."""
         final = resume_dir(self.out, self.moves)
-        tmp = temp_dir_for(final)
-        try:
+        with atomic_dir(final, replace=True) as tmp:
             files = {}
             for name, arr in self.learner.resume_arrays().items():
                 files[name] = write_npy(tmp / f"{name}.npy", arr.shape, arr.dtype,
@@ -185,17 +181,9 @@ class Trainer:
             files["state"] = file_sha256(tmp / "state.json")
             write_manifest(tmp / "manifest.json", {**self._facts(), "format": RESUME_FORMAT,
                                                    "files": files})
-            publish_dir(tmp, final, replace=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         if segment:
             return final
-        link = self.out / LATEST
-        tmp_link = self.out / LATEST_TMP.format(pid=os.getpid())
-        tmp_link.unlink(missing_ok=True)  # a symlink, dangling or not
-        os.symlink(final.name, tmp_link)
-        os.replace(tmp_link, link)
+        replace_symlink(self.out / LATEST, final.name)
         for old in self.out.glob("resume-*"):
             if old.name != final.name and old.is_dir():
                 shutil.rmtree(old, ignore_errors=True)

@@ -51,6 +51,7 @@ wildcard_constraints:
     k=r"\d+",
     K=r"\d+",
     end=r"\d+",
+    step=r"\d+",
 
 
 def claim_done(claim):

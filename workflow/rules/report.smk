@@ -16,7 +16,8 @@ def report_inputs(wc):
     files = {"verdict": PATHS.path("verdict", claim=wc.claim),
              "gates": PATHS.path("gates", claim=wc.claim),
              "curves": [PATHS.path("curve", claim=wc.claim, weights=w) for w in p.curve_weights()],
-             "manifests": [f for fs in manifests_of(wc).values() for f in fs]}
+             "manifests": [f for fs in manifests_of(wc).values() for f in fs],
+             "health": list(health_files(wc.claim).values())}
     if screen_opens(wc.claim):
         files.update(
             opened=PATHS.path("opened", claim=wc.claim, block=p.label),
@@ -47,6 +48,7 @@ rule report:
     params:
         plan=lambda wc: CLAIMS[wc.claim].describe(),
         manifests=manifests_of,
+        health=lambda wc: health_files(wc.claim),
         profile=PLAN.profile,
         repo=workflow.basedir,
         benchmarks=lambda wc: PATHS.path("benchmarks", claim=wc.claim),

@@ -36,11 +36,13 @@ rule contrast:
 
 
 def verdict_inputs(wc):
-    """The gates and curves; the screen's files only when its block was opened."""
+    """The gates, curves and training health; the screen's files only when its block was
+    opened."""
     p = CLAIMS[wc.claim]
     files = {"gates": PATHS.path("gates", claim=wc.claim),
              "curves": [PATHS.path("curve", claim=wc.claim, weights=w)
-                        for w in p.curve_weights()]}
+                        for w in p.curve_weights()],
+             "health": [PATHS.path("health", claim=wc.claim, weights=w) for w in p.trained]}
     if screen_opens(wc.claim):
         files["opened"] = PATHS.path("opened", claim=wc.claim, block=p.label)
         files["frozen"] = sorted(a.record for a in p.artefacts.values())
@@ -61,5 +63,6 @@ rule verdict:
         readings=lambda wc: CLAIMS[wc.claim].readings,
         rule=lambda wc: CLAIMS[wc.claim].claim.doc["verdict"],
         tier=lambda wc: CLAIMS[wc.claim].tier,
+        lowered_by=lambda wc: CLAIMS[wc.claim].shrunk,
     script:
         "../scripts/verdict.py"

@@ -1,13 +1,13 @@
 # Stage 1: training, one job per segment (checkpoint to checkpoint).  A segment resumes from
-# the previous segment's state (engines.train.directory) and writes one checkpoint and its
+# the previous segment's state (contracts.train_directory) and writes one checkpoint and its
 # own state, so a checkpoint's validation starts as soon as it exists, an interrupted run
 # loses at most one segment, and the tables are bit for bit those of one uninterrupted run.
 # A state is deleted once the next segment has run (temp); the last one of each trained
 # weights is kept (a longer budget goes on from it) unless the profile sets
 # keep_final_state: false.  One rule body serves both: the generic segment (temp state)
 # and, per trained weights, its last segment (kept state), preferred by ruleorder.
-from engines.ntuple.storage import MANIFEST, TABLES
-from engines.train.directory import RESUME, STEP
+from contracts.train_directory import RESUME, STEP
+from contracts.weights_dir import MANIFEST, TABLES
 
 
 def training(wc):

@@ -3,7 +3,7 @@
 # curve (paired margin per checkpoint) per trained weights.  Then the claim's gates: a
 # Snakemake checkpoint, so the jobs after it are created only once it has run, and only if
 # it lets the screen open; a failed gate never creates a screen job and never touches the
-# ledger.
+# ledger.  A gate may also read a trained weights' training health (health.smk).
 
 
 def curve_points(wc):
@@ -35,8 +35,10 @@ rule curve:
 
 checkpoint gates:
     input:
-        lambda wc: [PATHS.path("curve", claim=wc.claim, weights=w)
-                    for w in CLAIMS[wc.claim].curve_weights()],
+        curves=lambda wc: [PATHS.path("curve", claim=wc.claim, weights=w)
+                           for w in CLAIMS[wc.claim].curve_weights()],
+        health=lambda wc: [PATHS.path("health", claim=wc.claim, weights=w)
+                           for w in CLAIMS[wc.claim].trained],
     output:
         PATHS.pattern("gates"),
     log:

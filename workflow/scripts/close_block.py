@@ -2,8 +2,8 @@
 
 import sys
 
-from engines.ntuple.storage import file_sha256
-from engines.play.runner import read_games, write_games
+from contracts.games_table import read_rows, write_rows
+from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, close_blocks
 from protocol.stages import load_json, write_json
@@ -12,8 +12,8 @@ S = snakemake  # noqa: F821
 
 
 def main() -> None:
-    rows = [row for path in S.input.games for row in read_games(path)]
-    write_games(rows, S.output.table)
+    rows = [row for path in S.input.games for row in read_rows(path)]
+    write_rows(rows, S.output.table)
     opened = load_json(S.input.opened)
     opener = Opener(opened["claim"], opened["hashes"], opened["shares"])
     sha = file_sha256(S.output.table)

@@ -1,4 +1,4 @@
-"""Adapter: a claim's gates, read on its validation curves."""
+"""Adapter: a claim's gates, read on its validation curves and training health."""
 
 import sys
 from pathlib import Path
@@ -10,9 +10,10 @@ S = snakemake  # noqa: F821
 
 
 def main() -> None:
-    curves = {Path(p).stem: load_json(p) for p in S.input}
+    curves = {Path(p).stem: load_json(p) for p in S.input.curves}
+    health = {Path(p).stem: load_json(p) for p in S.input.health}
     decision = gates(S.wildcards.claim, S.params.gates, S.params.readings, curves,
-                     S.params.enforced)
+                     S.params.enforced, health)
     print(("PASSED: " if decision["passed"] else "FAILED: ") + decision["reason"],
           file=sys.stderr)
     write_json(S.output[0], decision)

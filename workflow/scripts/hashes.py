@@ -1,6 +1,6 @@
 """Adapter: the SHA-256 of every frozen file the screen's arms read, against its record."""
 
-from engines.ntuple.storage import file_sha256
+from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
 from protocol.stages import load_json, write_json
 

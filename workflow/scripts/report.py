@@ -32,6 +32,7 @@ def main() -> None:
         plan=plan, profile=json.loads(json.dumps(S.params.profile)),
         gate=load_json(S.input.gates), verdict=load_json(S.input.verdict), provenance=prov,
         curves={c["weights"]: c for c in map(load_json, S.input.curves)}, manifests=manifests,
+        health={name: load_json(path) for name, path in S.params.health.items()},
         frozen=frozen, opened=load_json(S.input.opened) if opened else None,
         closed=load_json(S.input.closed) if opened else None,
         hashes=load_json(S.input.hashes) if opened else {},

@@ -14,14 +14,16 @@ def main() -> None:
     inputs = dict(S.input.items())
     gate = load_json(S.input.gates)
     curves = {Path(p).stem: load_json(p) for p in S.input.curves}
+    health = {Path(p).stem: load_json(p) for p in S.input.health}
     contrasts = {Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])}
     opened = load_json(inputs["opened"]) if "opened" in inputs else None
     frozen = {r["artefact"]: r for r in map(load_json, inputs.get("frozen", []))}
-    readings = evaluate_all(S.params.readings, contrasts, curves)
+    readings = evaluate_all(S.params.readings, contrasts, curves, health)
     errors = methodological_errors(integrity=integrity_errors(contrasts), gate=gate,
                                    screened=opened is not None,
                                    reused=bool(opened and opened["reused"]), frozen=frozen)
-    write_json(S.output[0], decide(S.params.rule, readings, errors, S.params.tier))
+    write_json(S.output[0], decide(S.params.rule, readings, errors, S.params.tier,
+                                   S.params.lowered_by))
 
 
 with log_to(S.log[0]):

@@ -16,11 +16,12 @@ depend only on the learner's config, the seeds and ``<moves>``, not on the
 checkpoint interval, so a directory can be extended or re-cut.
 
 A write killed halfway leaves *debris*: the folder a checkpoint or state
-was being built in (``step-<moves>.tmp-<pid>``, ``resume-<moves>.tmp-<pid>``,
-the names :func:`engines.ntuple.storage.temp_dir_for` gives), the previous
-copy being swapped out (``<name>.old-<pid>``) or the trainer's temporary
-link (``.latest-<pid>``).  Debris is never output (:func:`has_output`
-ignores it); the next run of the directory removes it (:func:`remove_debris`).
+was being built in (``step-<moves>.tmp-<pid>``, ``resume-<moves>.tmp-<pid>``),
+the previous copy being swapped out (``<name>.old-<pid>``) or the new
+``latest`` link (``.latest-<pid>``), named as :mod:`contracts.atomic`'s
+writers name them (:func:`contracts.atomic.debris_target` recognises them).
+Debris is never output (:func:`has_output` ignores it); the next run of the
+directory removes it (:func:`remove_debris`).
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from contracts.atomic import debris_target
+
 STEP = "step-{moves}"
 RESUME = "resume-{moves}"
 LATEST = "latest"
-#: the temporary link the trainer renames onto ``latest``
-LATEST_TMP = ".latest-{pid}"
-#: names a killed write leaves behind (group 2: the checkpoint's moves)
-DEBRIS = re.compile(r"(?:(step|resume)-(\d+)\.(?:tmp|old)-\d+|\.latest-\d+)")
+#: a checkpoint's or a resume state's name (group 1: its moves)
+_SAVED = re.compile(r"(?:step|resume)-([0-9]+)")
 
 
 def checkpoint_steps(moves: int, every: int) -> list[int]:
@@ -65,7 +66,17 @@ def resume_dir(out: str | Path, moves: int) -> Path:
 
 def _outputs(out: Path) -> list[Path]:
     return [p for pattern in ("step-*", "resume-*") for p in out.glob(pattern)
-            if not DEBRIS.fullmatch(p.name)]
+            if debris_target(p.name) is None]
+
+
+def _debris_of(name: str) -> tuple[bool, int | None]:
+    """Whether ``name`` is debris of this directory's writes, and of which checkpoint's
+    moves (None: of ``latest``)."""
+    target = debris_target(name)
+    if target == LATEST:
+        return True, None
+    saved = None if target is None else _SAVED.fullmatch(target)
+    return saved is not None, None if saved is None else int(saved[1])
 
 
 def has_output(out: str | Path) -> bool:
@@ -96,8 +107,8 @@ def debris(out: str | Path, steps: Iterable[int] | None = None) -> list[Path]:
     wanted = None if steps is None else {int(s) for s in steps}
     found = []
     for path in out.iterdir():
-        match = DEBRIS.fullmatch(path.name)
-        if match and (wanted is None or (match[2] is not None and int(match[2]) in wanted)):
+        is_debris, moves = _debris_of(path.name)
+        if is_debris and (wanted is None or moves in wanted):
             found.append(path)
     return sorted(found)
 

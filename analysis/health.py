@@ -1,0 +1,119 @@
+"""Training health: does a learner learn, checkpoint after checkpoint?
+
+A verdict about trained weights is only honest when the training that made
+them was sound.  The health of one trained weights is read from two things
+the run already has:
+
+* the training games: the mean score of the games each segment played (from
+  the cumulative ``games_trained`` and ``mean_score_trained`` of consecutive
+  checkpoint manifests);
+* one ply at every checkpoint: the weights played greedily one ply (the
+  training policy, frozen) and random legal play on the same unseen
+  training-role seeds (``python -m engines.train.evaluate --out``), one
+  score per game and arm.
+
+Two findings raise the banner (and fail a ``training-health`` reading):
+
+* *worse than random*: a checkpoint's one-ply mean is not above random
+  play's mean on the same seeds;
+* *a fall*: from one checkpoint to the next the one-ply mean drops by more
+  than its confidence interval: the upper bound of the paired change (same
+  seeds, normal interval) is below zero.  The intervals are Bonferroni
+  adjusted over the run's ``k - 1`` changes (level ``1 - ALPHA / (k - 1)``,
+  two-sided), so a learner that never falls raises no fall banner with
+  probability at least ``1 - ALPHA / 2``, however many checkpoints it has.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy.stats import norm
+
+#: family-wise two-sided error of the fall intervals over one run's changes
+ALPHA = 0.05
+
+
+def _mean_ci(x: np.ndarray, z: float) -> tuple[float, float]:
+    """Mean and the half-width of its normal interval at ``z``."""
+    sd = float(x.std(ddof=1)) if len(x) > 1 else 0.0
+    return float(x.mean()), z * sd / math.sqrt(len(x))
+
+
+def segment_games(manifests: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, float]]:
+    """``step -> {games, mean_score}`` of the training games each segment finished.
+
+    Manifests hold cumulative counts; a segment's figures are the difference
+    of consecutive checkpoints (the first segment starts from nothing).
+    """
+    out: dict[int, dict[str, float]] = {}
+    games0, total0 = 0, 0.0
+    for m in sorted(manifests, key=lambda m: int(m["moves_trained"])):
+        games = int(m.get("games_trained") or 0)
+        total = float(m.get("mean_score_trained") or 0.0) * games
+        n = games - games0
+        out[int(m["moves_trained"])] = {"games": n,
+                                        "mean_score": (total - total0) / n if n > 0 else None}
+        games0, total0 = games, total
+    return out
+
+
+def training_health(weights: str, evaluations: Sequence[Mapping[str, Any]],
+                    manifests: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The health of one trained weights.
+
+    ``evaluations``: one ``evaluate --out`` object per checkpoint (its
+    ``moves_trained``, ``seeds`` and per-game ``scores``), all on the same
+    seeds; ``manifests``: the checkpoints' manifests (training games per
+    segment).  Raises ``ValueError`` when the checkpoints were not played on
+    the same seeds (the changes would not be paired).
+    """
+    if not evaluations:
+        raise ValueError(f"{weights}: no checkpoint was evaluated")
+    evals = sorted(evaluations, key=lambda e: int(e["moves_trained"]))
+    seeds = list(evals[0]["seeds"])
+    for e in evals:
+        if list(e["seeds"]) != seeds:
+            raise ValueError(f"{weights}: checkpoint {e['moves_trained']} was played on other "
+                             "seeds than the first; its changes would not be paired")
+    z95 = float(norm.ppf(0.975))
+    changes = max(len(evals) - 1, 1)
+    z_fall = float(norm.ppf(1 - ALPHA / (2 * changes)))
+    segments = segment_games(manifests)
+    points, problems = [], []
+    prev: np.ndarray | None = None
+    prev_step = 0
+    for e in evals:
+        step = int(e["moves_trained"])
+        one = np.asarray(e["scores"]["one_ply"], dtype=np.float64)
+        rnd = np.asarray(e["scores"]["random"], dtype=np.float64)
+        mean, ci = _mean_ci(one, z95)
+        rmean, rci = _mean_ci(rnd, z95)
+        vs, vs_ci = _mean_ci(one - rnd, z95)
+        point: dict[str, Any] = {
+            "step": step, "games": len(one), "one_ply_mean": mean, "one_ply_ci95": ci,
+            "random_mean": rmean, "random_ci95": rci, "vs_random": vs, "vs_random_ci95": vs_ci,
+            "worse_than_random": bool(mean <= rmean), "change": None, "change_ub": None,
+            "change_lb": None, "fell": False, "train_games": None, "train_mean_score": None}
+        seg = segments.get(step)
+        if seg is not None:
+            point["train_games"], point["train_mean_score"] = seg["games"], seg["mean_score"]
+        if point["worse_than_random"]:
+            problems.append(f"at {step:,} moves one ply plays worse than random "
+                            f"({mean:,.0f} against {rmean:,.0f} on the same {len(one)} seeds)")
+        if prev is not None:
+            change, half = _mean_ci(one - prev, z_fall)
+            point.update(change=change, change_lb=change - half, change_ub=change + half)
+            if change + half < 0:
+                point["fell"] = True
+                problems.append(f"from {prev_step:,} to {step:,} moves the one-ply mean fell by "
+                                f"{-change:,.0f} (paired interval {change - half:+,.0f} to "
+                                f"{change + half:+,.0f})")
+        points.append(point)
+        prev, prev_step = one, step
+    return {"weights": weights, "games": len(seeds), "first_seed": seeds[0] if seeds else None,
+            "alpha": ALPHA, "z_change": z_fall, "points": points, "healthy": not problems,
+            "problems": problems}

@@ -1,0 +1,307 @@
+"""The plan of a run, as data: every claim's arms, stages, blocks and files, with one name each.
+
+:mod:`protocol.plan` builds it from a profile and the claim declarations;
+the workflow's rules, its scripts, the checks, the reports and the tests read
+names and paths from these classes.  No Snakemake, no engine kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from contracts.train_directory import checkpoint_steps, segments, step_dir
+from contracts.weights_dir import TABLES
+from engines.leaves.kinds import N_TERMS, learner_leaf
+from protocol import costs
+from protocol.declaration import Claim
+from protocol.paths import VALIDATION, Paths, screen_label
+
+PILOT, PUBLIC = "pilot", "public-development"
+
+
+def table_entries(learner: str, layout: str | None) -> int:
+    """Entries of a learner's weights (``N_TERMS`` for linear-trained)."""
+    if learner != "ntuple":
+        return N_TERMS
+    from engines.ntuple.layouts import get_layout
+
+    return get_layout(layout).entries
+
+
+@dataclass(frozen=True)
+class Training:
+    """One trained weights of a claim, at this profile's budget."""
+
+    claim: str
+    name: str
+    learner: str  # ntuple | linear
+    layout: str  # A..E, or "linear"
+    moves: int
+    every: int
+    first_game: int
+    alpha: float | None
+    select: Any
+    dir: str
+
+    @property
+    def leaf(self) -> str:
+        """The policy grammar's leaf kind of these weights."""
+        return learner_leaf(self.learner).kind
+
+    @property
+    def steps(self) -> list[int]:
+        """Checkpoint steps (moves trained)."""
+        return checkpoint_steps(self.moves, self.every)
+
+    @property
+    def segments(self) -> list[tuple[int, int]]:
+        """``(start, end)`` of every training segment."""
+        return segments(self.moves, self.every)
+
+    @property
+    def entries(self) -> int:
+        """Table entries (``N_TERMS`` for linear-trained)."""
+        return table_entries(self.learner, self.layout)
+
+    def checkpoint(self, step: int) -> str:
+        """A checkpoint's directory."""
+        return str(step_dir(self.dir, step))
+
+    def recipe(self) -> dict[str, Any]:
+        """What determines the tables (the training job's params)."""
+        return {"layout": self.layout, "every": self.every, "first_game": self.first_game,
+                "alpha": self.alpha}
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """Frozen weights an arm reads: ``weights`` of ``claim`` (this claim or another)."""
+
+    claim: str
+    weights: str
+    leaf: str  # ntuple | linear-trained
+    dir: str
+    record: str
+    entries: int
+    sha256: str | None = None  # the declaration's pin for this profile
+
+    @property
+    def key(self) -> str:
+        """``claim/weights``: the artefact's name in records and reports."""
+        return f"{self.claim}/{self.weights}"
+
+    @property
+    def tables(self) -> str:
+        """The frozen tables file (what the arms read and the hashes check)."""
+        return f"{self.dir}/{TABLES}"
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm on one block: a name, the policy as played, and its games."""
+
+    name: str
+    policy: str
+    play: str
+    depth: int | None
+    strata: int | None
+    leaf: str | None
+    games: int
+    shards: int
+    seconds_per_game: float
+    artefact: Artefact | None = None
+    weights: str | None = None  # validation arms: the trained weights ...
+    step: int | None = None  # ... and the checkpoint
+    entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """A declared contrast at this profile's size."""
+
+    name: str
+    kind: str  # difference | interaction
+    arms: tuple[str, ...]
+    games: int
+    title: str
+    prefix_of: tuple[str, ...] = ()  # arms whose prefix sets ``games``
+
+
+@dataclass
+class ClaimPlan:
+    """What one claim runs in this profile."""
+
+    claim: Claim
+    block: int
+    blocks: list[int]
+    seeds: tuple[int, int]
+    shares_block_of: str | None
+    trained: dict[str, Training]
+    validation_games: int
+    validation_seeds: tuple[int, int] | None
+    validation_arms: dict[str, Arm]
+    comparator: str | None
+    arms: dict[str, Arm]
+    contrasts: dict[str, Contrast]
+    shrunk: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        """The claim's id."""
+        return self.claim.id
+
+    @property
+    def label(self) -> str:
+        """The screen block's field in paths (``screen-<first block>``)."""
+        return screen_label(self.block)
+
+    @property
+    def rule(self) -> str:
+        """A Python-safe name for the claim's target rule."""
+        return self.id.replace("-", "_")
+
+    @property
+    def tier(self) -> str:
+        """Evidence tier: public-development only when nothing of the claim was shrunk."""
+        return PILOT if self.shrunk else PUBLIC
+
+    @property
+    def readings(self) -> dict[str, Any]:
+        """Declared readings."""
+        return self.claim.readings
+
+    @property
+    def gates(self) -> list[str]:
+        """Readings that must pass before the screen block is opened."""
+        return list(self.claim.doc["gates"])
+
+    @property
+    def artefacts(self) -> dict[str, Artefact]:
+        """Every frozen artefact the screen arms read, by key (with a pin if any arm pins it)."""
+        out: dict[str, Artefact] = {}
+        for a in self.arms.values():
+            if a.artefact is not None and (a.artefact.key not in out or a.artefact.sha256):
+                out[a.artefact.key] = a.artefact
+        return out
+
+    def contrast_artefacts(self, contrast: str) -> list[str]:
+        """Keys of the frozen artefacts a contrast's arms read (its weights-hash check)."""
+        arms = [self.arms[a] for a in self.contrasts[contrast].arms]
+        return sorted({a.artefact.key for a in arms if a.artefact is not None})
+
+    def screened_contrasts(self) -> set[str]:
+        """Contrasts a ``screen`` reading reads (they get an operating characteristic)."""
+        return {r["contrast"] for r in self.readings.values() if r["kind"] == "screen"}
+
+    def curve_weights(self) -> list[str]:
+        """Trained weights with a validation curve (all of them)."""
+        return list(self.trained)
+
+    def health_weights(self) -> list[tuple[str, str]]:
+        """``(claim, weights)`` of every trained weights whose training health the page shows:
+        this claim's own and those of the frozen artefacts it reads from other claims."""
+        own = [(self.id, w) for w in self.trained]
+        return own + sorted({(a.claim, a.weights) for a in self.artefacts.values()} - set(own))
+
+    def checkpoint_arms(self, weights: str) -> list[Arm]:
+        """The validation arms of a trained weights' checkpoints, in step order."""
+        return [a for a in self.validation_arms.values() if a.weights == weights]
+
+    def block_arms(self, block: str) -> dict[str, Arm]:
+        """The arms of a block label (``validation`` or this claim's screen label)."""
+        if block == VALIDATION:
+            return self.validation_arms
+        if block == self.label:
+            return self.arms
+        raise KeyError(f"claim {self.id} has no block {block!r}")
+
+    def block_seeds(self, block: str) -> tuple[int, int]:
+        """``(start, count)`` of a block label."""
+        if block == VALIDATION:
+            assert self.validation_seeds is not None
+            return self.validation_seeds
+        return self.seeds
+
+    def describe(self) -> dict[str, Any]:
+        """The plan of this claim as plain JSON-ready data (what the report shows)."""
+        from protocol.stages import describe_selection
+
+        doc = self.claim.doc
+        return {
+            "id": self.id, "title": doc["title"], "claim": doc["claim"],
+            "theory": doc.get("theory"), "path": str(self.claim.path), "block": self.block,
+            "blocks": self.blocks, "seeds": list(self.seeds), "label": self.label,
+            "shares_block_of": self.shares_block_of, "tier": self.tier,
+            "shrunk": list(self.shrunk),
+            "validation": {"games": self.validation_games,
+                           "seeds": list(self.validation_seeds or ()),
+                           "comparator": self.comparator,
+                           "search": doc.get("validation", {}).get("search")},
+            "trained": {n: {"learner": t.learner, "layout": t.layout, "moves": t.moves,
+                            "every": t.every, "steps": t.steps,
+                            "select": describe_selection(t.select)}
+                        for n, t in self.trained.items()},
+            "arms": {n: {"policy": a.policy, "games": a.games, "shards": a.shards,
+                         "artefact": a.artefact.key if a.artefact else None}
+                     for n, a in self.arms.items()},
+            "contrasts": {n: {"kind": c.kind, "arms": list(c.arms), "games": c.games,
+                              "title": c.title, "prefix_of": list(c.prefix_of)}
+                          for n, c in self.contrasts.items()},
+            "readings": doc["readings"], "gates": doc["gates"], "verdict": doc["verdict"],
+            "recorded": doc.get("recorded", {}), "declaration": doc,
+        }
+
+    def estimate(self) -> dict[str, float]:
+        """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``)."""
+        train = sum(costs.train_seconds(t.layout, end - start, t.entries)
+                    for t in self.trained.values() for start, end in t.segments)
+        val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
+        screen = sum(a.games * a.seconds_per_game for a in self.arms.values())
+        return {"train": train, "validation": val, "screen": screen}
+
+
+@dataclass
+class Plan:
+    """Every claim of one profile's run."""
+
+    profile: dict[str, Any]
+    claims: dict[str, ClaimPlan]
+    paths: Paths
+
+    @property
+    def name(self) -> str:
+        """The profile's name."""
+        return str(self.profile["profile"])
+
+    @property
+    def run(self) -> list[str]:
+        """The claims the default target runs, with what they depend on, in dependency order."""
+        wanted = self.profile.get("run") or list(self.claims)
+        return [c for c in self.order() if c in self.closure(wanted)]
+
+    def closure(self, ids: list[str]) -> set[str]:
+        """``ids`` and every claim whose frozen artefacts they read."""
+        out, todo = set(), list(ids)
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.add(c)
+                todo.extend(a.claim for a in self.claims[c].artefacts.values())
+        return out
+
+    def order(self) -> list[str]:
+        """Claims with the ones they depend on first (by id otherwise)."""
+        done: list[str] = []
+
+        def visit(c: str) -> None:
+            if c in done:
+                return
+            for a in self.claims[c].artefacts.values():
+                if a.claim != c:
+                    visit(a.claim)
+            done.append(c)
+
+        for c in sorted(self.claims):
+            visit(c)
+        return done

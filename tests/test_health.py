@@ -1,0 +1,85 @@
+"""Training health (analysis.health) and the training-health reading and gate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis.health import segment_games, training_health
+from analysis.readings import evaluate
+from protocol.stages import gates
+
+SEEDS = list(range(100, 400))
+READING = {"health": {"kind": "training-health", "weights": "w"}}
+
+
+def _eval(step: int, one_ply: np.ndarray, random: np.ndarray) -> dict:
+    return {"moves_trained": step, "seeds": SEEDS,
+            "scores": {"one_ply": one_ply.tolist(), "random": random.tolist()}}
+
+
+def _curve(means: list[float], noise: float = 20_000.0, shared: float = 40_000.0) -> list[dict]:
+    """Checkpoints on the same seeds: a per-seed difficulty shared by every checkpoint."""
+    rng = np.random.default_rng(7)
+    seed_effect = rng.normal(0.0, shared, len(SEEDS))
+    random = 75_000 + 0.5 * seed_effect + rng.normal(0, 10_000, len(SEEDS))
+    return [_eval((i + 1) * 1000, m + seed_effect + rng.normal(0, noise, len(SEEDS)), random)
+            for i, m in enumerate(means)]
+
+
+def test_a_learner_that_rises_or_wiggles_is_healthy() -> None:
+    h = training_health("w", _curve([120_000, 135_000, 140_000, 138_500]))
+    assert h["healthy"] and not h["problems"]
+    assert [p["step"] for p in h["points"]] == [1000, 2000, 3000, 4000]
+    assert not any(p["fell"] or p["worse_than_random"] for p in h["points"])
+    assert h["points"][0]["change"] is None and h["points"][1]["change"] > 0
+
+
+def test_worse_than_random_and_a_fall_are_flagged() -> None:
+    h = training_health("w", _curve([139_000, 60_000, 130_000]))
+    assert not h["healthy"]
+    bad = h["points"][1]
+    assert bad["worse_than_random"] and bad["fell"] and bad["change_ub"] < 0
+    assert "worse than random" in h["problems"][0] and "fell by" in h["problems"][1]
+    assert not h["points"][2]["fell"]  # a rise is never a fall
+
+
+def test_a_fall_above_random_is_flagged_when_beyond_its_interval() -> None:
+    h = training_health("w", _curve([200_000, 150_000]))
+    assert [p["fell"] for p in h["points"]] == [False, True]
+    assert not h["points"][1]["worse_than_random"]
+
+
+def test_fall_intervals_widen_with_the_number_of_changes() -> None:
+    few = training_health("w", _curve([130_000, 130_000]))
+    many = training_health("w", _curve([130_000] * 9))
+    assert few["z_change"] == pytest.approx(1.959964, abs=1e-5)
+    assert many["z_change"] > few["z_change"]
+
+
+def test_checkpoints_on_other_seeds_are_refused() -> None:
+    evals = _curve([130_000, 131_000])
+    evals[1]["seeds"] = SEEDS[::-1]
+    with pytest.raises(ValueError, match="other seeds"):
+        training_health("w", evals)
+
+
+def test_segment_games_from_cumulative_manifests() -> None:
+    manifests = [{"moves_trained": 200, "games_trained": 30, "mean_score_trained": 110.0},
+                 {"moves_trained": 100, "games_trained": 10, "mean_score_trained": 100.0}]
+    seg = segment_games(manifests)
+    assert seg[100] == {"games": 10, "mean_score": 100.0}
+    assert seg[200]["games"] == 20 and seg[200]["mean_score"] == pytest.approx(115.0)
+
+
+def test_the_reading_and_the_gate_read_the_health() -> None:
+    good = {"w": training_health("w", _curve([120_000, 135_000]))}
+    bad = {"w": training_health("w", _curve([139_000, 60_000]))}
+    assert evaluate("health", READING["health"], {}, {}, good).outcome == "pass"
+    r = evaluate("health", READING["health"], {}, {}, bad)
+    assert r.outcome == "fail" and "worse than random" in r.reason
+    assert r.numbers["worse_than_random"] == [2000]
+    assert evaluate("health", READING["health"], {}, {}, {}).outcome == "not-run"
+    assert gates("c", ["health"], READING, {}, True, good)["opens_screen"]
+    closed = gates("c", ["health"], READING, {}, True, bad)
+    assert not closed["passed"] and not closed["opens_screen"]
