@@ -128,8 +128,8 @@ def _check_header(header: list[str], source: str) -> None:
             raise GamesTableError(f"{source}: line 1: column {name!r} appears twice "
                                   f"(columns {seen[name]} and {i})")
         if name not in GAMES_COLUMNS:
-            raise GamesTableError(f"{source}: line 1: unknown column {name!r} (a games table "
-                                  f"has {', '.join(GAMES_COLUMNS)})")
+            raise GamesTableError(f"{source}: line 1: unknown column {name!r}: not a games "
+                                  f"table (its columns: {', '.join(GAMES_COLUMNS)})")
         seen[name] = i
 
 
