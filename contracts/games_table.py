@@ -20,11 +20,11 @@ import csv
 import io
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from contracts.atomic import atomic_file
 from contracts.cli_numbers import SEED_SPACE
 from contracts.errors import clip
+from contracts.input_file import decode_utf8, read_input_bytes
 
 #: every column of a games table, in file order
 GAMES_COLUMNS = (
@@ -69,21 +69,11 @@ def read_text(path: str | os.PathLike, source: str | None = None) -> str:
     UTF-8, a file with nothing but blank space.
     """
     source = str(path) if source is None else source
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise GamesTableError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise GamesTableError(f"{source}: is a directory, not a file") from None
-    except OSError as exc:
-        raise GamesTableError(f"{source}: cannot read ({exc.strerror or exc})") from None
+    data = read_input_bytes(path, source, GamesTableError)
     if data.startswith(b"\xef\xbb\xbf"):
         raise GamesTableError(f"{source}: starts with a byte-order mark (BOM); save it as "
                               "UTF-8 without one")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise GamesTableError(f"{source}: not UTF-8 text (byte {exc.start})") from None
+    text = decode_utf8(data, source, GamesTableError)
     if not text.strip():
         raise GamesTableError(f"{source} is empty")
     return text

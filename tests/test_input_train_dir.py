@@ -4,27 +4,15 @@ tables)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+from test_train_cli import _sha, _train
 
 from contracts.atomic import LINK_TEMP, atomic_dir, temp_path
 from contracts.train_directory import LATEST, resume_dir, step_dir
-from engines.drop7.cli import main
-
-SEEDS = "0x1000000000000000:1000000"
-
-
-def _train(out: Path, moves: int, every: int, *extra: str) -> int:
-    return main(["train", "--layout", "T1", "--moves", str(moves), "--every", str(every),
-                 "--seeds", SEEDS, "--out", str(out), "--log-every", "1000", *extra])
-
-
-def _sha(directory: Path) -> str:
-    return json.loads((directory / "manifest.json").read_text())["sha256"]
 
 
 class _KilledError(Exception):

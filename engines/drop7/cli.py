@@ -19,6 +19,7 @@ import importlib
 import sys
 
 from contracts.errors import EXIT_BAD_INPUT, InputError, clip, print_error
+from contracts.input_file import decode_utf8, read_input_bytes
 
 #: name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -49,27 +50,16 @@ def read_input_lines(path: str) -> list[str]:
     Raises :class:`InputError` naming the file when it is missing, a
     directory, unreadable or not UTF-8 text.
     """
-    name = "standard input" if path == "-" else path
+    if path != "-":
+        return decode_utf8(read_input_bytes(path, path), path).splitlines(keepends=True)
+    stream = getattr(sys.stdin, "buffer", None)  # None: a text stream (tests)
+    if stream is None:
+        return sys.stdin.read().splitlines(keepends=True)
     try:
-        if path == "-":
-            stream = getattr(sys.stdin, "buffer", None)  # None: a text stream (tests)
-            if stream is None:
-                return sys.stdin.read().splitlines(keepends=True)
-            data = stream.read()
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-    except FileNotFoundError:
-        raise InputError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{name}: is a directory, not a file") from None
+        data = stream.read()
     except OSError as exc:
-        raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: not UTF-8 text (byte {exc.start})") from None
-    return text.splitlines(keepends=True)
+        raise InputError(f"standard input: cannot read ({exc.strerror or exc})") from None
+    return decode_utf8(data, "standard input").splitlines(keepends=True)
 
 
 def main(argv: list[str] | None = None) -> int:
