@@ -19,6 +19,10 @@ from analysis.contrast import CRITERIA, Contrast, contrast_paired
 from analysis.games_table import pair_arms, read_games
 from analysis.power import OC_SEED, OC_SIMS, operating_characteristic
 from contracts.atomic import atomic_write
+from contracts.cli_numbers import SEED_SPACE, int_option
+
+#: most bootstrap resamples or simulated screens a run may ask for
+MAX_DRAWS = 10_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,23 +34,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="also write the JSON object to this file")
     parser.add_argument("--expected-hash", help="frozen SHA-256 of the candidate's weights")
     parser.add_argument("--actual-hash", help="SHA-256 of the weights that were screened")
-    parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES,
+    parser.add_argument("--resamples", type=int_option(100, MAX_DRAWS),
+                        default=BOOTSTRAP_RESAMPLES,
                         help=f"bootstrap resamples (default {BOOTSTRAP_RESAMPLES})")
-    parser.add_argument("--bootstrap-seed", type=int, default=BOOTSTRAP_SEED,
+    parser.add_argument("--bootstrap-seed", type=int_option(0, SEED_SPACE - 1),
+                        default=BOOTSTRAP_SEED,
                         help=f"bootstrap generator seed (default {BOOTSTRAP_SEED})")
     parser.add_argument("--oc", action="store_true",
                         help="add the operating characteristic under key 'oc'")
-    parser.add_argument("--oc-sims", type=int, default=OC_SIMS,
+    parser.add_argument("--oc-sims", type=int_option(100, MAX_DRAWS), default=OC_SIMS,
                         help=f"simulated screens for the OC (default {OC_SIMS})")
     parser.add_argument("--oc-png", help="save the OC figure (PNG) to this file")
 
 
 def stats_payload(args: argparse.Namespace) -> tuple[Contrast, dict[str, Any], bytes | None]:
     """Compute the contrast (and OC if asked): (contrast, JSON payload, PNG or None)."""
-    if args.resamples < 100:
-        raise ValueError(f"--resamples {args.resamples} is too small (need at least 100)")
-    if args.oc_sims < 100:
-        raise ValueError(f"--oc-sims {args.oc_sims} is too small (need at least 100)")
     paired = pair_arms(read_games(args.games), args.candidate, args.baseline)
     hashes = None
     if args.expected_hash or args.actual_hash:

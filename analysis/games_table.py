@@ -4,10 +4,16 @@ A games table has one row per game with the project's columns (arm, policy,
 seed, game, score, moves, levels, clears, censored, popped, decisions,
 illegal, unfinished, wall_s); only ``arm``, ``seed`` and ``score`` are
 required.  Problems raise ``ValueError`` with one line naming the problem.
+
+A file's layout is checked line by line before pandas sees it
+(:func:`read_table`, by :mod:`contracts.games_table`'s reader, the one the
+runner's merge uses too): the layout errors name the line, the value errors
+(from :func:`validate_games`) the column and the (arm, seed) of the row.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +21,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from contracts.games_table import REQUIRED_COLUMNS, USED_COLUMNS
+from contracts.games_table import (
+    REQUIRED_COLUMNS,
+    USED_COLUMNS,
+    read_text,
+    table_lines,
+    table_seed,
+)
 
+#: columns of whole numbers in a games file (counts; the seed is checked on its own)
+WHOLE_COLUMNS = ("game", "score", "moves", "levels", "clears", "popped", "decisions",
+                 "illegal", "unfinished")
+#: largest whole number a games file may hold (exact in float64)
+WHOLE_MAX = 2**53
 #: fewest pairs a contrast accepts (a t bound and two halves of two games)
 MIN_PAIRS = 4
 
@@ -28,26 +45,42 @@ def _examples(items: Sequence[object], limit: int = 3) -> str:
     return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
 
 
-def _numeric(df: pd.DataFrame, name: str, source: str) -> pd.Series:
-    """Column ``name`` as float64; any missing or non-numeric value is an error."""
-    raw = df[name]
-    if raw.dtype == bool:
-        return raw.astype(np.float64)
-    if pd.api.types.is_numeric_dtype(raw.dtype) and np.isfinite(raw.to_numpy(np.float64)).all():
-        return raw.astype(np.float64)
-    text = raw.astype("string").str.strip()
-    lowered = text.str.lower()
-    values = pd.to_numeric(lowered.map(lambda s: _TRUE.get(s, s), na_action="ignore"),
-                           errors="coerce").astype(np.float64)
-    bad = ~np.isfinite(values.to_numpy())
+def _refuse_rows(df: pd.DataFrame, bad: np.ndarray, texts: pd.Series, what: str,
+                 source: str) -> None:
+    """Raise naming how many rows are ``bad`` and a few of them by (arm, seed)."""
     if bad.any():
         rows = df.loc[bad]
         shown = [f"arm {a!r} seed {s} ({v!r})" for a, s, v in
-                 zip(rows["arm"], rows["seed"], text[bad].fillna("empty"), strict=True)]
-        raise ValueError(
-            f"{source}: column {name!r} has {int(bad.sum())} missing or non-numeric "
-            f"value(s): {_examples(shown)}"
-        )
+                 zip(rows["arm"], rows["seed"], texts[bad].fillna("empty"), strict=True)]
+        raise ValueError(f"{source}: {what}: {_examples(shown)}")
+
+
+def _numeric(df: pd.DataFrame, name: str, source: str, whole: bool = False) -> pd.Series:
+    """Column ``name`` as float64; any missing or non-numeric value is an error, and with
+    ``whole`` any value that is not a whole number in 0..:data:`WHOLE_MAX`.  ``censored``
+    must be 0 or 1 (True / False)."""
+    raw = df[name]
+    if raw.dtype == bool:
+        return raw.astype(np.float64)
+    text = raw.astype("string").str.strip()
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        values = raw.astype(np.float64)
+    else:
+        lowered = text.str.lower()
+        values = pd.to_numeric(lowered.map(lambda s: _TRUE.get(s, s), na_action="ignore"),
+                               errors="coerce").astype(np.float64)
+    v = values.to_numpy()
+    bad = ~np.isfinite(v)
+    _refuse_rows(df, bad, text, f"column {name!r} has {int(bad.sum())} missing or "
+                 "non-numeric value(s)", source)
+    if name == "censored":
+        bad = (v != 0) & (v != 1)
+        _refuse_rows(df, bad, text, f"column 'censored' has {int(bad.sum())} value(s) "
+                     "other than 0, 1, True, False", source)
+    elif whole:
+        bad = (v != np.floor(v)) | (v < 0) | (v > WHOLE_MAX)
+        _refuse_rows(df, bad, text, f"column {name!r} has {int(bad.sum())} value(s) that "
+                     f"are not whole numbers in 0..2**53", source)
     return values
 
 
@@ -55,46 +88,49 @@ def _seeds(df: pd.DataFrame, source: str) -> pd.Series:
     """Seeds as uint64 (the seed bank's 64-bit space); anything else is an error."""
     if df["seed"].dtype == np.uint64:
         return df["seed"]
-    text = df["seed"].astype("string").str.strip()
+    text = df["seed"].astype("string")
     parsed: list[int] = []
     bad: list[str] = []
     for value in text.fillna(""):
-        try:
-            seed = int(value, 10)
-        except ValueError:
-            seed = -1
-        if 0 <= seed < 2**64:
-            parsed.append(seed)
-        else:
+        seed = table_seed(value)
+        parsed.append(0 if seed is None else seed)
+        if seed is None:
             bad.append(repr(value))
-            parsed.append(0)
     if bad:
         raise ValueError(f"{source}: {len(bad)} seed(s) are not integers in 0..2**64-1: "
                          f"{_examples(bad)}")
     return pd.Series(np.array(parsed, dtype=np.uint64), index=df.index)
 
 
-def validate_games(df: pd.DataFrame, source: str = "games table") -> pd.DataFrame:
+def validate_games(df: pd.DataFrame, source: str = "games table",
+                   whole: bool = False) -> pd.DataFrame:
     """A checked copy of ``df``: seeds uint64, scores and used columns float64, sorted.
 
-    Errors: a required column missing, an empty arm name, a seed that is not a
-    64-bit unsigned integer, a missing / NaN / non-numeric score (or used
-    optional column), duplicate (arm, seed) rows.
+    Errors: a required column missing, an empty arm name or one with spaces
+    around it, a seed that is not a 64-bit unsigned integer (as text: plain
+    decimal digits), a missing / NaN / non-numeric score (or used optional
+    column), ``censored`` other than 0 / 1, duplicate (arm, seed) rows; with
+    ``whole`` (a file's values), a score or count that is not a whole number
+    in 0..2**53.
     """
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{source} lacks column(s) {', '.join(missing)} "
                          f"(has: {', '.join(map(str, df.columns)) or 'none'})")
     out = df.copy()
-    arms = out["arm"].astype("string").str.strip()
-    if arms.isna().any() or (arms == "").any():
-        raise ValueError(f"{source}: {int((arms.isna() | (arms == '')).sum())} row(s) have "
-                         "an empty arm name")
+    arms = out["arm"].astype("string")
+    empty = (arms.isna() | (arms.str.strip() == "")).to_numpy(bool)
+    if empty.any():
+        raise ValueError(f"{source}: {int(empty.sum())} row(s) have an empty arm name")
+    padded = sorted(set(arms[arms != arms.str.strip()]))
+    if padded:
+        raise ValueError(f"{source}: arm name(s) with spaces around them: "
+                         f"{_examples([repr(a) for a in padded])}")
     out["arm"] = arms.astype(object)
     out["seed"] = _seeds(out, source)
     for name in ("score", *USED_COLUMNS):
         if name in out.columns:
-            out[name] = _numeric(out, name, source)
+            out[name] = _numeric(out, name, source, whole and name in WHOLE_COLUMNS)
     dup = out.duplicated(["arm", "seed"], keep=False)
     if dup.any():
         pairs = out.loc[dup, ["arm", "seed"]].drop_duplicates()
@@ -103,25 +139,36 @@ def validate_games(df: pd.DataFrame, source: str = "games table") -> pd.DataFram
     return out.sort_values(["arm", "seed"], kind="stable").reset_index(drop=True)
 
 
+def read_table(path: str | Path) -> pd.DataFrame:
+    """One games CSV, its layout checked line by line before pandas parses it.
+
+    Refused, naming the file and the line or column: what
+    :func:`contracts.games_table.read_text` and
+    :func:`~contracts.games_table.table_lines` refuse (an unreadable file, a
+    byte-order mark, not UTF-8, empty, a bad header name, a blank line, a row
+    with more or fewer fields than the header, broken quoting), and a header
+    with no games.  Values are left to :func:`validate_games`.
+    """
+    source = f"games table {path}"
+    text = read_text(path, source)
+    if sum(1 for _ in table_lines(text, source)) == 1:
+        raise ValueError(f"{source} has a header but no games")
+    return pd.read_csv(io.StringIO(text), index_col=False, skip_blank_lines=False,
+                       keep_default_na=False, na_values=[""],
+                       dtype={"arm": "string", "seed": "string", "policy": "string"})
+
+
 def read_games(paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:
-    """Read one or more games CSVs (e.g. shards), concatenate and validate them."""
+    """Read one or more games CSVs (e.g. shards) strictly, concatenate and validate them."""
     items = [paths] if isinstance(paths, str | Path) else list(paths)
     if not items:
         raise ValueError("no games table given")
-    frames = []
-    for path in items:
-        try:
-            frame = pd.read_csv(path, dtype={"arm": "string", "seed": "string"},
-                                keep_default_na=True)
-        except pd.errors.EmptyDataError:
-            raise ValueError(f"games table {path} is empty") from None
-        except pd.errors.ParserError as exc:
-            raise ValueError(f"games table {path} is not a valid CSV: "
-                             f"{str(exc).splitlines()[0]}") from None
-        frames.append(validate_games(frame, f"games table {path}"))
+    frames = [validate_games(read_table(path), f"games table {path}", whole=True)
+              for path in items]
     if len(frames) == 1:
         return frames[0]
-    return validate_games(pd.concat(frames, ignore_index=True), f"games tables {_examples(items)}")
+    return validate_games(pd.concat(frames, ignore_index=True),
+                          f"games tables {_examples(items)}", whole=True)
 
 
 @dataclass(frozen=True)

@@ -8,5 +8,9 @@ of them may import it.
   runner and read by the statistics, and its text-level CSV reader / writer;
 * :mod:`contracts.atomic` - writing a file or a directory atomically;
 * :mod:`contracts.hashing` - the SHA-256 of a file;
-* :mod:`contracts.errors` - the one error line a command prints (exit 2).
+* :mod:`contracts.errors` - the one error line a command prints (exit 2);
+* :mod:`contracts.input_file` - reading a user's input file, or one line naming it;
+* :mod:`contracts.cli_numbers` - integers, floats and seed blocks on a command line;
+* :mod:`contracts.weights_dir` - the names in a weights directory;
+* :mod:`contracts.train_directory` - the trainer's output directory.
 """

@@ -5,11 +5,17 @@ A writer builds its output beside the target (a hidden temporary file, or a
 fails half-way never leaves output Snakemake (or a reader) would take as
 done, and readers never see half a file.  On any error the temporary is
 removed and the old target, if any, is left untouched.
+
+A process killed mid-write cannot remove its temporaries: the names they
+take are :data:`DIR_BUILD`, :data:`DIR_OLD` and :data:`LINK_TEMP`, and
+:func:`debris_target` recognises them, so a later run can clear them away
+(:mod:`contracts.train_directory` does, for the trainer's directory).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -20,6 +26,40 @@ from typing import IO
 #: the process's umask, read once: temporary files get the mode a plain ``open`` would give
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
+
+
+# the names of a write's temporaries: ``{name}`` the target's, ``{pid}`` the writer's process id
+#: the sibling :func:`atomic_dir` builds a directory in
+DIR_BUILD = "{name}.tmp-{pid}"
+#: the sibling an existing directory is moved to while :func:`atomic_dir` replaces it
+DIR_OLD = "{name}.old-{pid}"
+#: the new link :func:`replace_symlink` renames onto the target
+LINK_TEMP = ".{name}-{pid}"
+
+
+def temp_path(template: str, target: str | os.PathLike, pid: int | None = None) -> Path:
+    """The temporary beside ``target`` that ``template`` names (``pid``: this process's)."""
+    target = Path(target)
+    return target.with_name(template.format(name=target.name,
+                                            pid=os.getpid() if pid is None else pid))
+
+
+def _template_regex(template: str) -> re.Pattern[str]:
+    head, _, rest = template.partition("{name}")
+    middle, _, tail = rest.partition("{pid}")
+    return re.compile(f"{re.escape(head)}(?P<name>.+){re.escape(middle)}[0-9]+{re.escape(tail)}")
+
+
+_DEBRIS = tuple(_template_regex(t) for t in (DIR_BUILD, DIR_OLD, LINK_TEMP))
+
+
+def debris_target(name: str) -> str | None:
+    """The target's name when ``name`` is one a write's temporary directory or link takes
+    (what a killed write leaves behind), else None."""
+    for pattern in _DEBRIS:
+        if match := pattern.fullmatch(name):
+            return match["name"]
+    return None
 
 
 class TargetExistsError(FileExistsError):
@@ -64,7 +104,7 @@ def atomic_dir(final: str | os.PathLike, replace: bool = False) -> Iterator[Path
     """
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
+    tmp = temp_path(DIR_BUILD, final)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
@@ -74,7 +114,7 @@ def atomic_dir(final: str | os.PathLike, replace: bool = False) -> Iterator[Path
         elif not replace:
             raise TargetExistsError(f"{final} exists; refusing to overwrite it")
         else:
-            old = final.with_name(f"{final.name}.old-{os.getpid()}")
+            old = temp_path(DIR_OLD, final)
             os.replace(final, old)
             os.replace(tmp, final)
             shutil.rmtree(old, ignore_errors=True)
@@ -85,7 +125,7 @@ def atomic_dir(final: str | os.PathLike, replace: bool = False) -> Iterator[Path
 def replace_symlink(link: str | os.PathLike, target: str) -> None:
     """Point the symbolic link ``link`` at ``target`` atomically (a new link renamed over it)."""
     link = Path(link)
-    tmp = link.with_name(f".{link.name}-{os.getpid()}")
+    tmp = temp_path(LINK_TEMP, link)
     tmp.unlink(missing_ok=True)  # a symlink, dangling or not
     os.symlink(target, tmp)
     os.replace(tmp, link)

@@ -16,6 +16,16 @@ from typing import NoReturn, TextIO
 EXIT_BAD_INPUT = 2
 
 
+class InputError(Exception):
+    """Bad user input: reported as one line, exit status 2."""
+
+
+def clip(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters (``...`` marks a cut): a bad value echoed in an
+    error line stays short however long the value."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def first_line(exc: BaseException) -> str:
     """The first line of an exception's message (its type's name when it has none)."""
     text = str(exc)

@@ -6,15 +6,25 @@ The runner (:mod:`engines.play.runner`) writes every column of
 :data:`USED_COLUMNS` when present.  :func:`write_rows` and :func:`read_rows`
 are the text-level writer and reader (values kept as text), which the runner
 and the workflow's block table use.
+
+Every reader checks a file's text layout line by line first
+(:func:`read_text`, :func:`table_lines`): pandas, for one, silently shifts a
+table whose rows have one field more than the header (the first column
+becomes the index) and renames a repeated header name.  Each refusal is a
+:class:`GamesTableError` of one line naming the file and the line.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from contracts.atomic import atomic_file
+from contracts.cli_numbers import SEED_SPACE
+from contracts.errors import clip
+from contracts.input_file import decode_utf8, read_input_bytes
 
 #: every column of a games table, in file order
 GAMES_COLUMNS = (
@@ -42,17 +52,96 @@ def write_rows(rows: Iterable[dict], path: str | os.PathLike) -> None:
             writer.writerow(row)
 
 
+def table_seed(text: str) -> int | None:
+    """A seed (or game number) as a table holds it: plain ASCII decimal digits, below
+    2**64; None for anything else (a sign, spaces, ``_``, other scripts' digits)."""
+    if 0 < len(text) <= 20 and text.isascii() and text.isdigit():
+        value = int(text, 10)
+        return value if value < SEED_SPACE else None
+    return None
+
+
+def read_text(path: str | os.PathLike, source: str | None = None) -> str:
+    """The text of a games table file.
+
+    Refused, naming ``source`` (default: the path): a missing file or a
+    directory, an unreadable one, a byte-order mark, bytes that are not
+    UTF-8, a file with nothing but blank space.
+    """
+    source = str(path) if source is None else source
+    data = read_input_bytes(path, source, GamesTableError)
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise GamesTableError(f"{source}: starts with a byte-order mark (BOM); save it as "
+                              "UTF-8 without one")
+    text = decode_utf8(data, source, GamesTableError)
+    if not text.strip():
+        raise GamesTableError(f"{source} is empty")
+    return text
+
+
+def table_lines(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of a table's header (line 1), then of each row.
+
+    Refused, naming the line: a header name that is empty, has spaces
+    around it, is repeated or is not a column of :data:`GAMES_COLUMNS`; a
+    blank line; a row with more or fewer fields than the header; broken
+    CSV quoting.  Values are left to the caller.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader)
+        _check_header(header, source)
+        yield 1, header
+        for fields in reader:
+            line = reader.line_num
+            if not fields:
+                raise GamesTableError(f"{source}: line {line} is blank")
+            if len(fields) != len(header):
+                raise GamesTableError(f"{source}: line {line} has {len(fields)} fields, the "
+                                      f"header has {len(header)}")
+            yield line, fields
+    except csv.Error as exc:
+        raise GamesTableError(f"{source}: line {reader.line_num}: not valid CSV "
+                              f"({exc})") from None
+
+
+def _check_header(header: list[str], source: str) -> None:
+    """Header names: present, unique, known and without spaces around them."""
+    seen: dict[str, int] = {}
+    for i, name in enumerate(header, start=1):
+        if not name.strip():
+            raise GamesTableError(f"{source}: line 1: column {i} has no name")
+        if name != name.strip():
+            raise GamesTableError(f"{source}: line 1: column {i} name {name!r} has spaces "
+                                  "around it")
+        if name in seen:
+            raise GamesTableError(f"{source}: line 1: column {name!r} appears twice "
+                                  f"(columns {seen[name]} and {i})")
+        if name not in GAMES_COLUMNS:
+            raise GamesTableError(f"{source}: line 1: unknown column {name!r}: not a games "
+                                  f"table (its columns: {', '.join(GAMES_COLUMNS)})")
+        seen[name] = i
+
+
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Read a games table (values kept as text); checks the header and each row's fields."""
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if tuple(reader.fieldnames or ()) != GAMES_COLUMNS:
-            raise GamesTableError(f"{path}: not a games table (header {reader.fieldnames})")
-        rows = list(reader)
-    for n, row in enumerate(rows, start=2):
-        if None in row or any(v is None for v in row.values()):
-            raise GamesTableError(f"{path}: line {n} has the wrong number of fields")
+    """Read a whole games table as the runner wrote it (values kept as text).
+
+    The layout is checked line by line (:func:`read_text`, :func:`table_lines`),
+    the header must be :data:`GAMES_COLUMNS` in order, and each row's
+    :data:`INTEGER_COLUMNS` plain integers in 0..2**64-1 (:func:`table_seed`).
+    A table of no rows is a shard with no games, not an error.
+    """
+    source = str(path)
+    lines = table_lines(read_text(path), source)
+    _, header = next(lines)
+    if tuple(header) != GAMES_COLUMNS:
+        raise GamesTableError(f"{source}: not a games table (header {header})")
+    rows = []
+    for line, fields in lines:
+        row = dict(zip(GAMES_COLUMNS, fields, strict=True))
         for key in INTEGER_COLUMNS:
-            if not row[key].isdigit():
-                raise GamesTableError(f"{path}: line {n}: {key} {row[key]!r} is not an integer")
+            if table_seed(row[key]) is None:
+                raise GamesTableError(f"{source}: line {line}: {key} {clip(row[key])!r} is "
+                                      "not an integer in 0..2**64-1")
+        rows.append(row)
     return rows

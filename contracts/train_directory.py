@@ -14,16 +14,30 @@ next: it starts from ``resume-<start>`` (nothing for the first) and writes
 same tables bit for bit as one uninterrupted run.  A checkpoint's tables
 depend only on the learner's config, the seeds and ``<moves>``, not on the
 checkpoint interval, so a directory can be extended or re-cut.
+
+A write killed halfway leaves *debris*: the folder a checkpoint or state
+was being built in (``step-<moves>.tmp-<pid>``, ``resume-<moves>.tmp-<pid>``),
+the previous copy being swapped out (``<name>.old-<pid>``) or the new
+``latest`` link (``.latest-<pid>``), named as :mod:`contracts.atomic`'s
+writers name them (:func:`contracts.atomic.debris_target` recognises them).
+Debris is never output (:func:`has_output` ignores it); the next run of the
+directory removes it (:func:`remove_debris`).
 """
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from contracts.atomic import debris_target
 
 STEP = "step-{moves}"
 RESUME = "resume-{moves}"
 LATEST = "latest"
+#: a checkpoint's or a resume state's name (group 1: its moves)
+_SAVED = re.compile(r"(?:step|resume)-([0-9]+)")
 
 
 def checkpoint_steps(moves: int, every: int) -> list[int]:
@@ -50,11 +64,67 @@ def resume_dir(out: str | Path, moves: int) -> Path:
     return Path(out) / RESUME.format(moves=moves)
 
 
+def _outputs(out: Path) -> list[Path]:
+    return [p for pattern in ("step-*", "resume-*") for p in out.glob(pattern)
+            if debris_target(p.name) is None]
+
+
+def _debris_of(name: str) -> tuple[bool, int | None]:
+    """Whether ``name`` is debris of this directory's writes, and of which checkpoint's
+    moves (None: of ``latest``)."""
+    target = debris_target(name)
+    if target == LATEST:
+        return True, None
+    saved = None if target is None else _SAVED.fullmatch(target)
+    return saved is not None, None if saved is None else int(saved[1])
+
+
 def has_output(out: str | Path) -> bool:
-    """Whether ``out`` already holds training output (a checkpoint or a resume state)."""
+    """Whether ``out`` already holds training output (a checkpoint, a resume state or a
+    ``latest`` link, dangling or not); debris does not count."""
     out = Path(out)
-    return out.is_dir() and ((out / LATEST).exists() or any(out.glob("step-*"))
-                             or any(out.glob("resume-*")))
+    link = out / LATEST
+    return out.is_dir() and (link.exists() or link.is_symlink() or bool(_outputs(out)))
+
+
+def latest_problem(out: str | Path) -> str | None:
+    """Why ``--resume`` cannot go on from ``out``: it holds output but ``latest`` is missing
+    or dangling (None when ``latest`` names a state, or ``out`` holds no output)."""
+    out = Path(out)
+    link = out / LATEST
+    if link.exists() or not has_output(out):
+        return None
+    if link.is_symlink():
+        return f"{link} is dangling (it points to the missing {link.readlink()})"
+    return f"{out} holds training output but no {LATEST} link"
+
+
+def debris(out: str | Path, steps: Iterable[int] | None = None) -> list[Path]:
+    """The debris in ``out``; with ``steps``, only that of those checkpoints' directories."""
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    wanted = None if steps is None else {int(s) for s in steps}
+    found = []
+    for path in out.iterdir():
+        is_debris, moves = _debris_of(path.name)
+        if is_debris and (wanted is None or moves in wanted):
+            found.append(path)
+    return sorted(found)
+
+
+def remove_debris(out: str | Path, steps: Iterable[int] | None = None,
+                  log: Callable[[str], None] | None = None) -> list[Path]:
+    """Remove :func:`debris` (logging each removal); returns what was removed."""
+    found = debris(out, steps)
+    for path in found:
+        if log is not None:
+            log(f"removing {path}: left by an interrupted write")
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    return found
 
 
 def drop_states(out: str | Path, keep: Path | None = None) -> None:

@@ -16,6 +16,7 @@ from contracts.atomic import (
     atomic_dir,
     atomic_file,
     atomic_write,
+    debris_target,
     replace_symlink,
 )
 from contracts.errors import EXIT_BAD_INPUT, error_line, exit_with_error, print_error
@@ -52,7 +53,7 @@ def test_read_rows_refuses_what_is_not_a_games_table(tmp_path) -> None:
         read_rows(bad)
     short = tmp_path / "short.csv"
     short.write_text(",".join(GAMES_COLUMNS) + "\na,p,1\n")
-    with pytest.raises(GamesTableError, match="line 2 has the wrong number of fields"):
+    with pytest.raises(GamesTableError, match="line 2 has 3 fields, the header has 14"):
         read_rows(short)
 
 
@@ -96,6 +97,27 @@ def test_replace_symlink_points_the_link_at_the_new_target(tmp_path) -> None:
     replace_symlink(link, "resume-2")
     assert os.readlink(link) == "resume-2"
     assert [p.name for p in tmp_path.iterdir()] == ["latest"]
+
+
+def test_every_temporary_the_writers_make_is_known_as_debris(tmp_path, monkeypatch) -> None:
+    """The names a killed write would leave (recorded from the real writers' renames) are
+    recognised as debris of their target; the targets themselves are not."""
+    renamed: list[str] = []
+    real_replace = os.replace
+
+    def record(src, dst):
+        renamed.extend((os.path.basename(src), os.path.basename(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", record)
+    for _ in range(2):  # the second replaces: build folder, then the old copy swapped out
+        with atomic_dir(tmp_path / "step-300", replace=True) as tmp:
+            (tmp / "a").write_text("1")
+    replace_symlink(tmp_path / "latest", "resume-300")
+    temporaries = {name for name in renamed if name not in ("step-300", "latest")}
+    assert len(temporaries) == 3, renamed  # the build folder, the old copy, the new link
+    assert {debris_target(name) for name in temporaries} == {"step-300", "latest"}
+    assert debris_target("step-300") is None and debris_target("latest") is None
 
 
 def test_file_sha256_is_sha256sum(tmp_path) -> None:

@@ -5,7 +5,11 @@ Each subcommand is a module exposing ``add_arguments(parser)`` and
 does not pay for the statistics or the search.  Bad input is reported as one
 line on stderr with exit status 2 (:mod:`contracts.errors`): a subcommand
 raises :class:`InputError` (or ``ValueError`` / ``OSError``) and the
-dispatcher prints it.
+dispatcher prints it; a flag that argparse refuses is reported the same way
+(no usage block).  Integer flags use
+:func:`contracts.cli_numbers.int_option` and seed blocks
+:func:`contracts.cli_numbers.parse_seed_block`, so every subcommand refuses
+out-of-range numbers before any work.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import argparse
 import importlib
 import sys
 
-from contracts.errors import EXIT_BAD_INPUT, print_error
+from contracts.errors import EXIT_BAD_INPUT, InputError, clip, print_error
+from contracts.input_file import decode_utf8, read_input_bytes
 
 #: name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -28,16 +33,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class InputError(Exception):
-    """Bad user input: reported as one line, exit status 2."""
+class _FlagError(InputError):
+    """argparse refused a flag (raised by :class:`OneLineParser` instead of exiting)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block), exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise _FlagError(clip(message, 200))  # argparse echoes a bad value whole
 
 
 def read_input_lines(path: str) -> list[str]:
-    """The lines of ``path``, or of standard input when ``path`` is ``-``."""
-    if path == "-":
-        return sys.stdin.readlines()
-    with open(path, encoding="utf-8") as fh:
-        return fh.readlines()
+    """The lines of ``path`` (UTF-8), or of standard input when ``path`` is ``-``.
+
+    Raises :class:`InputError` naming the file when it is missing, a
+    directory, unreadable or not UTF-8 text.
+    """
+    if path != "-":
+        return decode_utf8(read_input_bytes(path, path), path).splitlines(keepends=True)
+    stream = getattr(sys.stdin, "buffer", None)  # None: a text stream (tests)
+    if stream is None:
+        return sys.stdin.read().splitlines(keepends=True)
+    try:
+        data = stream.read()
+    except OSError as exc:
+        raise InputError(f"standard input: cannot read ({exc.strerror or exc})") from None
+    return decode_utf8(data, "standard input").splitlines(keepends=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,12 +76,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     name = argv[0]
     module = importlib.import_module(COMMANDS[name][0])
-    parser = argparse.ArgumentParser(prog=f"drop7 {name}", description=COMMANDS[name][1])
+    parser = OneLineParser(prog=f"drop7 {name}", description=COMMANDS[name][1])
     module.add_arguments(parser)
-    args = parser.parse_args(argv[1:])
     try:
+        args = parser.parse_args(argv[1:])
         return int(module.run(args) or 0)
     except (InputError, ValueError, OSError) as exc:
         return print_error(exc, prog=f"drop7 {name}")
+    except MemoryError:
+        return print_error("out of memory (are the numbers too large?)", prog=f"drop7 {name}")
     except KeyboardInterrupt:
         return 130

@@ -9,15 +9,17 @@ import time
 
 import numpy as np
 
+from contracts.cli_numbers import SEED_SPACE, int_option
 from engines.drop7 import baselines, core
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench engine``."""
-    parser.add_argument("--games", type=int, default=200_000, help="games of random play")
-    parser.add_argument("--seed-start", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs (the median is "
-                                                                 "reported)")
+    parser.add_argument("--games", type=int_option(1), default=200_000,
+                        help="games of random play")
+    parser.add_argument("--seed-start", type=int_option(0, SEED_SPACE - 1), default=1)
+    parser.add_argument("--repeats", type=int_option(1), default=5,
+                        help="timed runs (the median is reported)")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
 
@@ -61,5 +63,7 @@ def run(args: argparse.Namespace) -> int:
     """``drop7 bench engine``."""
     if args.games < 1:
         raise ValueError("--games must be at least 1")
+    if args.seed_start + args.games > SEED_SPACE:
+        raise ValueError("--seed-start + --games must not pass 2**64 (seeds are 64-bit)")
     print(json.dumps(engine_throughput(args.games, args.seed_start, args.repeats)))
     return 0

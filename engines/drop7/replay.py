@@ -3,19 +3,24 @@
 A record gives the random stream explicitly (``discs``, ``reveals``) and the
 columns played (``moves``), optionally from a ``start`` position.  Every
 record of the input is validated and replayed before anything is printed, so
-a bad record anywhere yields one error line naming it, exit status 2 and no
-output at all.
+a bad record anywhere yields one error line naming the file and the line,
+exit status 2 and no output at all.  The input must be UTF-8 JSON whose
+records are objects nested no deeper than a record needs (:data:`MAX_DEPTH`);
+start numbers are bounded by the engine's 64-bit state.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import IO, Any
 
 import numpy as np
 
+from contracts.cli_numbers import INT64_MAX
+from contracts.errors import InputError, clip
 from engines.drop7 import core
 from engines.drop7.board import (
     MAX_MOVES,
@@ -25,20 +30,52 @@ from engines.drop7.board import (
     opening_cols,
     rows_to_cols,
 )
-from engines.drop7.cli import InputError, read_input_lines
+from engines.drop7.cli import read_input_lines
 
 FORMAT = "drop7-replay-v1"
 RULESET = "research"
+#: deepest nesting of brackets a record needs (an object, its start object, the board list)
+MAX_DEPTH = 3
+
+
+def _show(value: Any) -> str:
+    """``repr(value)``, cut short: a bad value of any size gives a short message."""
+    return clip(type(value).__name__ if isinstance(value, list | dict) else repr(value))
 
 
 def _int_list(record: dict, key: str, lo: int, hi: int, what: str) -> np.ndarray:
     values = record.get(key)
     if not isinstance(values, list):
-        raise InputError(f"'{key}' must be a list")
+        raise InputError(f"'{key}' must be a list, got {_show(values)}")
     for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise InputError(f"{key}[{i}] = {v!r} is not a {what} ({lo}..{hi})")
+            raise InputError(f"{key}[{i}] = {_show(v)} is not a {what} ({lo}..{hi})")
     return np.array(values, dtype=np.int64)
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _depth(text: str) -> int:
+    """The deepest bracket nesting of JSON ``text`` (brackets inside strings ignored)."""
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if match[0] in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _parse(text: str) -> Any:
+    """One JSON document, refusing nesting deeper than :data:`MAX_DEPTH` before parsing."""
+    if _depth(text) > MAX_DEPTH:
+        raise InputError(f"nested deeper than a record ({MAX_DEPTH} levels)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits
+        raise InputError(f"invalid JSON ({str(exc).split(';')[0]})") from None
 
 
 def _start(record: dict) -> tuple[np.ndarray, int, int, int]:
@@ -50,11 +87,12 @@ def _start(record: dict) -> tuple[np.ndarray, int, int, int]:
     try:
         cols = rows_to_cols(start.get("board"))
     except BoardError as exc:
-        raise InputError(f"start board: {exc}") from None
+        raise InputError(f"start board: {clip(str(exc), 120)}") from None
     mr, level, score = (start.get(k) for k in ("moves_remaining", "level", "score"))
     for name, v, lo in (("moves_remaining", mr, 1), ("level", level, 1), ("score", score, 0)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise InputError(f"start {name} must be an integer >= {lo}, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= INT64_MAX // 2:
+            raise InputError(f"start {name} must be an integer in {lo}..2**62-1, "
+                             f"got {_show(v)}")
     if mr > MOVES_PER_LEVEL:
         raise InputError(f"start moves_remaining must be 1..{MOVES_PER_LEVEL}, got {mr}")
     return cols, mr, level, score
@@ -65,9 +103,9 @@ def replay_record(record: Any) -> dict:
     if not isinstance(record, dict):
         raise InputError("a record must be a JSON object")
     if record.get("format") != FORMAT:
-        raise InputError(f"format must be {FORMAT!r}, got {record.get('format')!r}")
+        raise InputError(f"format must be {FORMAT!r}, got {_show(record.get('format'))}")
     if record.get("ruleset", RULESET) != RULESET:
-        raise InputError(f"ruleset must be {RULESET!r}, got {record.get('ruleset')!r}")
+        raise InputError(f"ruleset must be {RULESET!r}, got {_show(record.get('ruleset'))}")
     discs = _int_list(record, "discs", 1, 7, "disc")
     reveals = _int_list(record, "reveals", 1, 7, "reveal value")
     moves = _int_list(record, "moves", 0, 6, "column")
@@ -107,28 +145,31 @@ def replay_record(record: Any) -> dict:
     return {"moves": log, "final": final}
 
 
-def replay_lines(lines: list[str]) -> list[dict]:
-    """Replay every record (one per non-blank line, or one multi-line JSON document)."""
+def replay_lines(lines: list[str], source: str = "input") -> list[dict]:
+    """Replay every record (one per non-blank line, or one multi-line JSON document).
+
+    Errors name ``source`` and the line: ``FILE: line N: ...``.
+    """
     text = "".join(lines)
     records: list[tuple[int, Any]] = []
     try:
-        records = [(1, json.loads(text))] if text.strip() else []
-    except json.JSONDecodeError:
+        records = [(1, _parse(text))] if text.strip() else []
+    except InputError:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                records.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"line {number}: invalid JSON ({exc.msg})") from None
+                records.append((number, _parse(line)))
+            except InputError as exc:
+                raise InputError(f"{source}: line {number}: {exc}") from None
     if not records:
-        raise InputError("no records in input")
+        raise InputError(f"{source}: no records")
     results = []
     for number, record in records:
         try:
             results.append(replay_record(record))
         except InputError as exc:
-            raise InputError(f"line {number}: {exc}") from None
+            raise InputError(f"{source}: line {number}: {exc}") from None
     return results
 
 
@@ -140,7 +181,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Replay the file and print one JSON object per record."""
     lines = read_input_lines(args.file)
-    results = replay_lines(lines)
+    results = replay_lines(lines, "standard input" if args.file == "-" else args.file)
     write_results(results, sys.stdout)
     return 0
 

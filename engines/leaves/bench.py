@@ -17,6 +17,7 @@ import time
 import numpy as np
 from numba import njit
 
+from contracts.cli_numbers import int_option
 from engines.drop7 import baselines, core
 from engines.drop7.engine_bench import machine_facts
 from engines.drop7.game_loop import play_out
@@ -26,9 +27,10 @@ from engines.ntuple.value import ntuple_value
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench leaf``."""
-    parser.add_argument("--games", type=int, default=400, help="games the boards come from")
-    parser.add_argument("--repeats", type=int, default=10, help="timed passes (the median "
-                                                                  "is reported)")
+    parser.add_argument("--games", type=int_option(1), default=400,
+                        help="games the boards come from")
+    parser.add_argument("--repeats", type=int_option(1), default=10,
+                        help="timed passes (the median is reported)")
     parser.add_argument("--leaf", choices=("linear", "ntuple"), default="linear")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 

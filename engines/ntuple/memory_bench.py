@@ -20,6 +20,7 @@ import time
 import numpy as np
 from numba import njit
 
+from contracts.cli_numbers import int_option
 from engines.drop7.engine_bench import machine_facts
 from engines.ntuple.storage import alloc_zeroed
 
@@ -62,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench memory``."""
     parser.add_argument("--megabytes", default="4,64,1024,2048,4096",
                         help="comma-separated table footprints in MB (default 4,64,1024,2048,4096)")
-    parser.add_argument("--reads", type=int, default=2_000_000, help="timed reads per footprint")
+    parser.add_argument("--reads", type=int_option(1), default=2_000_000,
+                        help="timed reads per footprint")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
 

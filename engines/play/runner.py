@@ -23,8 +23,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 
+from contracts.cli_numbers import INT64_MAX, parse_int, parse_seed_block
+from contracts.errors import InputError, clip
 from contracts.games_table import GamesTableError, read_rows
-from engines.drop7.rng import SEED_MAX
 from engines.play.games import Log, _stderr, play_game
 from engines.play.policy import Policy, canonical_policy, load_policy
 
@@ -66,26 +67,24 @@ def check_arms(arms: Sequence[Arm]) -> None:
 
 
 def parse_seeds(text: str) -> tuple[int, int]:
-    """Parse a seed block ``START:COUNT`` (seeds START .. START+COUNT-1)."""
-    start, sep, count = text.partition(":")
-    if not (sep and start.isdigit() and count.isdigit() and start.isascii()
-            and count.isascii()):
-        raise RunError(f"seeds {text!r} must be START:COUNT (non-negative integers)")
-    first, n = int(start), int(count)
-    if n < 1:
-        raise RunError(f"seeds {text!r}: COUNT must be at least 1")
-    if first + n - 1 > SEED_MAX:
-        raise RunError(f"seeds {text!r}: seeds must fit in 64 bits")
-    return first, n
+    """Parse a seed block ``START:COUNT`` (seeds START .. START+COUNT-1; decimal or 0x hex)."""
+    try:
+        return parse_seed_block(text, "--seeds")
+    except InputError as exc:
+        raise RunError(str(exc)) from None
 
 
 def parse_shard(text: str) -> tuple[int, int]:
     """Parse ``k/K`` with ``1 <= k <= K``."""
-    k, sep, total = text.partition("/")
-    if not (sep and k.isdigit() and total.isdigit() and k.isascii() and total.isascii()
-            and 1 <= int(k) <= int(total)):
-        raise RunError(f"shard {text!r} must be k/K with 1 <= k <= K")
-    return int(k), int(total)
+    k_text, sep, total_text = text.partition("/")
+    try:
+        if not sep:
+            raise InputError(f"shard {clip(text)!r} must be k/K with 1 <= k <= K")
+        total = parse_int(total_text, "shard K", 1, INT64_MAX)
+        k = parse_int(k_text, f"shard k (of {total})", 1, total)
+    except InputError as exc:
+        raise RunError(str(exc)) from None
+    return k, total
 
 
 def shard_games(count: int, shard: int, shards: int) -> range:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import argparse
 
+from contracts.cli_numbers import finite_option, int_option
+from contracts.errors import InputError
 from contracts.games_table import write_rows
-from engines.drop7.cli import InputError
 from engines.play.runner import (
     log_summary,
     merge_shards,
@@ -24,6 +25,9 @@ from engines.play.runner import (
     parse_shard,
     run_shard,
 )
+
+#: most worker processes a shard may ask for (a typo must not start a million processes)
+MAX_WORKERS = 1024
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,12 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_play_options(parser: argparse.ArgumentParser) -> None:
     """Options shared with ``drop7 play``."""
-    parser.add_argument("--budget-s", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--budget-s", type=finite_option, default=None, metavar="SECONDS",
                         help="per-decision time budget: slower decisions count as "
                              "unfinished (the move is still played)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="processes playing games of this shard (same results)")
-    parser.add_argument("--progress-s", type=float, default=30.0, metavar="SECONDS",
+    parser.add_argument("--workers", type=int_option(1, MAX_WORKERS), default=1,
+                        help="processes playing games of this shard (same results; "
+                             f"at most {MAX_WORKERS})")
+    parser.add_argument("--progress-s", type=finite_option, default=30.0, metavar="SECONDS",
                         help="seconds between progress lines on stderr (negative: none)")
 
 

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from contracts.cli_numbers import int_option
 from engines.drop7.engine_bench import machine_facts
 from engines.leaves.kinds import LEAF_GRAMMAR
 from engines.search.expectimax import (
@@ -46,9 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench search``."""
     parser.add_argument("--leaf", default="linear",
                         help=f"{LEAF_GRAMMAR}; or ntuple alone: fresh tables of --layout")
-    parser.add_argument("--depth", type=int, default=3)
-    parser.add_argument("--strata", type=int, default=7)
-    parser.add_argument("--positions", type=int, default=None,
+    parser.add_argument("--depth", type=int_option(0), default=3)
+    parser.add_argument("--strata", type=int_option(1), default=7)
+    parser.add_argument("--positions", type=int_option(1), default=None,
                         help="time N of the positions, evenly spaced (default: all)")
     parser.add_argument("--positions-file", default=str(POSITIONS_FILE),
                         help="a drop7-positions-v1 file (default: the shipped set)")

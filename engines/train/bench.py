@@ -39,6 +39,7 @@ import time
 
 import numpy as np
 
+from contracts.cli_numbers import SEED_SPACE, int_option
 from engines.drop7 import core
 from engines.drop7.engine_bench import machine_facts
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
@@ -46,21 +47,25 @@ from engines.ntuple.storage import alloc_zeroed, anon_huge_bytes
 from engines.train import bench_kernels as drivers
 from engines.train import kernel as kern
 
+#: the benchmark's games read seeds ``--seed-start .. --seed-start + BENCH_SEEDS - 1``
+BENCH_SEEDS = 1 << 40
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench train``."""
     parser.add_argument("--layout", default="A", help="n-tuple layout A-E (default A)")
-    parser.add_argument("--moves", type=int, default=200_000,
+    parser.add_argument("--moves", type=int_option(1), default=200_000,
                         help="timed training moves per block")
-    parser.add_argument("--repeat", type=int, default=3,
+    parser.add_argument("--repeat", type=int_option(1), default=3,
                         help="timed blocks (default 3; the median is reported)")
-    parser.add_argument("--warm-moves", type=int, default=100_000,
+    parser.add_argument("--warm-moves", type=int_option(0), default=100_000,
                         help="untimed training moves first (default 100000)")
-    parser.add_argument("--boards", type=int, default=300_000,
+    parser.add_argument("--boards", type=int_option(1), default=300_000,
                         help="afterstate boards for the lookup timing")
-    parser.add_argument("--states", type=int, default=50_000,
+    parser.add_argument("--states", type=int_option(1), default=50_000,
                         help="decision states for the engine and choice timings")
-    parser.add_argument("--seed-start", type=int, default=1_000_000_000)
+    parser.add_argument("--seed-start", type=int_option(0, SEED_SPACE - BENCH_SEEDS),
+                        default=1_000_000_000)
     parser.add_argument("--no-touch", action="store_true",
                         help="do not pre-fault the table pages")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
@@ -77,7 +82,7 @@ def _play(tables, layout, carry, state, cols, moves, learn, seed_start):
     vals, acc = tables
     fstats = np.zeros(kern.F_LEN)
     return kern.train_moves(vals, acc, INITIAL_VALUE, layout.spec, 1.0, np.uint64(seed_start),
-                         1 << 40, carry, state, cols, moves, learn, fstats)
+                         BENCH_SEEDS, carry, state, cols, moves, learn, fstats)
 
 
 def _choice_times(rec, layout, null, seed_start: int, nstates: int) -> tuple[int, float, float]:

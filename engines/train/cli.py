@@ -2,13 +2,15 @@
 
     drop7 train --layout A --moves 20000000 --every 5000000 --out results/train/ntuple-A
     drop7 train --layout linear --moves 2000000 --seeds 0x1000000000000000:1000000 --out DIR
-    drop7 train ... --resume            # go on from DIR/latest (or start if there is none)
+    drop7 train ... --resume            # go on from DIR/latest (or start if DIR holds none)
     drop7 train ... --moves 10000000 --start 5000000
                                         # one segment: from DIR/resume-5000000 to 1e7 moves
 
 Seeds: the seed bank's ``training`` role from game ``--first-game`` (default
 0), or an explicit ``--seeds START:COUNT`` range; either is read in order,
-wrapping.  See docs/training.md for the output layout and every flag.
+wrapping.  Every number is checked before any work (int64 counters, 64-bit
+seeds, a first game inside the role).  See docs/training.md for the output
+layout and every flag.
 """
 
 from __future__ import annotations
@@ -17,51 +19,57 @@ import argparse
 import json
 from pathlib import Path
 
-from contracts.train_directory import LATEST, has_output, resume_dir
-from engines.drop7.cli import InputError
+from contracts.cli_numbers import INT64_MAX, finite_option, int_option, parse_seed_block
+from contracts.errors import InputError
+from contracts.train_directory import LATEST, has_output, latest_problem, resume_dir
 from engines.ntuple.layouts import LAYOUTS, get_layout
 from engines.train.trainer import NtupleLearner, SeedRange, Trainer
+
+#: most checkpoints one run may write (each is a whole table)
+MAX_CHECKPOINTS = 100_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``drop7 train``."""
     parser.add_argument("--layout", required=True,
                         help=f"n-tuple layout ({', '.join(LAYOUTS)}) or 'linear' (linear-trained)")
-    parser.add_argument("--moves", type=int, required=True, help="train until this many moves")
-    parser.add_argument("--every", "--checkpoint-every", dest="every", type=int, default=None,
+    parser.add_argument("--moves", type=int_option(1), required=True,
+                        help="train until this many moves")
+    parser.add_argument("--every", "--checkpoint-every", dest="every", type=int_option(1),
+                        default=None,
                         help="checkpoint every this many moves (default: only at the end)")
     parser.add_argument("--out", required=True, help="output directory (step-*/, latest)")
     seeds = parser.add_mutually_exclusive_group()
     seeds.add_argument("--seeds", help="explicit seed range START:COUNT (ints, 0x.. allowed)")
-    seeds.add_argument("--first-game", type=int, default=None,
+    seeds.add_argument("--first-game", type=int_option(0), default=None,
                        help="first game of the seed bank's training role (default 0)")
     parser.add_argument("--bank", default=None, help="seed bank file (default data/seeds.yaml)")
-    parser.add_argument("--alpha", type=float, default=None,
+    parser.add_argument("--alpha", type=finite_option, default=None,
                         help="step size (n-tuple default 1.0; linear default 0.001)")
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument("--resume", action="store_true",
-                        help="go on from OUT/latest (start fresh if OUT holds no state)")
-    resume.add_argument("--start", type=int, default=None, metavar="MOVES",
+                        help="go on from OUT/latest (start fresh if OUT holds no output; "
+                             "refused if OUT holds output but no valid latest)")
+    resume.add_argument("--start", type=int_option(0), default=None, metavar="MOVES",
                         help="train one segment: from OUT/resume-MOVES (0: from nothing) to "
                              "--moves, leaving OUT's other states and latest alone")
-    parser.add_argument("--log-every", type=float, default=10.0,
+    parser.add_argument("--log-every", type=finite_option, default=10.0,
                         help="seconds between progress lines on stderr (default 10)")
 
 
 def parse_seeds(args: argparse.Namespace) -> SeedRange:
     """The training seed range the flags name."""
     if args.seeds is not None:
-        try:
-            start_text, count_text = args.seeds.split(":")
-            return SeedRange(int(start_text, 0), int(count_text, 0))
-        except ValueError:
-            raise InputError(f"--seeds must be START:COUNT within 64 bits, got {args.seeds!r}") \
-                from None
+        return SeedRange(*parse_seed_block(args.seeds, "--seeds"))
     from engines.seedbank import DEFAULT_BANK, load_bank
 
     bank = load_bank(args.bank or DEFAULT_BANK)
     role = bank.roles["training"]
-    return SeedRange(int(role["start"]), int(role["count"]), args.first_game or 0, "training")
+    first = args.first_game or 0
+    if first >= int(role["count"]):
+        raise InputError(f"--first-game {first} is past the training role's "
+                         f"{int(role['count'])} games (0..{int(role['count']) - 1})")
+    return SeedRange(int(role["start"]), int(role["count"]), first, "training")
 
 
 def make_learner(layout: str, alpha: float | None):
@@ -79,25 +87,28 @@ def make_learner(layout: str, alpha: float | None):
 
 def run(args: argparse.Namespace) -> int:
     """Train, print the final manifest facts as one JSON line."""
-    if args.moves < 1:
-        raise InputError("--moves must be at least 1")
     every = args.moves if args.every is None else args.every
-    if every < 1:
-        raise InputError("--every must be at least 1")
-    if args.first_game is not None and args.first_game < 0:
-        raise InputError("--first-game must be >= 0")
+    if -(-args.moves // every) > MAX_CHECKPOINTS:
+        raise InputError(f"--every {every} gives {-(-args.moves // every):,} checkpoints of "
+                         f"--moves {args.moves}; at most {MAX_CHECKPOINTS:,}")
     if args.layout != "linear":
         try:
             if get_layout(args.layout).n_active == 0:
                 raise ValueError(f"layout {args.layout!r} has no tuples to train")
         except ValueError as exc:
             raise InputError(str(exc)) from None
-    if args.start is not None and not 0 <= args.start < args.moves:
+    if args.start is not None and not args.start < args.moves:
         raise InputError(f"--start {args.start} must be in 0..--moves - 1")
     seeds = parse_seeds(args)
+    if seeds.first_game + args.moves > INT64_MAX:
+        raise InputError(f"--first-game {seeds.first_game} + --moves {args.moves} passes the "
+                         "64-bit game counter")
     out = Path(args.out)
     if has_output(out) and not args.resume and args.start is None:
         raise InputError(f"{out} already holds training output; pass --resume or remove it")
+    if args.resume and (problem := latest_problem(out)):
+        raise InputError(f"cannot resume: {problem}; go on with --start MOVES from a "
+                         "resume-MOVES state, or remove the directory")
     trainer = Trainer(make_learner(args.layout, args.alpha), seeds, out,
                       log_every=args.log_every)
     if args.start:

@@ -32,9 +32,11 @@ from pathlib import Path
 import numpy as np
 
 from contracts.atomic import atomic_write
-from contracts.errors import print_error
+from contracts.cli_numbers import int_option
+from contracts.errors import InputError, print_error
 from engines.drop7 import baselines, core
 from engines.drop7.board import MAX_MOVES
+from engines.drop7.cli import OneLineParser
 from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
 from engines.train import greedy as kern
 
@@ -108,25 +110,32 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line (see module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m engines.train.evaluate")
+    """Command line (see module docstring); bad flags are one line, exit status 2."""
+    parser: argparse.ArgumentParser = OneLineParser(prog="python -m engines.train.evaluate")
     parser.add_argument("directory")
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--first-game", type=int, default=UNSEEN_GAME)
+    parser.add_argument("--games", type=int_option(1), default=1000)
+    parser.add_argument("--first-game", type=int_option(0), default=UNSEEN_GAME)
     parser.add_argument("--no-verify", action="store_true", help="skip the SHA-256 check")
     parser.add_argument("--out", help="write the JSON, with every game's scores, to this file")
-    args = parser.parse_args(argv)
     from engines.seedbank import load_bank
 
     try:
-        seeds = load_bank().training(args.first_game, args.games)
+        args = parser.parse_args(argv)
+        bank = load_bank()
+        count = int(bank.roles["training"]["count"])
+        if args.first_game >= count or args.games > count - args.first_game:
+            raise InputError(f"--first-game {args.first_game} and --games {args.games} must "
+                             f"stay inside the training role's {count} games")
+        seeds = bank.training(args.first_game, args.games)
         result = evaluate(Path(args.directory), seeds, not args.no_verify, args.out is not None)
         if args.out:
             atomic_write(args.out, json.dumps(result) + "\n")
             result = {k: v for k, v in result.items() if k not in ("seeds", "scores")}
         print(json.dumps(result))
-    except (ValueError, OSError) as exc:
+    except (InputError, ValueError, OSError) as exc:
         return print_error(exc, prog="evaluate")
+    except MemoryError:
+        return print_error(f"out of memory for --games {args.games}", prog="evaluate")
     return 0
 
 

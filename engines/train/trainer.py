@@ -6,7 +6,8 @@ checkpoint is written at every multiple of ``every`` moves and at the end.
 The kernels keep their whole state in the arrays saved in a resume state, so
 a run cut into chunks or segments, or stopped and resumed, gives the same
 tables bit for bit as one uninterrupted run.  Writers build each directory
-under a temporary name and rename it into place.
+under a temporary name and rename it into place; a run first removes the
+temporaries a killed run left (all of them, or a segment's own).
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ import numpy as np
 
 from contracts.atomic import atomic_dir, replace_symlink
 from contracts.hashing import file_sha256
-from contracts.train_directory import LATEST, checkpoint_steps, resume_dir, step_dir
+from contracts.train_directory import (
+    LATEST,
+    checkpoint_steps,
+    remove_debris,
+    resume_dir,
+    step_dir,
+)
 from engines.drop7 import core
 from engines.ntuple.layouts import INITIAL_VALUE
 from engines.ntuple.storage import (
@@ -230,13 +237,15 @@ class Trainer:
     # ---- the loop --------------------------------------------------------------------------
     def run(self, moves: int, every: int, segment: bool = False) -> dict:
         """Train until ``moves`` moves, checkpointing at every multiple of ``every``
-        (``segment``: see :meth:`save_resume`)."""
+        (``segment``: see :meth:`save_resume`).  Debris of killed writes goes first: all of
+        it, or in a segment only that of the segment's own checkpoints."""
         if moves < 1 or every < 1:
             raise ValueError("--moves and --every must be at least 1")
         if self.moves > moves:
             raise ValueError(f"the resume state is at {self.moves} moves, past --moves {moves}")
         self.out.mkdir(parents=True, exist_ok=True)
         steps = [s for s in checkpoint_steps(moves, every) if s > self.moves]
+        remove_debris(self.out, steps if segment else None, self.log)
         self._check_disk(len(steps))
         start_moves, t_session = self.moves, time.perf_counter()
         fstats = np.zeros(kern.F_LEN)
