@@ -202,7 +202,9 @@ def test_a_program_that_cannot_restart_leaves_every_later_decision_unfinished(tm
     row = play_game(load_policy(f"external:{PLAIN} {flags}"), 1, log=log.append)
     assert row["decisions"] == row["moves"] > 2
     assert row["unfinished"] == row["decisions"] - 1  # its first decision only was given
-    assert "could not be restarted: the program exited (exit status 4)" in log[-1]
+    assert len(log) == row["unfinished"] and "exited (exit status 5)" in log[0]
+    assert "could not be restarted: the program exited (exit status 4)" in log[1]
+    assert all("could not be restarted in this game" in line for line in log[2:])
 
 
 @pytest.mark.parametrize(("policy", "message"), [

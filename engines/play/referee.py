@@ -16,7 +16,9 @@ hidden, and the game goes on with the driver's fallback (centre-first):
   ``illegal`` decision;
 * no answer within ``movetime + grace``, or a program that exits: it raises
   :class:`ProgramError`, an ``unfinished`` decision; the program is stopped
-  and started afresh (handshake, options, ``newgame``) at the next decision.
+  and started afresh (handshake, options, ``newgame``) at the next decision;
+  when that fails, every later decision of the game is ``unfinished`` and the
+  next game tries again.
 
 A program that cannot start before the first game (not found, exits, no
 ``ready`` within :data:`START_LIMIT_S`, an option it does not accept) is a
@@ -65,8 +67,14 @@ class Program:
         self._fd = self.proc.stdout.fileno()
         self._buf = b""
 
-    def send(self, line: str) -> None:
-        """Write one line; a program that has exited is an :class:`ProgramError`."""
+    def send(self, line: str, deadline: float | None = None) -> None:
+        """Write one line (a program that does not read its input for so long that the pipe
+        is full until ``deadline`` is a ``TimeoutError``; one that has exited a
+        :class:`ProgramError`)."""
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if not select.select([], [self.proc.stdin], [], max(left, 0))[1]:
+                raise TimeoutError
         try:
             self.proc.stdin.write(line.encode("ascii") + b"\n")
         except (BrokenPipeError, OSError):
@@ -175,17 +183,21 @@ class ExternalPolicy(Policy):
             self.program, self.program_name = start(self.ext)
         except ProgramError as exc:
             raise PolicyError(f"{self.name}: the program cannot start: {exc}") from None
-        self._newgame = False
+        self._newgame = self._gave_up = False
 
     def new_game(self, seed: int) -> None:
         """Tell the program a game starts (the seed stays with the harness)."""
-        self._newgame = True
+        self._newgame, self._gave_up = True, False
 
     def _ready(self) -> Program:
+        """The running program, started again after a fault, told of a new game."""
         if self.program is None:
+            if self._gave_up:
+                raise ProgramError("the program could not be restarted in this game")
             try:
                 self.program, _ = start(self.ext)
             except ProgramError as exc:
+                self._gave_up = True  # one start's wait per game at most
                 raise ProgramError(f"the program could not be restarted: {exc}") from None
             self._newgame = True
         if self._newgame:
@@ -201,11 +213,12 @@ class ExternalPolicy(Policy):
 
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
         """Send the position and ``go``; the column answered (-1 for a malformed answer)."""
+        deadline = time.monotonic() + self.ext.limit_s
         try:
             program = self._ready()
-            program.send(msg.position_line(state, cols))
-            program.send(msg.go_line(self.ext.movetime_ms))
-            deadline = time.monotonic() + self.ext.limit_s
+            deadline = time.monotonic() + self.ext.limit_s  # a restart is not its time
+            program.send(msg.position_line(state, cols), deadline)
+            program.send(msg.go_line(self.ext.movetime_ms), deadline)
             while True:
                 line = program.read_line(deadline)
                 if msg.split(line)[0] != msg.INFO:
