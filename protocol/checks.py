@@ -5,7 +5,8 @@
   must match the SHA-256 its declaration pins; a screen block that another
   claim owns in the ledger is refused unless the declaration shares it.
 * :func:`preflight` - the disk the run will write and the memory its largest
-  job needs, against what the machine has: one line naming the shortfall.
+  job needs, against what the machine has: one line naming the shortfall;
+  every external arm's program is found.
 * :func:`estimate_table` - every claim's estimated CPU hours by stage.
 """
 
@@ -86,9 +87,23 @@ def _memory_bytes() -> int | None:
         return None
 
 
+def external_programs(plan: Plan, claims: Sequence[str]) -> None:
+    """Refuse with one line an external arm whose program is not found (on ``PATH``, or
+    as a path from the run's working directory, where its jobs start it)."""
+    for c in claims:
+        p = plan.claims[c]
+        for name, arm in p.claim.arms.items():
+            if "command" in arm and name in p.arms and shutil.which(arm["command"][0]) is None:
+                raise DeclarationError(f"{p.claim.path}: key arms.{name}.command: program "
+                                       f"{arm['command'][0]!r} not found on PATH or from "
+                                       f"{Path.cwd()}")
+
+
 def preflight(plan: Plan, claims: Sequence[str], free: int | None = None,
               memory: int | None = None) -> None:
-    """Refuse with one line when the disk or the memory cannot hold the run of ``claims``."""
+    """Refuse with one line when the disk or the memory cannot hold the run of ``claims``,
+    or an external arm's program is not found (:func:`external_programs`)."""
+    external_programs(plan, claims)
     need = sum(disk_need(plan.claims[c], plan.profile["keep_final_state"]) for c in claims)
     root = Path(plan.paths.root)
     probe = next((d for d in (root, *root.parents) if d.exists()), Path("."))

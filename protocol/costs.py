@@ -17,6 +17,9 @@ import math
 NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9}
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
+#: seconds per decision of an external program that declares no movetime (unknown: a
+#: d3s7 search's order, so its games are cut into shards like one)
+EXTERNAL_DECISION_S = 0.05
 #: moves of a game, for estimates (strong d3s7 arms play 90-140)
 MOVES_PER_GAME = 120
 #: per-game and per-job overheads (loading tables, compiled code)
@@ -37,17 +40,23 @@ PLAY_BASE_MB, TRAIN_BASE_MB = 500, 1200
 MAX_SHARDS = 1_000
 
 
-def decision_seconds(play: str, depth: int, strata: int, leaf: str | None) -> float:
-    """Estimated seconds of one decision of a policy."""
+def decision_seconds(play: str, depth: int, strata: int, leaf: str | None,
+                     movetime_ms: int | None = None) -> float:
+    """Estimated seconds of one decision of a policy (an external program's: its declared
+    ``movetime``, else :data:`EXTERNAL_DECISION_S`)."""
+    if play == "external":
+        return EXTERNAL_DECISION_S if movetime_ms is None else movetime_ms / 1000
     if play not in ("search", "direct"):
         return BASELINE_DECISION_S
     nodes = 7 * strata if play == "direct" else 2 * (3.5 * strata) ** depth
     return nodes * NODE_SECONDS[leaf or "linear"]
 
 
-def game_seconds(play: str, depth: int, strata: int, leaf: str | None) -> float:
+def game_seconds(play: str, depth: int, strata: int, leaf: str | None,
+                 movetime_ms: int | None = None) -> float:
     """Estimated seconds of one game."""
-    return GAME_OVERHEAD_S + MOVES_PER_GAME * decision_seconds(play, depth, strata, leaf)
+    return GAME_OVERHEAD_S + MOVES_PER_GAME * decision_seconds(play, depth, strata, leaf,
+                                                               movetime_ms)
 
 
 def shards_for(games: int, seconds_per_game: float, job_minutes: float) -> int:

@@ -37,8 +37,12 @@ from protocol.schema import DeclarationError, check, read_yaml
 FORMAT = "drop7-claim-v1"
 #: the one suffix of a declaration file
 SUFFIX = ".yaml"
-#: policies that take a leaf; the rest are the engine's baselines
+#: policies that take a leaf; the rest are the engine's baselines and external programs
 LEAF_POLICIES = ("search", "direct")
+#: an arm played by another program through the referee protocol (docs/referee.md)
+EXTERNAL = "external"
+#: the keys only an external arm takes
+EXTERNAL_KEYS = ("command", "options", "movetime", "grace")
 #: most checkpoints of one claim, over all its trained weights, in any profile: each is a
 #: training segment, a checkpoint on disk and a validation point (64 games)
 MAX_CHECKPOINTS = 1_000
@@ -159,8 +163,16 @@ def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
             chk.fail(f"{key}.depth", "a direct arm plays one ply: no depth")
         if play not in LEAF_POLICIES:
             extra = sorted({"leaf", "depth", "strata"} & set(arm))
+            what = "an external arm" if play == EXTERNAL else f"the {play} baseline"
             if extra:
-                chk.fail(f"{key}.{extra[0]}", f"the {play} baseline takes no {extra[0]}")
+                chk.fail(f"{key}.{extra[0]}", f"{what} takes no {extra[0]}")
+        if play == EXTERNAL and "command" not in arm:
+            chk.fail(f"{key}.command", "an external arm needs a command (the program and its "
+                     "arguments)")
+        if play != EXTERNAL:
+            extra = sorted(set(EXTERNAL_KEYS) & set(arm))
+            if extra:
+                chk.fail(f"{key}.{extra[0]}", f"only an external arm takes {extra[0]}")
         if "leaf" in arm:
             _check_leaf(arm["leaf"], f"{key}.leaf", doc, chk)
         if arm.get("games", 0) > doc["screen"]["games"]:

@@ -21,6 +21,7 @@ from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
 from protocol import costs
 from protocol.declaration import (
+    EXTERNAL,
     MAX_CHECKPOINTS,
     Claim,
     check_pins,
@@ -117,9 +118,14 @@ def _dtag(depth: int, strata: int) -> str:
     return f"d{depth}s{strata}"
 
 
-def _policy(play: str, leaf: str | None, depth: int | None, strata: int | None) -> str:
-    from engines.play.policy import canonical_policy
+def _policy(play: str, leaf: str | None, depth: int | None, strata: int | None,
+            arm: Mapping[str, Any] | None = None) -> str:
+    from engines.play.policy import canonical_policy, external_policy
 
+    if play == EXTERNAL:
+        assert arm is not None
+        return external_policy(arm["command"], arm.get("options"), arm.get("movetime"),
+                               arm.get("grace"))
     if play == "search":
         return canonical_policy(f"search:leaf={leaf},d={depth},s={strata}")
     if play == "direct":
@@ -147,16 +153,18 @@ def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
 
 
 def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
-         games: int, profile: Mapping[str, Any], **extra: Any) -> Arm:
+         games: int, profile: Mapping[str, Any], declared: Mapping[str, Any] | None = None,
+         **extra: Any) -> Arm:
     kind = parse_leaf(leaf).kind if leaf else None
-    sec = costs.game_seconds(play, depth or 1, strata or 7, kind)
+    movetime = declared.get("movetime") if declared else None
+    sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime)
     shards = costs.shards_for(games, sec, profile["job_minutes"])
     if shards > costs.MAX_SHARDS:
         raise DeclarationError(f"config/profiles/{profile['profile']}.yaml: key job_minutes: "
                                f"{profile['job_minutes']} cuts arm {name} into {shards:,} game "
                                f"jobs; at most {costs.MAX_SHARDS:,} per arm")
-    return Arm(name, _policy(play, leaf, depth, strata), play, depth, strata, kind, games,
-               shards, sec, **extra)
+    return Arm(name, _policy(play, leaf, depth, strata, declared), play, depth, strata, kind,
+               games, shards, sec, **extra)
 
 
 def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
@@ -213,7 +221,7 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
                     if isinstance(leaf, Mapping) else None)
         out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
-                         prof.profile, artefact=artefact,
+                         prof.profile, a, artefact=artefact,
                          entries=artefact.entries if artefact else 0)
     return out
 

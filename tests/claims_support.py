@@ -60,3 +60,21 @@ def fair_depth_claim(block: int = 30) -> dict[str, Any]:
                                "then": "not-supported-as-tested"}],
                     "otherwise": "supported-as-tested"},
     }
+
+
+def external_claim(command: list[str], block: int = 31) -> dict[str, Any]:
+    """A claim with an external arm (a program speaking docs/referee.md) against fair d3s7."""
+    return {
+        "format": "drop7-claim-v1", "id": "external-player",
+        "title": "Our own program beats the fair leaf",
+        "claim": "The external program scores more than fair d3s7.",
+        "arms": {"mine": {"play": "external", "command": command,
+                          "options": {"side": "right"}, "movetime": 100, "grace": 2000},
+                 "fair-d3s7": {"play": "search", "depth": 3, "strata": 7, "leaf": "linear"}},
+        "screen": {"games": 32, "block": block},
+        "contrasts": {"mine": {"difference": ["mine", "fair-d3s7"]}},
+        "readings": {"mine": {"kind": "screen", "contrast": "mine"}},
+        "verdict": {"rules": [{"when": {"mine": ["fail", "not-run"]},
+                               "then": "not-supported-as-tested"}],
+                    "otherwise": "supported-as-tested"},
+    }

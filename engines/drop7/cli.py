@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("engines.train.cli", "train n-tuple or linear-trained weights by TC-TD(0)"),
     "stats": ("analysis.cli", "paired-screen statistics of a games table"),
     "run-arms": ("engines.play.runner_cli", "play several arms on one seed block, one shard"),
+    "serve": ("engines.play.serve", "a policy speaking the referee protocol on stdin/stdout"),
 }
 
 

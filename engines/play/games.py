@@ -12,6 +12,9 @@ policy (for search, one compiled kernel call), timed and checked:
   only counted: the policy's column is still played, so results never depend
   on the machine's speed or load.
 
+An external program (:mod:`engines.play.referee`) maps its faults onto these
+counts: a malformed answer is illegal, a time-out or a crash unfinished.
+
 Baseline policies run whole games in one compiled call
 (:func:`engines.drop7.baselines.play_baseline_games`); their decisions equal their
 moves and they are never illegal or late.  A game that fails outside the

@@ -26,8 +26,9 @@ from engines.play.runner_cli import add_play_options, check_play_options
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 play``."""
     parser.add_argument("--policy", required=True,
-                        help="random, centre-first, lowest-column, search:leaf=LEAF,d=3,s=7 "
-                             f"or direct:leaf=LEAF (LEAF: {LEAF_GRAMMAR})")
+                        help="random, centre-first, lowest-column, search:leaf=LEAF,d=3,s=7, "
+                             f"direct:leaf=LEAF (LEAF: {LEAF_GRAMMAR}) or "
+                             "external[PARAMS]:COMMAND (docs/referee.md)")
     parser.add_argument("--seeds", required=True, metavar="START:COUNT",
                         help="play seeds START .. START+COUNT-1")
     parser.add_argument("--out", required=True, help="output CSV (written atomically)")

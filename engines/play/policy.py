@@ -6,13 +6,19 @@ reports and Python)::
     random | centre-first | lowest-column
     search:leaf=LEAF[,d=D][,s=S]      (defaults d=3, s=7)
     direct:leaf=LEAF[,s=S]            (default s=7; one ply)
+    external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH   (engines.leaves.kinds)
+    PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
 
 Parameters may come in any order; :func:`format_policy` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
 shows ``s`` only when it is not 7), and ``parse -> format`` round-trips.
 PATH is kept as written (no resolution), so an arm's name does not depend on
-the working directory; it may not contain ``,`` or ``=``.
+the working directory; it may not contain ``,`` or ``=``.  An external
+COMMAND is words separated by spaces (no quoting, no shell: each word is
+printable ASCII without quotes or backslashes), kept as written; its
+canonical form joins the words with one space and writes ``movetime``,
+``grace`` (when not the default) and the options sorted by key.
 
 :func:`parse_policy` checks the syntax only; :func:`load_policy` builds the
 player, loading weights or tables (errors for a missing or bad PATH).  A
@@ -24,6 +30,7 @@ board, next disc and moves remaining; the game seed is never passed to it
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,8 +48,19 @@ BASELINES = {
 DEFAULT_DEPTH = 3
 DEFAULT_STRATA = 7
 _PARAMS = {"search": ("leaf", "d", "s"), "direct": ("leaf", "s")}
-_GRAMMAR = ("random, centre-first, lowest-column, search:leaf=LEAF,d=D,s=S or "
-            "direct:leaf=LEAF[,s=S]")
+_GRAMMAR = ("random, centre-first, lowest-column, search:leaf=LEAF,d=D,s=S, "
+            "direct:leaf=LEAF[,s=S] or external[PARAMS]:COMMAND")
+EXTERNAL = "external"
+#: milliseconds an external program may take beyond ``movetime`` before its decision is
+#: a time-out (with no ``movetime``, the whole limit)
+DEFAULT_GRACE_MS = 10_000
+MAX_MS = 3_600_000
+#: a command word: printable ASCII, no space, quote or backslash (the workflow passes the
+#: policy inside single quotes)
+_WORD = re.compile(r"[!#-&(-\[\]-_a-~]+")
+OPTION_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+#: an option value: no space, comma, ``=``, ``]``, quote or backslash
+OPTION_VALUE = re.compile(r"[A-Za-z0-9._+/:@%-]+")
 
 
 class PolicyError(ValueError):
@@ -50,13 +68,30 @@ class PolicyError(ValueError):
 
 
 @dataclass(frozen=True)
+class ExternalSpec:
+    """An external program: its command, time limit and the options the harness sets."""
+
+    command: tuple[str, ...]
+    movetime_ms: int | None = None
+    grace_ms: int = DEFAULT_GRACE_MS
+    options: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def limit_s(self) -> float:
+        """Seconds a decision may take before it is a time-out: movetime plus grace."""
+        return ((self.movetime_ms or 0) + self.grace_ms) / 1000
+
+
+@dataclass(frozen=True)
 class PolicySpec:
-    """A parsed policy: ``name`` plus, for search players, leaf, depth and strata."""
+    """A parsed policy: ``name`` plus, for search players, leaf, depth and strata, and for
+    an external program its :class:`ExternalSpec`."""
 
     name: str
     leaf: LeafSpec | None = None
     depth: int | None = None
     strata: int | None = None
+    external: ExternalSpec | None = None
 
     def format(self) -> str:
         """The canonical policy string."""
@@ -78,6 +113,8 @@ def parse_policy(text: str) -> PolicySpec:
         raise PolicyError(f"empty policy (expected {_GRAMMAR})")
     if text in BASELINES:
         return PolicySpec(text)
+    if text == EXTERNAL or text.startswith((f"{EXTERNAL}:", f"{EXTERNAL}[")):
+        return PolicySpec(EXTERNAL, external=_parse_external(text))
     name, sep, rest = text.partition(":")
     if name in BASELINES:
         raise PolicyError(f"policy {name!r} takes no parameters (got {text!r})")
@@ -112,10 +149,68 @@ def parse_policy(text: str) -> PolicySpec:
     return PolicySpec(name, leaf, depth, strata)
 
 
+def _parse_external(text: str) -> ExternalSpec:
+    """``external[PARAMS]:COMMAND`` (see the module's grammar)."""
+    rest = text[len(EXTERNAL):]
+    params = ""
+    if rest.startswith("["):
+        params, close, rest = rest[1:].partition("]")
+        if not close:
+            raise PolicyError(f"{EXTERNAL}: parameters {text!r} lack the closing ']'")
+    if not rest.startswith(":") or not rest[1:].strip():
+        raise PolicyError(f"{EXTERNAL}: expected {EXTERNAL}[PARAMS]:COMMAND, got {text!r}")
+    command = tuple(rest[1:].split())
+    for word in command:
+        if not _WORD.fullmatch(word):
+            raise PolicyError(f"{EXTERNAL}: command word {word!r} must be printable ASCII "
+                              "without quotes or backslashes")
+    movetime, grace, options = None, DEFAULT_GRACE_MS, {}
+    seen: set[str] = set()
+    for item in params.split(",") if params else ():
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise PolicyError(f"{EXTERNAL}: parameter {item!r} is not KEY=VALUE")
+        if key in seen:
+            raise PolicyError(f"{EXTERNAL}: parameter {key!r} given twice")
+        seen.add(key)
+        if key == "movetime":
+            movetime = _int_param(EXTERNAL, key, value, 1, MAX_MS)
+        elif key == "grace":
+            grace = _int_param(EXTERNAL, key, value, 0, MAX_MS)
+        elif key.startswith("option.") and OPTION_KEY.fullmatch(key[7:]):
+            if not OPTION_VALUE.fullmatch(value):
+                raise PolicyError(f"{EXTERNAL}: option {key[7:]!r}: value {value!r} must be "
+                                  "letters, digits and ._+/:@%-")
+            options[key[7:]] = value
+        else:
+            raise PolicyError(f"{EXTERNAL}: unknown parameter {key!r} (expected movetime, "
+                              "grace or option.KEY with KEY letters, digits, _ and -)")
+    return ExternalSpec(command, movetime, grace, tuple(sorted(options.items())))
+
+
+def external_policy(command: list[str] | tuple[str, ...], options: dict | None = None,
+                    movetime_ms: int | None = None, grace_ms: int | None = None) -> str:
+    """The canonical policy string of an external program (as a claim's arm declares it)."""
+    spec = ExternalSpec(tuple(command), movetime_ms,
+                        DEFAULT_GRACE_MS if grace_ms is None else grace_ms,
+                        tuple(sorted((str(k), str(v)) for k, v in (options or {}).items())))
+    return canonical_policy(format_policy(PolicySpec(EXTERNAL, external=spec)))
+
+
+def _format_external(ext: ExternalSpec) -> str:
+    params = ([f"movetime={ext.movetime_ms}"] if ext.movetime_ms is not None else []) + (
+        [f"grace={ext.grace_ms}"] if ext.grace_ms != DEFAULT_GRACE_MS else []) + [
+        f"option.{k}={v}" for k, v in ext.options]
+    head = f"{EXTERNAL}[{','.join(params)}]" if params else EXTERNAL
+    return f"{head}:{' '.join(ext.command)}"
+
+
 def format_policy(spec: PolicySpec) -> str:
     """The canonical string of a parsed policy."""
     if spec.name in BASELINES:
         return spec.name
+    if spec.external is not None:
+        return _format_external(spec.external)
     assert spec.leaf is not None
     text = f"{spec.name}:leaf={spec.leaf.format()}"
     if spec.name == "search":
@@ -151,6 +246,9 @@ class Policy:
 
     def warm_up(self) -> None:
         """Load or compile the compiled code, so game wall times exclude it."""
+
+    def close(self) -> None:
+        """Release what the player holds (an external program is told to quit)."""
 
 
 class BaselinePolicy(Policy):
@@ -189,7 +287,8 @@ class SearchPolicy(Policy):
 
 
 def load_policy(policy: str | PolicySpec, verify: bool = True) -> Policy:
-    """Build the player for a policy string or spec (loads leaf weights/tables).
+    """Build the player for a policy string or spec (loads leaf weights/tables, or starts
+    an external program: one that cannot start is a :class:`PolicyError`).
 
     Table files are memory-mapped and checked against their manifest, with
     their SHA-256 unless ``verify`` is false.
@@ -197,6 +296,10 @@ def load_policy(policy: str | PolicySpec, verify: bool = True) -> Policy:
     spec = parse_policy(policy) if isinstance(policy, str) else policy
     if spec.name in BASELINES:
         return BaselinePolicy(spec)
+    if spec.external is not None:
+        from engines.play.referee import ExternalPolicy
+
+        return ExternalPolicy(spec)
     from engines.search.leaf import load_leaf
 
     assert spec.leaf is not None and spec.depth is not None and spec.strata is not None

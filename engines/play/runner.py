@@ -15,6 +15,7 @@ never fatal.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import time
@@ -133,9 +134,15 @@ def _game_row(arm: Arm, policy: Policy, start: int, game: int, budget_s: float |
 _WORKER: dict = {}
 
 
+def _close_all(policies: Sequence[Policy]) -> None:
+    for policy in policies:
+        policy.close()
+
+
 def _worker_init(arms: Sequence[Arm], budget_s: float | None) -> None:
     _WORKER["arms"] = list(arms)
     _WORKER["policies"] = [load_policy(arm.policy, verify=False) for arm in arms]
+    atexit.register(_close_all, _WORKER["policies"])
     for policy in _WORKER["policies"]:
         policy.warm_up()
     _WORKER["budget_s"] = budget_s
@@ -151,14 +158,28 @@ def run_shard(arms: Sequence[Arm], start: int, count: int, shard: int = 1, shard
               progress_s: float = 30.0) -> list[dict]:
     """Play shard ``shard`` of ``shards`` of the block for every arm; rows in table order.
 
-    Policies are loaded before any game is played, so a bad policy fails fast.
+    Policies are loaded before any game is played, so a bad policy (or an external
+    program that cannot start) fails fast; they are closed when the shard is done.
     ``workers > 1`` plays games in that many processes (same rows).
     """
     check_arms(arms)
     if workers < 1:
         raise RunError("workers must be at least 1")
     games = shard_games(count, shard, shards)
-    policies = [load_policy(arm.policy) for arm in arms]
+    policies: list[Policy] = []
+    try:
+        for arm in arms:
+            policies.append(load_policy(arm.policy))
+        return _run_games(arms, policies, start, games, (shard, shards), budget_s,
+                          workers, log, progress_s)
+    finally:
+        _close_all(policies)
+
+
+def _run_games(arms: Sequence[Arm], policies: list[Policy], start: int, games: range,
+               part: tuple[int, int], budget_s: float | None, workers: int, log: Log,
+               progress_s: float) -> list[dict]:
+    shard, shards = part
     tasks = [(a, g) for g in games for a in range(len(arms))]
     sequential = workers == 1 or len(tasks) <= 1
     if sequential:
@@ -172,7 +193,7 @@ def run_shard(arms: Sequence[Arm], start: int, count: int, shard: int = 1, shard
             rows[a, g] = _game_row(arms[a], policies[a], start, g, budget_s, log)
             progress.step()
     else:
-        del policies
+        _close_all(policies)
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                  initializer=_worker_init,
                                  initargs=(list(arms), budget_s)) as pool:

@@ -1,0 +1,83 @@
+"""``drop7 serve --policy P``: one of our own players speaking the referee protocol.
+
+It reads the harness's lines on standard input and answers on standard
+output (docs/referee.md), so any policy of the grammar can be played as an
+external program: ``external:drop7 serve --policy search:leaf=linear,d=3,s=7``
+plays the same games as the internal arm (the identity test), which checks
+the protocol end to end.  The player is loaded and compiled before
+``ready``.  It offers no options.  It never sees a seed: ``random`` is
+played with its own coin (the game's number since the start), so it differs
+from the internal ``random`` arm.
+
+A line it cannot read (the harness's fault) is reported on standard error
+and ends it with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO
+
+from engines.play import referee_messages as msg
+from engines.play.policy import Policy, load_policy
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``drop7 serve``."""
+    parser.add_argument("--policy", required=True,
+                        help="the player to serve (any policy string of drop7 play)")
+
+
+def _refuse(text: str) -> int:
+    print(f"drop7 serve: error: {text}", file=sys.stderr, flush=True)
+    return 2
+
+
+def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
+    """Answer the harness until ``quit`` or the end of input; the exit status."""
+
+    def say(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    first = inp.readline()
+    if msg.split(first)[0] != msg.HELLO:
+        return _refuse(f"expected '{msg.hello_line()}' first, got {first.strip()!r}")
+    if first.split() != msg.hello_line().split():
+        say(f"{msg.ERROR} this program speaks protocol version {msg.VERSION} only")
+        return _refuse(f"unsupported protocol {first.strip()!r}")
+    say(f"{msg.NAME} {policy.name}")
+    say(msg.READY)
+    position: msg.Position | None = None
+    game = 0
+    for line in iter(inp.readline, ""):
+        word, rest = msg.split(line)
+        try:
+            if word == msg.QUIT:
+                return 0
+            if word == msg.NEWGAME:
+                game += 1
+                policy.new_game(game)
+            elif word == msg.POSITION:
+                position = msg.parse_position(line)
+            elif word == msg.GO:
+                msg.parse_go(line)
+                if position is None:
+                    return _refuse("'go' before any 'position'")
+                say(msg.move_line(policy.choose(position.state(), position.cols)))
+            elif word == msg.SETOPTION:
+                return _refuse(f"no option {rest.split()[0] if rest else ''!r} (this program "
+                               "offers none)")
+            elif word:
+                return _refuse(f"unknown message {line.strip()!r}")
+        except msg.MessageError as exc:
+            return _refuse(str(exc))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the player, compile it, then serve."""
+    policy = load_policy(args.policy)
+    policy.warm_up()
+    return serve(policy, sys.stdin, sys.stdout)

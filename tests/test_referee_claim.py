@@ -1,0 +1,95 @@
+"""An external arm in a claim: declared, checked, planned to its policy string, dry-run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from claims_support import REPO, claims_copy, external_claim
+from workflow_support import snakemake
+
+from engines.play.policy import parse_policy
+from protocol.checks import external_programs
+from protocol.declaration import load_claims
+from protocol.plan import load_plan
+from protocol.schema import DeclarationError
+
+PLAYER = str(Path(__file__).with_name("referee_player.py"))
+COMMAND = [sys.executable, PLAYER]
+
+
+def _plan(claims_dir: Path):
+    return load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims_dir)})
+
+
+def test_an_external_arm_plans_to_its_policy_string(tmp_path) -> None:
+    claims = claims_copy(tmp_path / "c", extra={"external-player": external_claim(COMMAND)})
+    p = _plan(claims).claims["external-player"]
+    mine = p.arms["mine"]
+    assert mine.policy == (f"external[movetime=100,grace=2000,option.side=right]:"
+                           f"{sys.executable} {PLAYER}")
+    assert parse_policy(mine.policy).external.command == tuple(COMMAND)
+    assert mine.play == "external" and mine.games == p.arms["fair-d3s7"].games
+    assert mine.seconds_per_game > 10  # 120 decisions of its declared 100 ms
+    assert p.contrasts["mine"].arms == ("mine", "fair-d3s7")
+
+
+def _edit(**changes):
+    def edit(doc):
+        for key, value in changes.items():
+            if value is None:
+                doc["arms"]["mine"].pop(key)
+            else:
+                doc["arms"]["mine"][key] = value
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "key"), [
+    (_edit(command=None), "key arms.mine.command: an external arm needs a command"),
+    (_edit(leaf="linear"), "key arms.mine.leaf: an external arm takes no leaf"),
+    (_edit(depth=3), "key arms.mine.depth: an external arm takes no depth"),
+    (lambda d: d["arms"]["fair-d3s7"].update(command=["x"]),
+     "key arms.fair-d3s7.command: only an external arm takes command"),
+    (lambda d: d["arms"]["fair-d3s7"].update(options={"a": 1}),
+     "key arms.fair-d3s7.options: only an external arm takes options"),
+    (_edit(command=["python3", "it's.py"]), "arms.mine.command[1]"),
+    (_edit(command=[]), "arms.mine.command"),
+    (_edit(options={"side": "a b"}), "arms.mine.options.side"),
+    (_edit(options={"1x": "a"}), "arms.mine.options"),
+    (_edit(movetime=0), "arms.mine.movetime"),
+    (_edit(grace=-1), "arms.mine.grace"),
+])
+def test_a_bad_external_arm_is_one_line_naming_file_and_key(tmp_path, edit, key) -> None:
+    doc = external_claim(COMMAND)
+    edit(doc)
+    claims = claims_copy(tmp_path / "c", extra={"external-player": doc})
+    with pytest.raises(DeclarationError) as err:
+        load_claims(claims)
+    message = str(err.value)
+    assert message.startswith(str(claims / "external-player.yaml") + ": ")
+    assert key in message and "\n" not in message
+
+
+def test_a_program_that_is_not_found_is_refused_before_any_job(tmp_path) -> None:
+    doc = external_claim(["./no-such-player", "--fast"])
+    plan = _plan(claims_copy(tmp_path / "c", extra={"external-player": doc}))
+    with pytest.raises(DeclarationError, match="external-player.yaml: key arms.mine.command: "
+                                               "program './no-such-player' not found"):
+        external_programs(plan, ["external-player"])
+    external_programs(plan, ["fourth-ply"])  # other claims' arms are not external
+
+
+def test_a_dry_run_plans_the_external_arm_in_shards(tmp_path) -> None:
+    claims = claims_copy(tmp_path / "c", extra={"external-player": external_claim(COMMAND)})
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "-n", "-p", "--config", "profile=smoke", f"claims_dir={claims}",
+                       "--", "external_player__mine", timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout + result.stderr
+    mine = _plan(claims).claims["external-player"].arms["mine"]
+    commands = [line for line in out.splitlines() if "drop7 run-arms --arm" in line]
+    assert len(commands) == mine.shards > 1
+    assert all(f"--arm 'mine={mine.policy}'" in line for line in commands)
+    assert not (work / "results").exists()
