@@ -111,3 +111,31 @@ def test_a_cycle_of_shared_blocks_is_one_line_in_a_dry_run(tmp_path) -> None:
     assert len(errors) == 1, result.stderr
     assert "fair-depth-prefix.yaml: key screen.block.claim: claim loop-b shares" in errors[0]
     assert "Traceback" not in result.stderr and not (work / "results").exists()
+
+
+def test_a_claim_with_an_external_arm_writes_its_report(tmp_path) -> None:
+    """A program outside the project (tests/referee_player.py, plain Python speaking
+    docs/referee.md) plays a smoke screen end to end, paired with the internal fair arm."""
+    import sys
+    from pathlib import Path
+
+    from claims_support import external_claim
+
+    player = [sys.executable, str(Path(__file__).with_name("referee_player.py"))]
+    claims = claims_copy(tmp_path / "claims",
+                         extra={"external-player": external_claim(player)})
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "--cores", "2", "--config", "profile=smoke",
+                       f"claims_dir={claims}", "--", "external_player")
+    if result.returncode != 0:
+        pytest.fail(failure_report(result), pytrace=False)
+    plan = plan_of("smoke", claims_dir=str(claims))
+    p, paths = plan.claims["external-player"], plan.paths
+    contrast = load(work / paths.path("contrast", claim=p.id, block=p.label, contrast="mine"))
+    assert contrast["n"] == p.arms["mine"].games and contrast["candidate"] == "mine"
+    assert not contrast.get("illegal") and not contrast.get("unfinished")
+    verdict = load(work / paths.path("verdict", claim=p.id))
+    assert verdict["verdict"] != "invalidated-by-methodological-error" or verdict["reason"]
+    html = (work / paths.path("page", claim=p.id)).read_text()
+    assert "external[" in html and "referee_player.py" in html
