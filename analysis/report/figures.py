@@ -46,6 +46,17 @@ def _moves(v: float, _: Any = None) -> str:
     return f"{v:g}"
 
 
+def _training_axes(ax: Any, ylabel: str, title: str, legend: int = 8) -> None:
+    """Moves trained on x (500k, 2.5M), points on y, grid and legend: a training figure."""
+    ax.set_xlabel("moves trained")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_moves))
+    _points(ax)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=legend)
+
+
 def placeholder(title: str, message: str) -> bytes:
     """An empty panel saying why the figure has no data."""
     fig, ax = plt.subplots(figsize=(7.2, 2.0))
@@ -112,13 +123,8 @@ def training_health(health: Mapping[str, Mapping[str, Any]]) -> bytes:
             ax.plot([p["step"] for p in bad], [p["one_ply_mean"] for p in bad], "o",
                     markersize=14, markerfacecolor="none", markeredgecolor="red",
                     markeredgewidth=2, label=f"{name}: flagged")
-    ax.set_xlabel("moves trained")
-    ax.set_ylabel("mean score (points)")
-    ax.set_title("Training health: one ply per checkpoint against random play", fontsize=10)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_moves))
-    _points(ax)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _training_axes(ax, "mean score (points)",
+                   "Training health: one ply per checkpoint against random play", legend=7)
     return _png(fig)
 
 
@@ -153,14 +159,8 @@ def training_throughput(manifests: Mapping[str, Sequence[Mapping[str, Any]]]) ->
     if not drawn:
         plt.close(fig)
         return placeholder("Training throughput", "no wall times in the weights manifests")
-    ax.set_xlabel("moves trained")
-    ax.set_ylabel("training moves per second")
-    ax.set_title("Training throughput per checkpoint segment", fontsize=10)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_moves))
-    _points(ax)
     ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _training_axes(ax, "training moves per second", "Training throughput per checkpoint segment")
     return _png(fig)
 
 
