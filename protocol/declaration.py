@@ -129,6 +129,13 @@ def _check_weights(doc: dict[str, Any], chk: _Check) -> None:
             chk.fail(f"{key}.layout", "a linear learner has no layout")
         if t["every"] > t["moves"]:
             chk.fail(f"{key}.every", f"{t['every']:,} is larger than moves = {t['moves']:,}")
+        lanes = t.get("lanes", 1)
+        if lanes > 1 and t["learner"] != "ntuple":
+            chk.fail(f"{key}.lanes", "only an ntuple learner trains in lanes")
+        for field in ("moves", "every"):
+            if t[field] % lanes:
+                chk.fail(f"{key}.{field}", f"{t[field]:,} is not a multiple of lanes = {lanes} "
+                         "(lanes train in whole rounds)")
         total += checkpoint_count(t["moves"], t["every"])
         if total > MAX_CHECKPOINTS:
             chk.fail(f"{key}.every", f"a checkpoint every {t['every']:,} of {t['moves']:,} "

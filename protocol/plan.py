@@ -86,16 +86,23 @@ def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> 
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
+        lanes = t.get("lanes", 1)
         moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
         every = prof.over.get("weights", {}).get(name, {}).get("every")
         key = f"claims.{claim.id}.weights.{name}.every"
+        if moves % lanes:
+            prof.fail(f"claims.{claim.id}.weights.{name}.moves", f"{moves:,} moves is not a "
+                      f"multiple of the {lanes} lanes the weights train in")
         if every is None:
             every = min(t["every"], moves)
             cap = prof.caps.get("checkpoints")
             if cap and checkpoint_count(moves, every) > cap:
-                every = math.ceil(moves / cap)
+                every = min(math.ceil(moves / cap / lanes) * lanes, moves)
         elif every > moves:
             prof.fail(key, f"{every:,} is larger than the {moves:,} moves trained")
+        elif every % lanes:
+            prof.fail(key, f"{every:,} is not a multiple of the {lanes} lanes the weights "
+                      "train in")
         total += checkpoint_count(moves, every)
         if total > MAX_CHECKPOINTS:
             prof.fail(key, f"a checkpoint every {every:,} of {moves:,} moves gives claim "
@@ -110,7 +117,7 @@ def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> 
                           f"{_moves(t['every'])})")
         out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
                              every, t["first_game"], t.get("alpha"), select,
-                             paths.path("train", claim=claim.id, weights=name))
+                             paths.path("train", claim=claim.id, weights=name), lanes)
     return out
 
 

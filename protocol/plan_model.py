@@ -18,6 +18,8 @@ from protocol.declaration import Claim
 from protocol.paths import VALIDATION, Paths, screen_label
 
 PILOT, PUBLIC = "pilot", "public-development"
+#: most threads one training job asks for
+MAX_TRAIN_THREADS = 32
 
 
 def table_entries(learner: str, layout: str | None) -> int:
@@ -43,6 +45,7 @@ class Training:
     alpha: float | None
     select: Any
     dir: str
+    lanes: int = 1  # training games side by side (engines.train.lanes)
 
     @property
     def leaf(self) -> str:
@@ -68,10 +71,18 @@ class Training:
         """A checkpoint's directory."""
         return str(step_dir(self.dir, step))
 
+    @property
+    def threads(self) -> int:
+        """Threads a training job asks for: one per lane, at most ``MAX_TRAIN_THREADS`` (the
+        tables do not depend on them)."""
+        return min(self.lanes, MAX_TRAIN_THREADS)
+
     def recipe(self) -> dict[str, Any]:
-        """What determines the tables (the training job's params)."""
-        return {"layout": self.layout, "every": self.every, "first_game": self.first_game,
-                "alpha": self.alpha}
+        """What determines the tables (the training job's params); ``lanes`` only when more
+        than one, so a one-lane recipe is the sequential trainer's as it always was."""
+        recipe = {"layout": self.layout, "every": self.every, "first_game": self.first_game,
+                  "alpha": self.alpha}
+        return recipe if self.lanes == 1 else {**recipe, "lanes": self.lanes}
 
 
 @dataclass(frozen=True)

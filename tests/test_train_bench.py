@@ -40,3 +40,20 @@ def test_huge_page_bytes_are_read_from_smaps_rollup() -> None:
 def test_bench_train_unknown_layout_exits_2(capsys) -> None:
     assert main(["bench", "train", "--layout", "Q"]) == 2
     assert "unknown layout" in capsys.readouterr().err
+
+
+def test_bench_train_lanes_times_both_phases(capsys) -> None:
+    code = main(["bench", "train", "--layout", "T1", "--lanes", "4", "--threads", "1",
+                 "--moves", "400", "--warm-moves", "40", "--repeat", "1", "--no-touch", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["benchmark"] == "train-lanes" and result["lanes"] == 4
+    assert result["threads"] == 1 and result["moves"] == 400
+    assert result["moves_per_s"] > 0 and result["choose_us_per_move"] > 0
+    assert result["learn_us_per_move"] > 0 and 0.0 < result["learn_share"] < 1.0
+
+
+def test_bench_train_lanes_refuses_too_many_threads(capsys) -> None:
+    assert main(["bench", "train", "--layout", "T1", "--lanes", "4", "--threads", "100000",
+                 "--no-touch"]) == 2
+    assert "--threads" in capsys.readouterr().err

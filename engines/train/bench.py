@@ -28,6 +28,12 @@ default: 4.8e8 entries, 5.76 GB with the accumulators) it
    feature extraction (``boards_per_s``) and their table lookups alone
    (``lookups_per_s``, in the recorded order, so cache reuse among the
    afterstates of a move is kept).
+
+With ``--lanes L [--threads T]`` it times the lane trainer
+(:mod:`engines.train.lanes`) instead: the same tables, warm-up and blocks,
+``moves_per_s`` over every lane's moves, and the two phases of a round apart
+(``choose_us_per_move``, ``learn_us_per_move``: wall time per move, from the
+kernel's cycle counts).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import json
 import resource
 import time
 
+import numba
 import numpy as np
 
 from contracts.cli_numbers import SEED_SPACE, int_option
@@ -46,6 +53,7 @@ from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.ntuple.storage import alloc_zeroed, anon_huge_bytes
 from engines.train import bench_kernels as drivers
 from engines.train import kernel as kern
+from engines.train.lanes import train_rounds
 
 #: the benchmark's games read seeds ``--seed-start .. --seed-start + BENCH_SEEDS - 1``
 BENCH_SEEDS = 1 << 40
@@ -68,6 +76,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=1_000_000_000)
     parser.add_argument("--no-touch", action="store_true",
                         help="do not pre-fault the table pages")
+    parser.add_argument("--lanes", type=int, default=None,
+                        help="time the lane trainer with this many lanes instead")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of the lane trainer (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
 
@@ -107,13 +119,7 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
         raise ValueError("--moves, --boards, --states and --repeat must be positive, "
                          "--warm-moves >= 0")
     layout = get_layout(layout_name)
-    rec = (alloc_zeroed((layout.entries,)), alloc_zeroed((layout.entries, 2)))
-    touch_s = 0.0
-    if touch:
-        t0 = time.perf_counter()
-        for arr in rec:
-            arr.reshape(-1).view(np.uint8)[::4096] = 0
-        touch_s = time.perf_counter() - t0
+    rec, touch_s = _tables(layout, touch)
     carry = np.zeros(kern.C_LEN, dtype=np.int64)
     state = np.zeros(core.ST_LEN, dtype=np.int64)
     cols = np.zeros(7, dtype=np.int64)
@@ -187,8 +193,89 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
     }
 
 
+def _tables(layout, touch: bool) -> tuple[tuple[np.ndarray, np.ndarray], float]:
+    """Fresh values and accumulators of ``layout``, every page touched unless not ``touch``;
+    and the seconds the touching took."""
+    rec = (alloc_zeroed((layout.entries,)), alloc_zeroed((layout.entries, 2)))
+    t0 = time.perf_counter()
+    if touch:
+        for arr in rec:
+            arr.reshape(-1).view(np.uint8)[::4096] = 0
+    return rec, time.perf_counter() - t0 if touch else 0.0
+
+
+def _cycles_per_s() -> float:
+    """The cycle counter's rate (it counts at a constant rate on x86)."""
+    drivers.cycles()
+    c0, t0 = drivers.cycles(), time.perf_counter()
+    time.sleep(0.2)
+    return (drivers.cycles() - c0) / (time.perf_counter() - t0)
+
+
+def lanes_bench(layout_name: str, lanes: int, threads: int, moves: int, warm: int,
+                seed_start: int, touch: bool = True, repeat: int = 3) -> dict:
+    """Time the lane trainer; returns the JSON-ready dict."""
+    if lanes < 1 or moves < 1 or warm < 0 or repeat < 1:
+        raise ValueError("--lanes, --moves and --repeat must be positive, --warm-moves >= 0")
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"--threads must be in 1..{numba.config.NUMBA_NUM_THREADS}")
+    numba.set_num_threads(threads)
+    layout = get_layout(layout_name)
+    (vals, acc), touch_s = _tables(layout, touch)
+    carry = np.zeros((lanes, kern.C_LEN), dtype=np.int64)
+    carry[:, kern.C_GAME] = np.arange(lanes)
+    state = np.zeros((lanes, core.ST_LEN), dtype=np.int64)
+    cols = np.zeros((lanes, 7), dtype=np.int64)
+    fstats = np.zeros(kern.F_LEN)
+    ticks = np.zeros(2, dtype=np.int64)
+
+    def rounds(n: int) -> int:
+        return int(train_rounds(vals, acc, INITIAL_VALUE, layout.spec, 1.0,
+                                np.uint64(seed_start), 1 << 40, carry, state, cols, n, threads,
+                                fstats, ticks))
+
+    rounds(1)  # compile
+    rounds(warm // lanes)
+    hz = _cycles_per_s()
+    blocks = []
+    for _ in range(repeat):
+        ticks[:] = 0
+        played, wall, cpu = _timed(rounds, max(moves // lanes, 1))
+        blocks.append((played, wall, cpu, ticks[0] / hz, ticks[1] / hz))
+    played, wall, cpu, choose_s, learn_s = sorted(blocks, key=lambda b: b[1])[len(blocks) // 2]
+    huge = anon_huge_bytes()
+    table_bytes = int(vals.nbytes + acc.nbytes)
+    return {
+        "benchmark": "train-lanes",
+        "layout": layout.name,
+        "entries": layout.entries,
+        "lanes": lanes,
+        "threads": threads,
+        "table_bytes": table_bytes,
+        "touch_s": round(touch_s, 2),
+        "huge_page_fraction": None if huge is None else round(min(huge / table_bytes, 1.0), 3),
+        "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "moves": played,
+        "repeat": repeat,
+        "seconds": round(wall, 3),
+        "moves_per_s": round(played / wall),
+        "moves_per_s_blocks": [round(b[0] / b[1]) for b in blocks],
+        "moves_per_cpu_s": round(played / max(cpu, 1e-9)),
+        "choose_us_per_move": round(1e6 * choose_s / played, 3),
+        "learn_us_per_move": round(1e6 * learn_s / played, 3),
+        "learn_share": round(learn_s / max(choose_s + learn_s, 1e-12), 3),
+        "games_trained": int(carry[:, kern.C_GAMES_DONE].sum()),
+        **machine_facts(),
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     """``drop7 bench train``."""
+    if args.lanes is not None:
+        print(json.dumps(lanes_bench(args.layout, args.lanes, args.threads, args.moves,
+                                     args.warm_moves, args.seed_start,
+                                     touch=not args.no_touch, repeat=args.repeat)))
+        return 0
     result = train_bench(args.layout, args.moves, args.warm_moves, args.boards, args.seed_start,
                          touch=not args.no_touch, nstates=args.states, repeat=args.repeat)
     print(json.dumps(result))

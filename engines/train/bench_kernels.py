@@ -4,7 +4,8 @@
 afterstate boards of greedy play with frozen tables (:func:`collect_states`,
 :func:`collect_boards`), then times the move choice alone or its engine half
 (:func:`choose_all`), feature extraction (:func:`indices_of`) and the table
-lookups alone (:func:`gather_all`).
+lookups alone (:func:`gather_all`).  :func:`cycles` reads the cycle counter
+the lane kernel's phase timings count in.
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ from engines.train.kernel import (
     new_work,
     play_samples,
 )
+from engines.train.lanes import cycle_counter
+
+
+@njit(cache=True)
+def cycles() -> np.int64:
+    """The cycle counter the lane kernel times its phases with."""
+    return cycle_counter()
 
 
 @njit(cache=True)

@@ -5,12 +5,16 @@
     drop7 train ... --resume            # go on from DIR/latest (or start if DIR holds none)
     drop7 train ... --moves 10000000 --start 5000000
                                         # one segment: from DIR/resume-5000000 to 1e7 moves
+    drop7 train --layout A ... --lanes 16 --threads 2
+                                        # 16 games side by side on 2 threads
 
 Seeds: the seed bank's ``training`` role from game ``--first-game`` (default
 0), or an explicit ``--seeds START:COUNT`` range; either is read in order,
 wrapping.  Every number is checked before any work (int64 counters, 64-bit
-seeds, a first game inside the role).  See docs/training.md for the output
-layout and every flag.
+seeds, a first game inside the role).  ``--lanes L`` trains L games side by
+side (:mod:`engines.train.lanes`; the tables depend on L, never on
+``--threads``); budgets are then whole rounds (multiples of L).  See
+docs/training.md for the output layout and every flag.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ import argparse
 import json
 from pathlib import Path
 
+import numba
+
 from contracts.cli_numbers import INT64_MAX, finite_option, int_option, parse_seed_block
 from contracts.errors import InputError
 from contracts.train_directory import LATEST, has_output, latest_problem, resume_dir
 from engines.ntuple.layouts import LAYOUTS, get_layout
-from engines.train.trainer import NtupleLearner, SeedRange, Trainer
+from engines.train.trainer import MAX_LANES, NtupleLearner, SeedRange, Trainer
 
 #: most checkpoints one run may write (each is a whole table)
 MAX_CHECKPOINTS = 100_000
@@ -53,6 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     resume.add_argument("--start", type=int_option(0), default=None, metavar="MOVES",
                         help="train one segment: from OUT/resume-MOVES (0: from nothing) to "
                              "--moves, leaving OUT's other states and latest alone")
+    parser.add_argument("--lanes", type=int, default=1,
+                        help="training games side by side (default 1: the sequential trainer; "
+                             "n-tuple layouts only); the tables depend on it")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for the lanes (default 1); the tables do not depend on it")
     parser.add_argument("--log-every", type=finite_option, default=10.0,
                         help="seconds between progress lines on stderr (default 10)")
 
@@ -72,7 +83,7 @@ def parse_seeds(args: argparse.Namespace) -> SeedRange:
     return SeedRange(int(role["start"]), int(role["count"]), first, "training")
 
 
-def make_learner(layout: str, alpha: float | None):
+def make_learner(layout: str, alpha: float | None, lanes: int = 1):
     """The learner a ``--layout`` names."""
     if layout == "linear":
         from engines.train.linear_td import LinearLearner
@@ -82,7 +93,26 @@ def make_learner(layout: str, alpha: float | None):
         lay = get_layout(layout)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    return NtupleLearner(lay, 1.0 if alpha is None else alpha)
+    return NtupleLearner(lay, 1.0 if alpha is None else alpha, lanes)
+
+
+def check_lanes(args: argparse.Namespace) -> None:
+    """Refuse lanes and threads the run cannot use; set numba's thread count."""
+    if not 1 <= args.lanes <= MAX_LANES:
+        raise InputError(f"--lanes must be in 1..{MAX_LANES}, got {args.lanes}")
+    if args.lanes > 1 and args.layout == "linear":
+        raise InputError("--lanes > 1 trains n-tuple layouts only; linear-trained trains in "
+                         "one lane")
+    most = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= args.threads <= most:
+        raise InputError(f"--threads must be in 1..{most} (numba's NUMBA_NUM_THREADS here), "
+                         f"got {args.threads}")
+    for flag, value in (("--moves", args.moves), ("--every", args.every),
+                        ("--start", args.start)):
+        if value is not None and value % args.lanes:
+            raise InputError(f"{flag} {value} is not a multiple of --lanes {args.lanes} "
+                             f"(lanes train in whole rounds)")
+    numba.set_num_threads(args.threads)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(str(exc)) from None
     if args.start is not None and not args.start < args.moves:
         raise InputError(f"--start {args.start} must be in 0..--moves - 1")
+    check_lanes(args)
     seeds = parse_seeds(args)
     if seeds.first_game + args.moves > INT64_MAX:
         raise InputError(f"--first-game {seeds.first_game} + --moves {args.moves} passes the "
@@ -109,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and (problem := latest_problem(out)):
         raise InputError(f"cannot resume: {problem}; go on with --start MOVES from a "
                          "resume-MOVES state, or remove the directory")
-    trainer = Trainer(make_learner(args.layout, args.alpha), seeds, out,
+    trainer = Trainer(make_learner(args.layout, args.alpha, args.lanes), seeds, out,
                       log_every=args.log_every)
     if args.start:
         trainer.load_resume(resume_dir(out, args.start))

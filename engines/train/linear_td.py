@@ -195,6 +195,7 @@ class LinearLearner:
 
     kind = "linear"
     name = "linear"
+    lanes = 1  # one game at a time (``drop7 train`` refuses --lanes > 1 for linear)
 
     def __init__(self, alpha: float = 0.001) -> None:
         self.alpha = float(alpha)

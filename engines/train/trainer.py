@@ -8,6 +8,13 @@ a run cut into chunks or segments, or stopped and resumed, gives the same
 tables bit for bit as one uninterrupted run.  Writers build each directory
 under a temporary name and rename it into place; a run first removes the
 temporaries a killed run left (all of them, or a segment's own).
+
+A learner trains in ``lanes`` games side by side (:mod:`engines.train.lanes`;
+1 for the sequential trainer): the position is one row per lane, budgets and
+checkpoints fall on whole rounds (multiples of ``lanes``), and a resume state
+of more than one lane holds every lane's game (its own format, and ``lanes``
+in the config, so one-lane states and hashes are those of the sequential
+trainer).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+import numba
 import numpy as np
 
 from contracts.atomic import atomic_dir, replace_symlink
@@ -45,9 +53,14 @@ from engines.ntuple.storage import (
     write_npy,
 )
 from engines.train import kernel as kern
+from engines.train.lanes import train_rounds
 
 TRAINER_VERSION = 1
+#: most lanes a run may train in
+MAX_LANES = 1024
 RESUME_FORMAT = "drop7-train-resume-v1"
+#: the resume format of a run in more than one lane (per-lane carry, state and cols)
+RESUME_FORMAT_LANES = "drop7-train-lanes-resume-v1"
 
 
 @dataclass(frozen=True)
@@ -82,10 +95,13 @@ class Learner(Protocol):
 
     kind: str
     name: str
+    lanes: int
 
     def config(self) -> dict: ...
     def play(self, seeds: SeedRange, carry: np.ndarray, state: np.ndarray, cols: np.ndarray,
-             moves: int, fstats: np.ndarray) -> int: ...
+             moves: int, fstats: np.ndarray) -> int:
+        """Train ``moves`` moves from the position ``carry``, ``state``, ``cols`` (1-D for one
+        lane, one row per lane for more), updated in place."""
     def export(self) -> tuple[tuple[int, ...], np.dtype, object]: ...
     def resume_arrays(self) -> dict[str, np.ndarray]: ...
     def load_resume_arrays(self, arrays: dict[str, Path]) -> None: ...
@@ -133,29 +149,35 @@ class Trainer:
         self.out = Path(out)
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.log_every = log_every
-        self.carry = np.zeros(kern.C_LEN, dtype=np.int64)
-        self.carry[kern.C_GAME] = seeds.first_game
-        self.state = np.zeros(core.ST_LEN, dtype=np.int64)
-        self.cols = np.zeros(7, dtype=np.int64)
+        self.lanes = int(getattr(learner, "lanes", 1))
+        # one row per lane; lane l plays games first_game + l, + l + lanes, ...
+        self.carry = np.zeros((self.lanes, kern.C_LEN), dtype=np.int64)
+        self.carry[:, kern.C_GAME] = seeds.first_game + np.arange(self.lanes)
+        self.state = np.zeros((self.lanes, core.ST_LEN), dtype=np.int64)
+        self.cols = np.zeros((self.lanes, 7), dtype=np.int64)
         self.wall_s = 0.0
         self.config = {**learner.config(), "seeds": seeds.describe(),
                        "trainer_version": TRAINER_VERSION}
         self.hash = config_hash(self.config)
 
     # ---- state --------------------------------------------------------------------------
+    def _total(self, field: int) -> int:
+        """A carry field summed over the lanes."""
+        return int(self.carry[:, field].sum())
+
     @property
     def moves(self) -> int:
-        """Moves trained so far."""
-        return int(self.carry[kern.C_MOVES])
+        """Moves trained so far (every lane's)."""
+        return self._total(kern.C_MOVES)
 
     def _facts(self) -> dict:
-        games = int(self.carry[kern.C_GAMES_DONE])
+        games = self._total(kern.C_GAMES_DONE)
         return {"kind": self.learner.kind, "layout": self.learner.name,
                 "moves_trained": self.moves, "games_trained": games,
                 "seeds": self.seeds.describe(), "config": self.config,
                 "config_hash": self.hash, "wall_s": round(self.wall_s, 3),
                 "moves_per_s": round(self.moves / self.wall_s, 1) if self.wall_s > 0 else None,
-                "mean_score_trained": int(self.carry[kern.C_SCORE_SUM]) / games if games else None}
+                "mean_score_trained": self._total(kern.C_SCORE_SUM) / games if games else None}
 
     # ---- checkpoints ---------------------------------------------------------------------
     def save_step(self) -> Path:
@@ -175,11 +197,9 @@ class Trainer:
             for name, arr in self.learner.resume_arrays().items():
                 files[name] = write_npy(tmp / f"{name}.npy", arr.shape, arr.dtype,
                                         array_chunks(arr))
-            state = {"carry": [int(v) for v in self.carry], "state": [int(v) for v in self.state],
-                     "cols": [int(v) for v in self.cols], "wall_s": self.wall_s}
-            (tmp / "state.json").write_text(json.dumps(state))
+            (tmp / "state.json").write_text(json.dumps(self._position()))
             files["state"] = file_sha256(tmp / "state.json")
-            write_manifest(tmp / "manifest.json", {**self._facts(), "format": RESUME_FORMAT,
+            write_manifest(tmp / "manifest.json", {**self._facts(), "format": self.resume_format,
                                                    "files": files})
         if segment:
             return final
@@ -188,6 +208,44 @@ class Trainer:
             if old.name != final.name and old.is_dir():
                 shutil.rmtree(old, ignore_errors=True)
         return final
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(carry, state, cols)`` as a learner takes them: the one lane's rows, or every
+        lane's (one row per lane)."""
+        if self.lanes == 1:
+            return self.carry[0], self.state[0], self.cols[0]
+        return self.carry, self.state, self.cols
+
+    @property
+    def resume_format(self) -> str:
+        """The format of this run's resume states (one lane: the sequential trainer's)."""
+        return RESUME_FORMAT if self.lanes == 1 else RESUME_FORMAT_LANES
+
+    def _position(self) -> dict:
+        """``state.json``: the position in the seed stream and the game in progress (per lane
+        when there is more than one)."""
+        if self.lanes == 1:
+            return {"carry": [int(v) for v in self.carry[0]],
+                    "state": [int(v) for v in self.state[0]],
+                    "cols": [int(v) for v in self.cols[0]], "wall_s": self.wall_s}
+        return {"lanes": self.lanes, "carry": self.carry.tolist(), "state": self.state.tolist(),
+                "cols": self.cols.tolist(), "wall_s": self.wall_s}
+
+    def _load_position(self, path: Path) -> None:
+        """Restore :meth:`_position` from ``state.json``."""
+        try:
+            state = json.loads(path.read_text())
+            arrays = {k: np.asarray(state[k], dtype=np.int64) for k in ("carry", "state", "cols")}
+            wall = float(state["wall_s"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise WeightsError(f"{path}: unreadable resume state ({exc})") from None
+        for name, dest in (("carry", self.carry), ("state", self.state), ("cols", self.cols)):
+            arr = arrays[name].reshape(-1) if self.lanes == 1 else arrays[name]
+            if arr.size != dest.size or (self.lanes > 1 and arr.shape != dest.shape):
+                raise WeightsError(f"{path}: key {name} holds {list(arr.shape)}, expected "
+                                   f"{list(dest.shape)}")
+            dest[:] = arr.reshape(dest.shape)
+        self.wall_s = wall
 
     def disk_need(self, checkpoints: int) -> int:
         """Bytes the run writes at most: ``checkpoints`` tables and one resume state at a time
@@ -217,8 +275,8 @@ class Trainer:
             manifest = json.loads((directory / "manifest.json").read_text())
         except (OSError, ValueError) as exc:
             raise WeightsError(f"{directory}: unreadable resume manifest ({exc})") from None
-        if manifest.get("format") != RESUME_FORMAT:
-            raise WeightsError(f"{directory}: not a {RESUME_FORMAT} state")
+        if manifest.get("format") != self.resume_format:
+            raise WeightsError(f"{directory}: not a {self.resume_format} state")
         if manifest.get("config_hash") != self.hash:
             raise WeightsError(f"{directory}: trained with another config "
                                f"({manifest.get('config_hash')} != {self.hash})")
@@ -228,11 +286,7 @@ class Trainer:
             if not path.is_file() or file_sha256(path) != sha:
                 raise WeightsError(f"{path}: missing or SHA-256 does not match the manifest")
         self.learner.load_resume_arrays({n: directory / f"{n}.npy" for n in files if n != "state"})
-        state = json.loads((directory / "state.json").read_text())
-        self.carry[:] = state["carry"]
-        self.state[:] = state["state"]
-        self.cols[:] = state["cols"]
-        self.wall_s = float(state["wall_s"])
+        self._load_position(directory / "state.json")
 
     # ---- the loop --------------------------------------------------------------------------
     def run(self, moves: int, every: int, segment: bool = False) -> dict:
@@ -241,6 +295,9 @@ class Trainer:
         it, or in a segment only that of the segment's own checkpoints."""
         if moves < 1 or every < 1:
             raise ValueError("--moves and --every must be at least 1")
+        if moves % self.lanes or every % self.lanes:
+            raise ValueError(f"--moves and --every must be multiples of --lanes {self.lanes} "
+                             f"(whole rounds), got {moves} and {every}")
         if self.moves > moves:
             raise ValueError(f"the resume state is at {self.moves} moves, past --moves {moves}")
         self.out.mkdir(parents=True, exist_ok=True)
@@ -251,33 +308,33 @@ class Trainer:
         fstats = np.zeros(kern.F_LEN)
         chunk = 2_000
         last_log = time.perf_counter()
-        log_moves, log_games, log_score = self.moves, int(self.carry[kern.C_GAMES_DONE]), \
-            int(self.carry[kern.C_SCORE_SUM])
+        log_moves, log_games, log_score = self.moves, self._total(kern.C_GAMES_DONE), \
+            self._total(kern.C_SCORE_SUM)
         for step in steps:
             while self.moves < step:
-                n = min(chunk, step - self.moves)
+                n = min(max(chunk // self.lanes, 1) * self.lanes, step - self.moves)
                 t0 = time.perf_counter()
-                self.learner.play(self.seeds, self.carry, self.state, self.cols, n, fstats)
+                self.learner.play(self.seeds, *self._rows(), n, fstats)
                 dt = time.perf_counter() - t0
                 self.wall_s += dt
                 chunk = int(min(max(chunk * (0.5 / dt if dt > 0 else 2.0), 1_000), 2_000_000))
                 now = time.perf_counter()
                 if now - last_log >= self.log_every:
                     rate = (self.moves - log_moves) / (now - last_log)
-                    games = int(self.carry[kern.C_GAMES_DONE]) - log_games
-                    score = (int(self.carry[kern.C_SCORE_SUM]) - log_score) / games if games else 0
+                    games = self._total(kern.C_GAMES_DONE) - log_games
+                    score = (self._total(kern.C_SCORE_SUM) - log_score) / games if games else 0
                     steps_n = max(fstats[kern.F_STEPS], 1.0)
                     self.log(f"train {self.learner.name}: moves {self.moves:,}/{moves:,} "
                              f"({100 * self.moves / moves:.1f}%), {rate:,.0f} moves/s, "
                              f"ETA {_fmt_eta((moves - self.moves) / rate if rate else math.inf)}, "
-                             f"games {int(self.carry[kern.C_GAMES_DONE]):,}, "
+                             f"games {self._total(kern.C_GAMES_DONE):,}, "
                              f"mean score {score:,.0f}, "
                              f"|delta| {fstats[kern.F_ABS_DELTA] / steps_n:.3f}, "
                              f"clamped {int(fstats[kern.F_CLAMPED])}")
                     fstats[:] = 0.0
                     last_log = now
-                    log_moves, log_games = self.moves, int(self.carry[kern.C_GAMES_DONE])
-                    log_score = int(self.carry[kern.C_SCORE_SUM])
+                    log_moves, log_games = self.moves, self._total(kern.C_GAMES_DONE)
+                    log_score = self._total(kern.C_SCORE_SUM)
             t0 = time.perf_counter()
             path = self.save_step()
             self.save_resume(segment)
@@ -292,30 +349,44 @@ class Trainer:
 
 
 class NtupleLearner:
-    """TC-TD(0) n-tuple tables of one layout (see :mod:`engines.train.kernel`)."""
+    """TC-TD(0) n-tuple tables of one layout (see :mod:`engines.train.kernel`), in ``lanes``
+    games side by side (:mod:`engines.train.lanes`; 1: the sequential kernel)."""
 
     kind = "ntuple"
 
-    def __init__(self, layout, alpha: float = 1.0) -> None:
+    def __init__(self, layout, alpha: float = 1.0, lanes: int = 1) -> None:
         self.layout = layout
         self.name = layout.name
         self.alpha = float(alpha)
         if not 0.0 < self.alpha <= 1.0:
             raise ValueError(f"alpha must be in (0, 1], got {alpha}")
+        if not 1 <= lanes <= MAX_LANES:
+            raise ValueError(f"lanes must be in 1..{MAX_LANES}, got {lanes}")
+        self.lanes = int(lanes)
+        self.ticks = np.zeros(2, dtype=np.int64)  # choose / learn cycles of the lane kernel
         self.vals = alloc_zeroed((layout.entries,))
         self.acc = alloc_zeroed((layout.entries, 2))
 
     def config(self) -> dict:
         """What determines the tables besides the seeds."""
-        return {"kind": self.kind, **self.layout.describe(), "alpha": self.alpha,
-                "initial_value": INITIAL_VALUE, "delta_clamp": kern.DELTA_CLAMP,
-                "strata": kern.STRATA}
+        config = {"kind": self.kind, **self.layout.describe(), "alpha": self.alpha,
+                  "initial_value": INITIAL_VALUE, "delta_clamp": kern.DELTA_CLAMP,
+                  "strata": kern.STRATA}
+        return config if self.lanes == 1 else {**config, "lanes": self.lanes}
 
     def play(self, seeds: SeedRange, carry, state, cols, moves: int, fstats) -> int:
-        """Train ``moves`` moves."""
-        return int(kern.train_moves(self.vals, self.acc, INITIAL_VALUE, self.layout.spec,
-                                 self.alpha, np.uint64(seeds.start), seeds.count, carry, state,
-                                 cols, moves, True, fstats))
+        """Train ``moves`` moves (more than one lane: whole rounds, one row per lane, the learn
+        phase in as many parts as numba has threads)."""
+        if self.lanes == 1:
+            return int(kern.train_moves(self.vals, self.acc, INITIAL_VALUE, self.layout.spec,
+                                        self.alpha, np.uint64(seeds.start), seeds.count, carry,
+                                        state, cols, moves, True, fstats))
+        if moves % self.lanes:
+            raise ValueError(f"{moves} moves is not a whole number of {self.lanes}-lane rounds")
+        return int(train_rounds(self.vals, self.acc, INITIAL_VALUE, self.layout.spec,
+                                self.alpha, np.uint64(seeds.start), seeds.count, carry, state,
+                                cols, moves // self.lanes, numba.get_num_threads(), fstats,
+                                self.ticks))
 
     def values_chunks(self, block: int = 1 << 20):
         """The exported values ``float32(20/N + offset)``, block by block (raw bytes)."""

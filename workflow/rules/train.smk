@@ -54,7 +54,7 @@ for _name, (_tables, _manifest, _state), _temp in _SEGMENT_RULES:
             log("train/{weights}/step-{end}"),
         benchmark:
             bench("train/{weights}/step-{end}")
-        threads: 1
+        threads: lambda wc: training(wc).threads
         # the candidate's chain (gates, freeze, screen) is the longest: train before validating
         priority: 10
         resources:

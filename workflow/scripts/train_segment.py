@@ -12,7 +12,8 @@ def main() -> None:
     r = S.params.recipe
     cmd = ["drop7", "train", "--layout", r["layout"], "--moves", str(S.wildcards.end),
            "--every", str(r["every"]), "--first-game", str(r["first_game"]), "--out",
-           S.params.out, "--start", str(S.params.start), "--log-every", "30"]
+           S.params.out, "--start", str(S.params.start), "--log-every", "30",
+           "--lanes", str(r.get("lanes", 1)), "--threads", str(S.threads)]
     if r["alpha"] is not None:
         cmd += ["--alpha", str(r["alpha"])]
     print(" ".join(cmd), file=sys.stderr, flush=True)

@@ -1,0 +1,163 @@
+"""Training in lanes: one lane is the sequential trainer, the thread count changes nothing,
+chunks, segments and resume equal one run, and the refusals of ``drop7 train --lanes``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from test_train_kernel import SEEDS, wide_spec
+
+from engines.drop7 import core
+from engines.drop7.cli import main
+from engines.ntuple.layouts import INITIAL_VALUE, get_layout
+from engines.ntuple.storage import alloc_zeroed
+from engines.train import kernel as kern
+from engines.train.lanes import owner, train_rounds
+
+CLI_SEEDS = "0x1000000000000000:1000000"
+TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2
+
+
+def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
+           zeroed: bool = False):
+    """Tables and carry after ``sum(chunks)`` rounds of ``lanes`` lanes (fresh tables)."""
+    entries = int(spec[2])
+    vals = alloc_zeroed((entries,)) if zeroed else np.zeros(entries, dtype=np.float32)
+    acc = alloc_zeroed((entries, 2)) if zeroed else np.zeros((entries, 2), dtype=np.float32)
+    carry = np.zeros((lanes, kern.C_LEN), dtype=np.int64)
+    carry[:, kern.C_GAME] = np.arange(lanes)
+    state = np.zeros((lanes, core.ST_LEN), dtype=np.int64)
+    cols = np.zeros((lanes, 7), dtype=np.int64)
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        for rounds in chunks:
+            train_rounds(vals, acc, INITIAL_VALUE, spec, 1.0, np.uint64(SEEDS.start),
+                         SEEDS.count, carry, state, cols, rounds, parts, np.zeros(kern.F_LEN),
+                         np.zeros(2, dtype=np.int64))
+    finally:
+        numba.set_num_threads(before)
+    return vals, acc, carry
+
+
+def _sha(vals: np.ndarray, acc: np.ndarray) -> str:
+    h = hashlib.sha256(memoryview(vals).cast("B"))
+    h.update(memoryview(acc.reshape(-1)).cast("B"))
+    return h.hexdigest()[:16]
+
+
+def test_one_lane_is_the_sequential_trainer_bit_for_bit() -> None:
+    """The pinned hashes of kernel.train_moves (tests/test_train_kernel.py), in any chunks and
+    learn-phase partitions."""
+    assert _sha(*_lanes(get_layout("T3").spec, 1, [3000], 1)[:2]) == "c5d4c8023241685f"
+    assert _sha(*_lanes(wide_spec(), 1, [3000], 1)[:2]) == "e03193d8fa3eafb8"
+    assert _sha(*_lanes(wide_spec(), 1, [1000, 1, 1999], 3)[:2]) == "e03193d8fa3eafb8"
+
+
+@pytest.mark.parametrize("lanes", [1, 4, 16])
+def test_tables_do_not_depend_on_threads_parts_or_chunks(lanes: int) -> None:
+    """All 74 slots: T = 1 and T = 2 threads, 1, 2 or 7 learn parts, one call or three."""
+    rounds = 3200 // lanes
+    ref = _lanes(wide_spec(), lanes, [rounds], 1)
+    cases = [([rounds], 2, 1), ([rounds // 3, 1, rounds - rounds // 3 - 1], 7, 1)]
+    if TWO_THREADS:
+        cases += [([rounds], 2, 2), ([rounds // 2, rounds - rounds // 2], 3, 2)]
+    for chunks, parts, threads in cases:
+        got = _lanes(wide_spec(), lanes, chunks, parts, threads)
+        assert _sha(*got[:2]) == _sha(*ref[:2]), (chunks, parts, threads)
+        assert np.array_equal(got[2], ref[2])
+    carry = ref[2]
+    assert carry[:, kern.C_MOVES].tolist() == [rounds] * lanes
+    # lane l plays games l, l + L, ...: its next game is l + L * (games it finished)
+    assert carry[:, kern.C_GAME].tolist() == [
+        lane + lanes * int(carry[lane, kern.C_GAMES_DONE]) for lane in range(lanes)]
+    assert carry[:, kern.C_GAMES_DONE].sum() > 10
+
+
+def test_lanes_change_the_tables_and_layout_e_ignores_the_threads() -> None:
+    """16 lanes on layout E (fresh pages cost nothing): T = 1 and T = 2 give the same SHA-256
+    of values and accumulators, and not those of one lane."""
+    spec = get_layout("E").spec
+    one = _sha(*_lanes(spec, 16, [40], 1, zeroed=True)[:2])
+    assert one == _sha(*_lanes(spec, 16, [40], 2, threads=2 if TWO_THREADS else 1,
+                               zeroed=True)[:2])
+    assert one != _sha(*_lanes(spec, 1, [640], 1, zeroed=True)[:2])
+
+
+def test_owner_partitions_entries_into_every_part() -> None:
+    blocks = np.arange(0, 64 * 4000, 64, dtype=np.int64)
+    for parts in (1, 2, 3, 16, 32):
+        owners = [owner(int(i), parts) for i in blocks]
+        assert min(owners) == 0 and max(owners) == parts - 1
+        counts = np.bincount(owners, minlength=parts)
+        assert counts.min() > 0.7 * len(blocks) / parts  # about balanced
+        assert owner(int(blocks[5]) + 63, parts) == owners[5]  # a block has one owner
+
+
+# ---- drop7 train --lanes --------------------------------------------------------------------
+
+def _train(out: Path, moves: int, every: int, *extra: str) -> int:
+    return main(["train", "--layout", "T1", "--moves", str(moves), "--every", str(every),
+                 "--seeds", CLI_SEEDS, "--out", str(out), "--log-every", "1000", "--lanes", "4",
+                 *extra])
+
+
+def _step_sha(directory: Path) -> str:
+    return json.loads((directory / "manifest.json").read_text())["sha256"]
+
+
+def test_resume_and_segments_of_four_lanes_equal_one_run(tmp_path: Path) -> None:
+    assert _train(tmp_path / "once", 2400, 800) == 0
+    assert _train(tmp_path / "twice", 1000, 800) == 0         # stops at 1000 (mid-interval)
+    assert _train(tmp_path / "twice", 2400, 800, "--resume") == 0
+    seg = tmp_path / "seg"
+    for start, end in ((0, 800), (800, 1600), (1600, 2400)):
+        assert _train(seg, end, 800, "--start", str(start)) == 0
+    threads = "2" if TWO_THREADS else "1"
+    assert _train(tmp_path / "threads", 2400, 800, "--threads", threads) == 0
+    for step in (800, 1600, 2400):
+        ref = _step_sha(tmp_path / "once" / f"step-{step}")
+        for other in ("twice", "seg", "threads"):
+            assert _step_sha(tmp_path / other / f"step-{step}") == ref, (other, step)
+    manifest = json.loads((tmp_path / "once" / "latest" / "manifest.json").read_text())
+    assert manifest["config"]["lanes"] == 4
+    assert manifest["format"] == "drop7-train-lanes-resume-v1"
+    state = json.loads((tmp_path / "once" / "latest" / "state.json").read_text())
+    assert state["lanes"] == 4 and len(state["carry"]) == 4 and len(state["cols"]) == 4
+    # the lanes are part of the config: one lane does not resume a four-lane state
+    assert main(["train", "--layout", "T1", "--moves", "3200", "--seeds", CLI_SEEDS, "--out",
+                 str(tmp_path / "once"), "--resume"]) == 2
+
+
+def test_one_lane_keeps_the_sequential_config_and_format(tmp_path: Path) -> None:
+    out = tmp_path / "one"
+    assert main(["train", "--layout", "T1", "--moves", "300", "--seeds", CLI_SEEDS, "--out",
+                 str(out), "--lanes", "1", "--threads", "2" if TWO_THREADS else "1"]) == 0
+    manifest = json.loads((out / "latest" / "manifest.json").read_text())
+    assert "lanes" not in manifest["config"]
+    assert manifest["format"] == "drop7-train-resume-v1"
+    state = json.loads((out / "latest" / "state.json").read_text())
+    assert "lanes" not in state and len(state["cols"]) == 7
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--layout", "T1", "--moves", "10", "--lanes", "0"], "--lanes must be in 1.."),
+    (["--layout", "linear", "--moves", "10", "--lanes", "2"], "linear-trained trains in one"),
+    (["--layout", "T1", "--moves", "10", "--lanes", "4"], "--moves 10 is not a multiple"),
+    (["--layout", "T1", "--moves", "16", "--every", "6", "--lanes", "4"],
+     "--every 6 is not a multiple"),
+    (["--layout", "T1", "--moves", "16", "--start", "2", "--lanes", "4"],
+     "--start 2 is not a multiple"),
+    (["--layout", "T1", "--moves", "16", "--threads", "0"], "--threads must be in 1.."),
+    (["--layout", "T1", "--moves", "16", "--threads", "100000"], "--threads must be in 1.."),
+])
+def test_bad_lanes_exit_2(tmp_path: Path, capsys, argv: list[str], message: str) -> None:
+    code = main(["train", *argv, "--seeds", CLI_SEEDS, "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err and message in err[-1] and err[-1].startswith("drop7 train: error:")
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
