@@ -33,6 +33,7 @@ from workflow_support import (
     snakemake,
 )
 
+from analysis.report.page import FIGURES
 from contracts.train_directory import resume_dir
 from protocol.paths import INDEX, VALIDATION
 
@@ -40,8 +41,6 @@ pytestmark = pytest.mark.workflow
 
 PLAN = plan_of("smoke")
 PATHS = PLAN.paths
-FIGURES = ("validation_curve", "training_throughput", "paired_deltas", "score_distributions",
-           "halves", "operating_characteristic")
 
 
 @pytest.fixture
@@ -135,6 +134,11 @@ def test_report_pages_are_self_contained_and_the_index_lists_every_claim(smoke: 
         assert len(re.findall(r'src="data:image/png;base64,', html)) == len(FIGURES)
         assert not re.search(r'(src|href)="(?!data:|#)', html)
         assert "profile <code>smoke</code>" in html and "Shrunk by the smoke profile" in html
+        # every claim's page shows the training health of every trained weights it reads
+        for owner, weights in PLAN.claims[c].health_weights():
+            name = weights if owner == c else f"{owner}/{weights}"
+            assert f"<h3>{name} <span" in html, (c, name)
+            assert load(path(smoke, "health", claim=owner, weights=weights))["points"]
         prov = load(path(smoke, "provenance", claim=c))
         assert prov["profile"] == "smoke" and prov["config_hash"] in html
         assert prov["stages"] and all(s["wall_s"] > 0 for s in prov["stages"].values())
