@@ -430,6 +430,40 @@ def train_moves(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
 
 
 @njit(cache=True, _nrt=False)
+def play_move_target(vals, bias, n, spec, pat, seed, carry, state, cols, canon, idx_s, idx_next,
+                     scratch, out, wi, wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard,
+                     sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs, cw, cn) -> float:
+    """One training move: start a game when none is on (its first afterstate's entries into
+    ``idx_s``), choose greedily one ply, play it; returns the TD target in rises (the move's
+    points plus ``U`` of the next afterstate, whose entries go into ``idx_next``).  Shared by
+    the sequential loop and every lane of :mod:`engines.train.lanes`."""
+    if not carry[C_IN_GAME]:
+        new_game(seed, state, cols)
+        canonicalise(cols, canon)
+        entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
+        carry[C_IN_GAME] = 1
+    c, _ = _choose(vals, bias, n, cols, state[ST_MOVES_REMAINING], state[ST_NEXT_DISC], wi,
+                   wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx,
+                   sval, spts, scount, soff, jslot, cs, cw, cn)
+    advance(seed, c, state, cols, scratch, out)
+    target = out[OUT_POINTS] / RISE
+    if state[ST_GAME_OVER] == 0:
+        mr2 = state[ST_MOVES_REMAINING]
+        canonicalise(cols, canon)
+        r = _find_sample(sboard, sinfo, scount, c, canon, mr2)
+        if r >= 0:  # the realised board is a sample board: reuse its U and indices
+            target += sval[r]
+            for j in range(n):
+                idx_next[j] = sidx[r, jslot[j]]
+        else:
+            entry_indices(canon, mr2, spec, pat, idx_next)
+            target += gather(vals, bias, idx_next, n)
+            wi[WI_LOOKUPS] += n
+            carry[C_EXTRA_GATHERS] += 1
+    return target
+
+
+@njit(cache=True, _nrt=False)
 def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
                 n_moves, learn, fstats, work, loc) -> np.int64:
     """The loop of :func:`train_moves` (no allocation, no reference counting)."""
@@ -442,30 +476,11 @@ def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
         entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
     done = 0
     while done < n_moves:
-        seed = _seed_of(seed_start, seed_count, carry[C_GAME])
-        if not carry[C_IN_GAME]:
-            new_game(seed, state, cols)
-            canonicalise(cols, canon)
-            entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
-            carry[C_IN_GAME] = 1
-        c, _ = _choose(vals, bias, n, cols, state[ST_MOVES_REMAINING], state[ST_NEXT_DISC], wi,
-                       wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx,
-                       sval, spts, scount, soff, jslot, cs, cw, cn)
-        advance(seed, c, state, cols, scratch, out)
-        target = out[OUT_POINTS] / RISE
-        if state[ST_GAME_OVER] == 0:
-            mr2 = state[ST_MOVES_REMAINING]
-            canonicalise(cols, canon)
-            r = _find_sample(sboard, sinfo, scount, c, canon, mr2)
-            if r >= 0:  # the realised board is a sample board: reuse its U and indices
-                target += sval[r]
-                for j in range(n):
-                    idx_next[j] = sidx[r, jslot[j]]
-            else:
-                entry_indices(canon, mr2, spec, pat, idx_next)
-                target += gather(vals, bias, idx_next, n)
-                wi[WI_LOOKUPS] += n
-                carry[C_EXTRA_GATHERS] += 1
+        target = play_move_target(
+            vals, bias, n, spec, pat, _seed_of(seed_start, seed_count, carry[C_GAME]), carry,
+            state, cols, canon, idx_s, idx_next, scratch, out, wi, wcanon, tmp, base0, base1,
+            bidx, wscratch, wout, sboard, sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs,
+            cw, cn)
         if learn:
             delta = td_update(vals, acc, bias, idx_s, n, target, alpha)
             wi[WI_LOOKUPS] += n

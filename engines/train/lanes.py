@@ -43,21 +43,15 @@ from numba.extending import intrinsic
 from engines.drop7.chance import RES_LEN, STRATA_SCRATCH_LEN, canonicalise
 from engines.drop7.core import (
     OUT_LEN,
-    OUT_POINTS,
     SCRATCH_LEN,
-    ST_GAME_OVER,
     ST_MOVES_REMAINING,
-    ST_NEXT_DISC,
     ST_SCORE,
-    advance,
     finished,
-    new_game,
 )
 from engines.ntuple.layouts import N_SLOTS
 from engines.ntuple.value import entry_indices, gather, prefetch_write
 from engines.train.entries import layout_maps
 from engines.train.kernel import (
-    C_EXTRA_GATHERS,
     C_GAME,
     C_GAMES_DONE,
     C_IN_GAME,
@@ -68,14 +62,12 @@ from engines.train.kernel import (
     F_ABS_DELTA,
     F_CLAMPED,
     F_STEPS,
-    RISE,
     ROWS,
     SI_LEN,
     WI_LEN,
     WI_LOOKUPS,
-    _choose,
-    _find_sample,
     _seed_of,
+    play_move_target,
 )
 
 #: entries are owned in blocks of 2^6 = 64 (whole cache lines of values and accumulators)
@@ -113,30 +105,10 @@ def _lane_move(vals, bias, spec, n, seed_start, seed_count, stride, carry, state
     part, each group in entry order; part ``p``'s are ``upd_off[p] ..
     upd_off[p + 1] - 1``) and ``upd_delta[lane]``.
     """
-    seed = _seed_of(seed_start, seed_count, carry[C_GAME])
-    if not carry[C_IN_GAME]:
-        new_game(seed, state, cols)
-        canonicalise(cols, canon)
-        entry_indices(canon, state[ST_MOVES_REMAINING], spec, pat, idx_s)
-        carry[C_IN_GAME] = 1
-    c, _ = _choose(vals, bias, n, cols, state[ST_MOVES_REMAINING], state[ST_NEXT_DISC], wi,
-                   wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx,
-                   sval, spts, scount, soff, jslot, cs, cw, cn)
-    advance(seed, c, state, cols, scratch, out)
-    target = out[OUT_POINTS] / RISE
-    if state[ST_GAME_OVER] == 0:
-        mr2 = state[ST_MOVES_REMAINING]
-        canonicalise(cols, canon)
-        r = _find_sample(sboard, sinfo, scount, c, canon, mr2)
-        if r >= 0:  # the realised board is a sample board: reuse its U and indices
-            target += sval[r]
-            for j in range(n):
-                idx_next[j] = sidx[r, jslot[j]]
-        else:
-            entry_indices(canon, mr2, spec, pat, idx_next)
-            target += gather(vals, bias, idx_next, n)
-            wi[WI_LOOKUPS] += n
-            carry[C_EXTRA_GATHERS] += 1
+    target = play_move_target(
+        vals, bias, n, spec, pat, _seed_of(seed_start, seed_count, carry[C_GAME]), carry, state,
+        cols, canon, idx_s, idx_next, scratch, out, wi, wcanon, tmp, base0, base1, bidx,
+        wscratch, wout, sboard, sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs, cw, cn)
     delta = target - gather(vals, bias, idx_s, n)
     wi[WI_LOOKUPS] += n
     if delta > DELTA_CLAMP:
