@@ -377,14 +377,20 @@ def td_update(vals, acc, bias, idx, n, target, alpha) -> float:
     step = alpha * delta / n
     ad = abs(delta)
     for j in range(n):
-        i = idx[j]
-        e = np.float64(acc[i, 0])
-        a = np.float64(acc[i, 1])
-        beta = abs(e) / a if a > 0.0 else 1.0
-        vals[i] = np.float64(vals[i]) + step * beta
-        acc[i, 0] = e + delta
-        acc[i, 1] = a + ad
+        tc_entry(vals, acc, idx[j], step, delta, ad)
     return delta
+
+
+@njit(cache=True)
+def tc_entry(vals, acc, i, step, delta, ad) -> None:
+    """TC's update of entry ``i``: ``step`` scaled by ``beta = |E| / A`` (1 while ``A = 0``),
+    then ``E += delta``, ``A += |delta|``; shared by the sequential and the lane learners."""
+    e = np.float64(acc[i, 0])
+    a = np.float64(acc[i, 1])
+    beta = abs(e) / a if a > 0.0 else 1.0
+    vals[i] = np.float64(vals[i]) + step * beta
+    acc[i, 0] = e + delta
+    acc[i, 1] = a + ad
 
 
 @njit(cache=True, inline="always")

@@ -68,6 +68,7 @@ from engines.train.kernel import (
     WI_LOOKUPS,
     _seed_of,
     play_move_target,
+    tc_entry,
 )
 
 #: entries are owned in blocks of 2^6 = 64 (whole cache lines of values and accumulators)
@@ -155,13 +156,7 @@ def _learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part
         step = alpha * delta / n
         ad = abs(delta)
         for k in range(upd_off[lane, part], upd_off[lane, part + 1]):
-            i = upd_idx[lane, k]
-            e = np.float64(acc[i, 0])
-            a = np.float64(acc[i, 1])
-            beta = abs(e) / a if a > 0.0 else 1.0
-            vals[i] = np.float64(vals[i]) + step * beta
-            acc[i, 0] = e + delta
-            acc[i, 1] = a + ad
+            tc_entry(vals, acc, upd_idx[lane, k], step, delta, ad)
 
 
 @njit(cache=True, parallel=True)
