@@ -12,7 +12,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
-CLAIMS = ("fourth-ply", "linear-trained-leaf", "ntuple-line-tuples")
+CLAIMS = ("fourth-ply", "linear-trained-leaf", "ntuple-line-tuples", "ntuple-line-tuples-lanes")
 
 
 def shipped(claim: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ def test_the_shipped_claims_load_and_every_profile_plans_them() -> None:
         order = plan.order()
         assert order.index("ntuple-line-tuples") < order.index("fourth-ply")
     assert plan_of("pilot").run == plan_of("pilot").order()
-    assert plan_of("paper").run == ["ntuple-line-tuples"]
+    assert plan_of("paper").run == ["ntuple-line-tuples", "ntuple-line-tuples-lanes"]
 
 
 def test_the_registered_claim_in_pilot_is_todays_pilot() -> None:

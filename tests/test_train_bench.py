@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engines.drop7.cli import main
 from engines.ntuple.storage import anon_huge_bytes
 
@@ -51,6 +53,23 @@ def test_bench_train_lanes_times_both_phases(capsys) -> None:
     assert result["threads"] == 1 and result["moves"] == 400
     assert result["moves_per_s"] > 0 and result["choose_us_per_move"] > 0
     assert result["learn_us_per_move"] > 0 and 0.0 < result["learn_share"] < 1.0
+
+
+def test_bench_train_lanes_times_thread_counts_in_turn(capsys) -> None:
+    code = main(["bench", "train", "--layout", "T1", "--lanes", "4", "--threads", "1,2",
+                 "--moves", "400", "--warm-moves", "40", "--repeat", "2", "--no-touch", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [f["threads"] for f in result["by_threads"]] == [1, 2]
+    assert all(len(f["moves_per_s_blocks"]) == 2 for f in result["by_threads"])
+    two = result["by_threads"][1]["moves_per_s"] / result["by_threads"][0]["moves_per_s"]
+    assert result["speedup"]["2"] == pytest.approx(two, abs=1e-3)
+
+
+@pytest.mark.parametrize("threads", ["1,x", "2,2"])
+def test_bench_train_lanes_refuses_a_bad_thread_list(capsys, threads) -> None:
+    assert main(["bench", "train", "--layout", "T1", "--lanes", "4", "--threads", threads]) == 2
+    assert "argument --threads" in capsys.readouterr().err
 
 
 def test_bench_train_lanes_refuses_too_many_threads(capsys) -> None:

@@ -25,12 +25,20 @@ def _lanes(n: int, weights: str = "ntuple-A"):
 
 
 def test_shipped_recipes_are_one_lane_and_unchanged() -> None:
-    """A recipe without lanes is the sequential trainer's, key for key (the jobs' params)."""
+    """A recipe without lanes is the sequential trainer's, key for key (the jobs' params);
+    the replication in lanes adds ``lanes`` to the registered claim's recipes and nothing else."""
     for profile in ("paper", "pilot", "smoke"):
-        for claim in _plan(profile).claims.values():
+        plan = _plan(profile)
+        for claim in plan.claims.values():
+            if claim.id == "ntuple-line-tuples-lanes":
+                continue
             for t in claim.trained.values():
                 assert t.lanes == 1 and t.threads == 1
                 assert sorted(t.recipe()) == ["alpha", "every", "first_game", "layout"]
+        registered = plan.claims["ntuple-line-tuples"].trained
+        for name, t in plan.claims["ntuple-line-tuples-lanes"].trained.items():
+            assert t.lanes == 128 and t.threads == 32
+            assert t.recipe() == {**registered[name].recipe(), "lanes": 128} or profile != "paper"
 
 
 def test_lanes_reach_the_recipe_and_threads(tmp_path) -> None:

@@ -33,7 +33,10 @@ With ``--lanes L [--threads T]`` it times the lane trainer
 (:mod:`engines.train.lanes`) instead: the same tables, warm-up and blocks,
 ``moves_per_s`` over every lane's moves, and the two phases of a round apart
 (``choose_us_per_move``, ``learn_us_per_move``: wall time per move, from the
-kernel's cycle counts).
+kernel's cycle counts).  ``--threads 1,2`` times each thread count in turn,
+block by block on the same tables, and adds ``by_threads`` (each count's
+figures) and ``speedup`` (each count's rate over the first's): a ratio
+measured in one run, which the VM's drift between runs cannot fake.
 """
 
 from __future__ import annotations
@@ -78,9 +81,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="do not pre-fault the table pages")
     parser.add_argument("--lanes", type=int, default=None,
                         help="time the lane trainer with this many lanes instead")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads of the lane trainer (default 1)")
+    parser.add_argument("--threads", type=_thread_counts, default=(1,),
+                        help="threads of the lane trainer (default 1); a list such as 1,2 "
+                             "times each in turn on the same tables, block by block")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
+
+
+def _thread_counts(text: str) -> tuple[int, ...]:
+    """``--threads``: one thread count or a comma-separated list of them."""
+    try:
+        counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a thread count or a list such as 1,2") from None
+    if len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(f"{text!r} names a thread count twice")
+    return counts
 
 
 def _timed(fn, *args):
@@ -212,14 +228,18 @@ def _cycles_per_s() -> float:
     return (drivers.cycles() - c0) / (time.perf_counter() - t0)
 
 
-def lanes_bench(layout_name: str, lanes: int, threads: int, moves: int, warm: int,
+def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: int, warm: int,
                 seed_start: int, touch: bool = True, repeat: int = 3) -> dict:
-    """Time the lane trainer; returns the JSON-ready dict."""
+    """Time the lane trainer at each thread count of ``threads``; returns the JSON-ready dict.
+
+    The thread counts take turns, block by block, on the same tables (``repeat`` blocks
+    each), so their ratio is measured in one run, under the same load and table state.
+    """
     if lanes < 1 or moves < 1 or warm < 0 or repeat < 1:
         raise ValueError("--lanes, --moves and --repeat must be positive, --warm-moves >= 0")
-    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(f"--threads must be in 1..{numba.config.NUMBA_NUM_THREADS}")
-    numba.set_num_threads(threads)
+    for t in threads:
+        if not 1 <= t <= numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"--threads must be in 1..{numba.config.NUMBA_NUM_THREADS}")
     layout = get_layout(layout_name)
     (vals, acc), touch_s = _tables(layout, touch)
     carry = np.zeros((lanes, kern.C_LEN), dtype=np.int64)
@@ -229,34 +249,52 @@ def lanes_bench(layout_name: str, lanes: int, threads: int, moves: int, warm: in
     fstats = np.zeros(kern.F_LEN)
     ticks = np.zeros(2, dtype=np.int64)
 
-    def rounds(n: int) -> int:
+    def rounds(n: int, t: int) -> int:
+        numba.set_num_threads(t)
         return int(train_rounds(vals, acc, INITIAL_VALUE, layout.spec, 1.0,
-                                np.uint64(seed_start), 1 << 40, carry, state, cols, n, threads,
+                                np.uint64(seed_start), 1 << 40, carry, state, cols, n, t,
                                 fstats, ticks))
 
-    rounds(1)  # compile
-    rounds(warm // lanes)
+    for t in threads:
+        rounds(1, t)  # compile, and start each thread pool
+    rounds(warm // lanes, max(threads))
     hz = _cycles_per_s()
-    blocks = []
+    blocks: dict[int, list] = {t: [] for t in threads}
     for _ in range(repeat):
-        ticks[:] = 0
-        played, wall, cpu = _timed(rounds, max(moves // lanes, 1))
-        blocks.append((played, wall, cpu, ticks[0] / hz, ticks[1] / hz))
-    played, wall, cpu, choose_s, learn_s = sorted(blocks, key=lambda b: b[1])[len(blocks) // 2]
+        for t in threads:
+            ticks[:] = 0
+            played, wall, cpu = _timed(rounds, max(moves // lanes, 1), t)
+            blocks[t].append((played, wall, cpu, ticks[0] / hz, ticks[1] / hz))
+    figures = [_lane_figures(t, blocks[t]) for t in threads]
     huge = anon_huge_bytes()
     table_bytes = int(vals.nbytes + acc.nbytes)
-    return {
+    result = {
         "benchmark": "train-lanes",
         "layout": layout.name,
         "entries": layout.entries,
         "lanes": lanes,
-        "threads": threads,
         "table_bytes": table_bytes,
         "touch_s": round(touch_s, 2),
         "huge_page_fraction": None if huge is None else round(min(huge / table_bytes, 1.0), 3),
         "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-        "moves": played,
         "repeat": repeat,
+        **figures[0],
+        "games_trained": int(carry[:, kern.C_GAMES_DONE].sum()),
+        **machine_facts(),
+    }
+    if len(threads) > 1:
+        result["by_threads"] = figures
+        result["speedup"] = {str(f["threads"]): round(f["moves_per_s"] / figures[0]["moves_per_s"],
+                                                      3) for f in figures[1:]}
+    return result
+
+
+def _lane_figures(threads: int, blocks: list) -> dict:
+    """The figures of one thread count: the median block's (by wall time), and every block."""
+    played, wall, cpu, choose_s, learn_s = sorted(blocks, key=lambda b: b[1])[len(blocks) // 2]
+    return {
+        "threads": threads,
+        "moves": played,
         "seconds": round(wall, 3),
         "moves_per_s": round(played / wall),
         "moves_per_s_blocks": [round(b[0] / b[1]) for b in blocks],
@@ -264,8 +302,6 @@ def lanes_bench(layout_name: str, lanes: int, threads: int, moves: int, warm: in
         "choose_us_per_move": round(1e6 * choose_s / played, 3),
         "learn_us_per_move": round(1e6 * learn_s / played, 3),
         "learn_share": round(learn_s / max(choose_s + learn_s, 1e-12), 3),
-        "games_trained": int(carry[:, kern.C_GAMES_DONE].sum()),
-        **machine_facts(),
     }
 
 

@@ -71,6 +71,8 @@ from engines.train.kernel import (
     tc_entry,
 )
 
+#: a worker's scratch is row 0 of ``PAD`` rows, so two workers' rows never share a cache line
+PAD = 8
 #: entries are owned in blocks of 2^6 = 64 (whole cache lines of values and accumulators)
 BLOCK_SHIFT = 6
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -102,16 +104,19 @@ def _lane_move(vals, bias, spec, n, seed_start, seed_count, stride, carry, state
                parts, upd_idx, upd_off, upd_delta, lane) -> None:
     """One move of one lane against the tables as they stand (the choose phase).
 
+    ``carry``, ``state``, ``cols`` and ``idx_s`` are the lane's own; every
+    other array is the worker's scratch (nothing in it outlives the move).
     Leaves the update in ``upd_idx`` (the entries of ``s``, grouped by owning
     part, each group in entry order; part ``p``'s are ``upd_off[p] ..
     upd_off[p + 1] - 1``) and ``upd_delta[lane]``.
     """
+    looked = wi[WI_LOOKUPS]
     target = play_move_target(
         vals, bias, n, spec, pat, _seed_of(seed_start, seed_count, carry[C_GAME]), carry, state,
         cols, canon, idx_s, idx_next, scratch, out, wi, wcanon, tmp, base0, base1, bidx,
         wscratch, wout, sboard, sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs, cw, cn)
     delta = target - gather(vals, bias, idx_s, n)
-    wi[WI_LOOKUPS] += n
+    carry[C_LOOKUPS] += wi[WI_LOOKUPS] - looked + n
     if delta > DELTA_CLAMP:
         delta = DELTA_CLAMP
     elif delta < -DELTA_CLAMP:
@@ -141,22 +146,84 @@ def _lane_move(vals, bias, spec, n, seed_start, seed_count, stride, carry, state
         carry[C_SCORE_SUM] += state[ST_SCORE]
 
 
+#: a slot of a part's count table: its entry (-1: empty) and ``lane << LANE_SHIFT | count``
+SLOT_KEY, SLOT_TAG = 0, 1
+LANE_SHIFT = 32
+COUNT_MASK = (1 << LANE_SHIFT) - 1
+#: how many updates ahead the learn phase prefetches an entry's value and accumulators
+PREFETCH_AHEAD = 16
+
+
+@njit(cache=True, inline="always")
+def _slot(table, i, mask) -> np.int64:
+    """The slot of entry ``i`` in a part's open-addressing table (its own, or the first empty)."""
+    h = np.int64(((np.uint64(i) * _GOLDEN) >> np.uint64(40)) & np.uint64(mask))
+    while table[h, SLOT_KEY] != -1 and table[h, SLOT_KEY] != i:
+        h = (h + 1) & mask
+    return h
+
+
 @njit(cache=True, _nrt=False)
-def _learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part) -> None:
-    """The learn phase of one part: every lane's update to the entries it owns, lane by lane
-    (its entries prefetched for writing first, so their misses overlap)."""
+def _learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part, table,
+                seq) -> None:
+    """The learn phase of one part: every lane's update to the entries it owns, lane by lane.
+
+    First pass: list the part's updates in order (``seq``: entry, slot, lane) and count, for
+    each entry, the lanes of the round that update it (``table``, a small open-addressing
+    table, empty again on return).  Second pass: apply them, prefetching ``PREFETCH_AHEAD``
+    updates ahead for writing, each value step divided by its entry's lane count: the
+    round's steps to an entry several lanes share average instead of adding up (one lane:
+    divided by 1, the sequential trainer's step).
+    """
     lanes = upd_delta.shape[0]
+    mask = table.shape[0] - 1
+    total = 0
     for lane in range(lanes):
         for k in range(upd_off[lane, part], upd_off[lane, part + 1]):
             i = upd_idx[lane, k]
-            prefetch_write(vals, i)
-            prefetch_write(acc_flat, 2 * i)
-    for lane in range(lanes):
-        delta = upd_delta[lane]
-        step = alpha * delta / n
-        ad = abs(delta)
-        for k in range(upd_off[lane, part], upd_off[lane, part + 1]):
-            tc_entry(vals, acc, upd_idx[lane, k], step, delta, ad)
+            h = _slot(table, i, mask)
+            if table[h, SLOT_KEY] == -1:
+                table[h, SLOT_KEY] = i
+                table[h, SLOT_TAG] = (lane << LANE_SHIFT) | 1
+            elif table[h, SLOT_TAG] >> LANE_SHIFT != lane:
+                table[h, SLOT_TAG] = (lane << LANE_SHIFT) | ((table[h, SLOT_TAG] & COUNT_MASK) + 1)
+            seq[total, 0] = i
+            seq[total, 1] = h
+            seq[total, 2] = lane
+            total += 1
+    for j in range(min(PREFETCH_AHEAD, total)):
+        prefetch_write(vals, seq[j, 0])
+        prefetch_write(acc_flat, 2 * seq[j, 0])
+    for j in range(total):
+        if j + PREFETCH_AHEAD < total:
+            prefetch_write(vals, seq[j + PREFETCH_AHEAD, 0])
+            prefetch_write(acc_flat, 2 * seq[j + PREFETCH_AHEAD, 0])
+        delta = upd_delta[seq[j, 2]]
+        count = table[seq[j, 1], SLOT_TAG] & COUNT_MASK
+        tc_entry(vals, acc, seq[j, 0], alpha * delta / n / count, delta, abs(delta))
+    for j in range(total):
+        table[seq[j, 1], SLOT_KEY] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _choose_worker(vals, bias, spec, n, seed_start, seed_count, carry, state, cols, idx_s, parts,
+                   upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, worker,
+                   workers) -> None:
+    """The choose phase of one worker: its contiguous block of lanes, one after the other, with
+    its own scratch ``wk[k][worker, 0]`` (so the scratch stays in cache however many lanes
+    there are, and no cache line is written by two workers)."""
+    (wi, wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx, sval, spts,
+     scount, canon, pat, scratch, out, idx_next) = wk
+    lanes = carry.shape[0]
+    w = worker
+    for lane in range(w * lanes // workers, (w + 1) * lanes // workers):
+        _lane_move(vals, bias, spec, n, seed_start, seed_count, np.int64(lanes), carry[lane],
+                   state[lane], cols[lane], wi[w, 0], wcanon[w, 0], tmp[w, 0], base0[w, 0],
+                   base1[w, 0], bidx[w, 0], wscratch[w, 0], wout[w, 0], sboard[w, 0],
+                   sres[w, 0], sinfo[w, 0], sidx[w, 0], sval[w, 0], spts[w, 0], scount[w, 0],
+                   soff, jslot, cs, cw, cn, canon[w, 0], pat[w, 0], scratch[w, 0], out[w, 0],
+                   idx_s[lane], idx_next[w, 0], parts, upd_idx[lane], upd_off[lane], upd_delta,
+                   lane)
 
 
 @njit(cache=True, parallel=True)
@@ -166,58 +233,61 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
 
     ``carry[l]`` (``C_*``), ``state[l]`` and ``cols[l]`` are lane ``l``'s
     position and game, updated in place (calling this in chunks equals one
-    call).  ``parts`` (at least 1) partitions the entries for the learn phase;
-    the tables do not depend on it.  ``ticks[0]``/``ticks[1]`` accumulate the
-    cycle counter over the choose and learn phases.
+    call).  ``parts`` (at least 1) is both the number of workers of the
+    choose phase (worker ``w`` plays the ``w``-th contiguous block of lanes) and the
+    number of entry parts of the learn phase; the tables do not depend on it.
+    ``ticks[0]``/``ticks[1]`` accumulate the cycle counter over the choose and
+    learn phases.
     """
     lanes = carry.shape[0]
     n = spec[1]
     m = max(n, 1)
+    workers = min(parts, lanes)
     soff, jslot, cs, cw, cn = layout_maps(spec)
-    wi = np.zeros((lanes, WI_LEN), dtype=np.int64)
-    wcanon = np.zeros((lanes, 7), dtype=np.int64)
-    tmp = np.zeros((lanes, 7), dtype=np.int64)
-    base0 = np.zeros((lanes, 7), dtype=np.int64)
-    base1 = np.zeros((lanes, 7), dtype=np.int64)
-    bidx = np.zeros((lanes, 2, N_SLOTS), dtype=np.int64)
-    wscratch = np.zeros((lanes, STRATA_SCRATCH_LEN), dtype=np.int64)
-    wout = np.zeros((lanes, OUT_LEN), dtype=np.int64)
-    sboard = np.zeros((lanes, ROWS, 7), dtype=np.int64)
-    sres = np.zeros((lanes, ROWS, RES_LEN), dtype=np.int64)
-    sinfo = np.zeros((lanes, ROWS, SI_LEN), dtype=np.int64)
-    sidx = np.zeros((lanes, ROWS, N_SLOTS), dtype=np.int64)
-    sval = np.zeros((lanes, ROWS))
-    spts = np.zeros((lanes, ROWS))
-    scount = np.zeros((lanes, 7), dtype=np.int64)
-    canon = np.zeros((lanes, 7), dtype=np.int64)
-    pat = np.zeros((lanes, N_SLOTS), dtype=np.int64)
-    scratch = np.zeros((lanes, 2 * SCRATCH_LEN), dtype=np.int64)
-    out = np.zeros((lanes, OUT_LEN), dtype=np.int64)
+    wk = (np.zeros((workers, PAD, WI_LEN), dtype=np.int64),
+          np.zeros((workers, PAD, 7), dtype=np.int64),
+          np.zeros((workers, PAD, 7), dtype=np.int64),
+          np.zeros((workers, PAD, 7), dtype=np.int64),
+          np.zeros((workers, PAD, 7), dtype=np.int64),
+          np.zeros((workers, PAD, 2, N_SLOTS), dtype=np.int64),
+          np.zeros((workers, PAD, STRATA_SCRATCH_LEN), dtype=np.int64),
+          np.zeros((workers, PAD, OUT_LEN), dtype=np.int64),
+          np.zeros((workers, PAD, ROWS, 7), dtype=np.int64),
+          np.zeros((workers, PAD, ROWS, RES_LEN), dtype=np.int64),
+          np.zeros((workers, PAD, ROWS, SI_LEN), dtype=np.int64),
+          np.zeros((workers, PAD, ROWS, N_SLOTS), dtype=np.int64),
+          np.zeros((workers, PAD, ROWS)),
+          np.zeros((workers, PAD, ROWS)),
+          np.zeros((workers, PAD, 7), dtype=np.int64),
+          np.zeros((workers, PAD, 7), dtype=np.int64),
+          np.zeros((workers, PAD, N_SLOTS), dtype=np.int64),
+          np.zeros((workers, PAD, 2 * SCRATCH_LEN), dtype=np.int64),
+          np.zeros((workers, PAD, OUT_LEN), dtype=np.int64),
+          np.zeros((workers, PAD, m), dtype=np.int64))
+    canon0, pat0 = wk[15][0, 0], wk[16][0, 0]
     idx_s = np.zeros((lanes, m), dtype=np.int64)
-    idx_next = np.zeros((lanes, m), dtype=np.int64)
     upd_idx = np.zeros((lanes, m), dtype=np.int64)
     upd_off = np.zeros((lanes, parts + 1), dtype=np.int64)
+    seqs = np.zeros((parts, lanes * m, 3), dtype=np.int64)
+    # more slots than a round has updates: a part's table never fills
+    size = 1 << max(int(np.ceil(np.log2(lanes * m + 1))), 6)
+    tables = np.full((parts, size, 2), -1, dtype=np.int64)
     upd_delta = np.zeros(lanes)
     acc_flat = acc.reshape(acc.shape[0] * acc.shape[1])
-    stride = np.int64(lanes)
     for lane in range(lanes):
         if carry[lane, C_IN_GAME]:
-            canonicalise(cols[lane], canon[lane])
-            entry_indices(canon[lane], state[lane, ST_MOVES_REMAINING], spec, pat[lane],
-                          idx_s[lane])
+            canonicalise(cols[lane], canon0)
+            entry_indices(canon0, state[lane, ST_MOVES_REMAINING], spec, pat0, idx_s[lane])
     for _ in range(n_rounds):
         t0 = cycle_counter()
-        for lane in prange(lanes):
-            _lane_move(vals, bias, spec, n, seed_start, seed_count, stride, carry[lane],
-                       state[lane], cols[lane], wi[lane], wcanon[lane], tmp[lane], base0[lane],
-                       base1[lane], bidx[lane], wscratch[lane], wout[lane], sboard[lane],
-                       sres[lane], sinfo[lane], sidx[lane], sval[lane], spts[lane], scount[lane],
-                       soff, jslot, cs, cw, cn, canon[lane], pat[lane], scratch[lane], out[lane],
-                       idx_s[lane], idx_next[lane], parts, upd_idx[lane], upd_off[lane],
-                       upd_delta, lane)
+        for worker in prange(workers):
+            _choose_worker(vals, bias, spec, n, seed_start, seed_count, carry, state, cols, idx_s,
+                           parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn,
+                           worker, workers)
         t1 = cycle_counter()
         for part in prange(parts):
-            _learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part)
+            _learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
+                        tables[part], seqs[part])
         ticks[0] += t1 - t0
         ticks[1] += cycle_counter() - t1
         for lane in range(lanes):
@@ -226,6 +296,4 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
             fstats[F_STEPS] += 1.0
             if d >= DELTA_CLAMP:
                 fstats[F_CLAMPED] += 1.0
-    for lane in range(lanes):
-        carry[lane, C_LOOKUPS] += wi[lane, WI_LOOKUPS]
     return n_rounds * lanes

@@ -372,7 +372,10 @@ class NtupleLearner:
         config = {"kind": self.kind, **self.layout.describe(), "alpha": self.alpha,
                   "initial_value": INITIAL_VALUE, "delta_clamp": kern.DELTA_CLAMP,
                   "strata": kern.STRATA}
-        return config if self.lanes == 1 else {**config, "lanes": self.lanes}
+        if self.lanes == 1:
+            return config
+        # the rule for an entry several lanes write in one round (engines.train.lanes)
+        return {**config, "lanes": self.lanes, "shared_entry_step": "mean"}
 
     def play(self, seeds: SeedRange, carry, state, cols, moves: int, fstats) -> int:
         """Train ``moves`` moves (more than one lane: whole rounds, one row per lane, the learn
