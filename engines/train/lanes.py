@@ -62,15 +62,13 @@ from engines.train.kernel import (
     C_LOOKUPS,
     C_MOVES,
     C_SCORE_SUM,
-    DELTA_CLAMP,
-    F_ABS_DELTA,
-    F_CLAMPED,
-    F_STEPS,
     ROWS,
     SI_LEN,
     WI_LEN,
     WI_LOOKUPS,
     _seed_of,
+    clamp_delta,
+    count_delta,
     play_move_target,
     tc_entry,
 )
@@ -138,13 +136,8 @@ def _lane_move(vals, bias, spec, n, seed_start, seed_count, stride, carry, state
         vals, bias, n, spec, pat, _seed_of(seed_start, seed_count, carry[C_GAME]), carry, state,
         cols, canon, idx_s, idx_next, scratch, out, wi, wcanon, tmp, base0, base1, bidx,
         wscratch, wout, sboard, sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs, cw, cn)
-    delta = target - gather(vals, bias, idx_s, n)
+    upd_delta[lane] = clamp_delta(target - gather(vals, bias, idx_s, n))
     carry[C_LOOKUPS] += wi[WI_LOOKUPS] - looked + n
-    if delta > DELTA_CLAMP:
-        delta = DELTA_CLAMP
-    elif delta < -DELTA_CLAMP:
-        delta = -DELTA_CLAMP
-    upd_delta[lane] = delta
     group_by_part(idx_s, n, parts, upd_idx, upd_off)
     for j in range(n):
         idx_s[j] = idx_next[j]
@@ -175,7 +168,7 @@ def _slot(table, i, mask) -> np.int64:
 
 @njit(cache=True, _nrt=False)
 def learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part, table,
-                seq) -> None:
+               seq) -> None:
     """The learn phase of one part: every lane's update to the entries it owns, lane by lane.
 
     First pass: list the part's updates in order (``seq``: entry, slot, lane) and count, for
@@ -297,13 +290,9 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
         t1 = cycle_counter()
         for part in prange(parts):
             learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
-                        tables[part], seqs[part])
+                       tables[part], seqs[part])
         ticks[0] += t1 - t0
         ticks[1] += cycle_counter() - t1
         for lane in range(lanes):
-            d = abs(upd_delta[lane])
-            fstats[F_ABS_DELTA] += d
-            fstats[F_STEPS] += 1.0
-            if d >= DELTA_CLAMP:
-                fstats[F_CLAMPED] += 1.0
+            count_delta(fstats, upd_delta[lane])
     return n_rounds * lanes
