@@ -58,6 +58,12 @@ def design_of(screen: Mapping[str, Any], games: int,
         futility_spending=fut.get("spending"))
 
 
+def design_from_spec(spec: Mapping[str, Any]) -> SequentialDesign:
+    """The design of a plan's sequential spec (``looks`` and the declaration's ``screen``;
+    :meth:`protocol.plan_model.Sequential.spec`), as a job rebuilds it."""
+    return design_of(spec["screen"], spec["looks"][-1], spec["looks"])
+
+
 def design_key(error: ValueError) -> str:
     """The declaration's key (under ``screen.``) a design's ValueError names."""
     head = str(error).split(":", 1)[0]

@@ -152,9 +152,9 @@ class Sequential:
 
     def design(self) -> Any:
         """The :class:`~analysis.sequential.SequentialDesign` (checked when planned)."""
-        from analysis.sequential_screen import design_of
+        from analysis.sequential_screen import design_from_spec
 
-        return design_of(self.screen, self.looks[-1], self.looks)
+        return design_from_spec(self.spec())
 
     def spec(self) -> dict[str, Any]:
         """JSON-ready: what a job needs to rebuild the design (:meth:`design`)."""
@@ -239,6 +239,16 @@ class ClaimPlan:
         """Keys of the frozen artefacts a contrast's arms read (its weights-hash check)."""
         arms = [self.arms[a] for a in self.contrasts[contrast].arms]
         return sorted({a.artefact.key for a in arms if a.artefact is not None})
+
+    def sequential_effect(self) -> tuple[float | None, str]:
+        """The effect a sequential screen's simulated power is read at: the register's recorded
+        mean delta of its contrast when the claim records one, else the observed (None)."""
+        assert self.sequential is not None
+        rec = self.claim.doc.get("recorded", {}).get("contrasts", {}).get(
+            self.sequential.contrast, {})
+        if "mean_delta" in rec:
+            return float(rec["mean_delta"]), "recorded"
+        return None, "observed"
 
     def screened_contrasts(self) -> set[str]:
         """Contrasts a ``screen`` reading reads (they get an operating characteristic)."""
