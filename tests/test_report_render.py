@@ -145,10 +145,9 @@ def test_claim_page_is_self_contained_with_every_section() -> None:
         assert text in html, text
 
 
-def test_the_fourth_ply_page_shows_its_prefix_and_interaction() -> None:
+def test_the_fourth_ply_page_shows_its_interaction() -> None:
     run = run_of("fourth-ply")
     html = render_claim(run)
-    assert "Contrast primary reads a prefix:" in html and "the first 32 of the screen" in html
     assert run.contrasts["interaction"]["kind"] == "interaction"
     assert "interaction" in html and "+881" in html  # the register's interaction anchor
     assert "this claim trains no weights" not in html.split("Figures")[0]
