@@ -47,6 +47,7 @@ def test_a_decisive_sequential_screen_stops_at_its_first_look(tmp_path) -> None:
     assert null["rejection_rate"] <= 0.05 + 3 * null["mc_se"]  # the simulated type I error
     html = (work / paths.path("page", claim=p.id)).read_text()
     for text in ("<h2>Sequential screen</h2>", "Stopped at look 1 of 2", "were never read",
+                 f"the ledger records seeds {start + 16} +16 as never read",
                  "<th>efficacy bound</th><th>futility bound</th>", "median-unbiased",
                  "simulated type I error"):
         assert text in html, text
