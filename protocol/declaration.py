@@ -46,6 +46,8 @@ LEAF_POLICIES = ("search", "direct")
 EXTERNAL = "external"
 #: the keys only an external arm takes
 EXTERNAL_KEYS = ("command", "options", "movetime", "grace")
+#: why a sequential screen refuses an arm on a prefix (declaration and profile)
+NO_PREFIX = "a sequential screen plays every arm on every look's seeds: no arm on a prefix"
 #: most checkpoints of one claim, over all its trained weights, in any profile: each is a
 #: training segment, a checkpoint on disk and a validation point (64 games)
 MAX_CHECKPOINTS = 1_000
@@ -265,8 +267,7 @@ def _check_screen(doc: dict[str, Any], chk: _Check) -> None:
                  f"screen reading; this claim has {len(screens)} ({', '.join(screens) or 'none'})")
     for name, arm in doc["arms"].items():
         if "games" in arm:
-            chk.fail(f"arms.{name}.games", "a sequential screen plays every arm on every look's "
-                     "seeds: no arm on a prefix")
+            chk.fail(f"arms.{name}.games", NO_PREFIX)
     try:
         design_of(screen, screen["games"])
     except ValueError as exc:

@@ -26,6 +26,7 @@ from protocol import costs
 from protocol.declaration import (
     EXTERNAL,
     MAX_CHECKPOINTS,
+    NO_PREFIX,
     Claim,
     check_pins,
     checkpoint_count,
@@ -251,8 +252,7 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm
         return None
     for name, over in prof.over.get("arms", {}).items():
         if "games" in over:
-            prof.fail(f"claims.{claim.id}.arms.{name}.games", "a sequential screen plays every "
-                      "arm on every look's seeds: no arm on a prefix")
+            prof.fail(f"claims.{claim.id}.arms.{name}.games", NO_PREFIX)
     looks = tuple(given if given is not None else
                   screen["looks"] if games == screen["games"] else
                   scale_looks(screen["looks"], screen["games"], games))

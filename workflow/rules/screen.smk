@@ -72,14 +72,20 @@ def look_file(claim, k):
     return PATHS.path("look", claim=claim, block=CLAIMS[claim].label, look=k)
 
 
-def continued(claim, k):
-    """Look ``k``'s decision file once it said continue (a checkpoint: Snakemake runs it
-    first); a request past a stopping look is an error, never a game."""
-    from analysis.sequential import CONTINUE
+def look_decision(claim, k):
+    """Look ``k``'s decision (a checkpoint: asking for it makes Snakemake run it first)."""
     from protocol.stages import load_json
 
-    decision = load_json(checkpoints.look.get(
-        claim=claim, block=CLAIMS[claim].label, look=str(k)).output[0])["decision"]
+    done = checkpoints.look.get(claim=claim, block=CLAIMS[claim].label, look=str(k))
+    return load_json(done.output[0])["decision"]
+
+
+def continued(claim, k):
+    """Look ``k``'s decision file once it said continue; a request past a stopping look is an
+    error, never a game."""
+    from analysis.sequential import CONTINUE
+
+    decision = look_decision(claim, k)
     if decision != CONTINUE:
         raise ValueError(f"claim {claim}: look {k} decided {decision}; the games of look "
                          f"{k + 1} are never played")
@@ -89,13 +95,11 @@ def continued(claim, k):
 def played_looks(claim):
     """The looks a sequential screen makes: up to the first that does not say continue."""
     from analysis.sequential import CONTINUE
-    from protocol.stages import load_json
 
-    p, out = CLAIMS[claim], []
-    for k in range(1, len(p.sequential.looks) + 1):
+    out = []
+    for k in range(1, len(CLAIMS[claim].sequential.looks) + 1):
         out.append(k)
-        got = checkpoints.look.get(claim=claim, block=p.label, look=str(k)).output[0]
-        if load_json(got)["decision"] != CONTINUE:
+        if look_decision(claim, k) != CONTINUE:
             break
     return out
 
