@@ -7,14 +7,15 @@
 
 
 def play_inputs(wc):
-    """The ledger's answer for a screen block (and, for a sequential screen's look, the
-    previous look's decision); the tables the arm's leaf reads."""
+    """The ledger's answer for a screen block; the tables the arm's leaf reads.  A sequential
+    screen's look k > 1 plays only once look k - 1 said continue (its checkpoint; not a file
+    dependency, so games made again of an earlier look do not replay the later looks)."""
     arm, p = arm_of(wc), CLAIMS[wc.claim]
     files = [] if wc.block == VALIDATION else [PATHS.path("opened", claim=wc.claim,
                                                           block=p.label)]
     k = p.look_of(wc.block)
     if k is not None and k > 1:
-        files.append(continued(wc.claim, k - 1))
+        continued(wc.claim, k - 1)
     if arm.step is not None:
         files += segment_paths(wc.claim, arm.weights, arm.step)[:2]
     if arm.artefact is not None:

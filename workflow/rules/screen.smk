@@ -81,15 +81,14 @@ def look_decision(claim, k):
 
 
 def continued(claim, k):
-    """Look ``k``'s decision file once it said continue; a request past a stopping look is an
-    error, never a game."""
+    """Nothing once look ``k`` said continue; a request past a stopping look is an error, never
+    a game."""
     from analysis.sequential import CONTINUE
 
     decision = look_decision(claim, k)
     if decision != CONTINUE:
         raise ValueError(f"claim {claim}: look {k} decided {decision}; the games of look "
                          f"{k + 1} are never played")
-    return look_file(claim, k)
 
 
 def played_looks(claim):
