@@ -18,15 +18,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from contracts.cli_numbers import seed_hex
+
 #: the first line of the hashed text (the definition's version)
 TRAJECTORY_FORMAT = "drop7-trajectory-v1"
-
-
-def seed_hex(seed: int) -> str:
-    """A 64-bit seed as the seed bank writes it: ``0x`` and 16 lowercase hex digits."""
-    if not 0 <= seed < 1 << 64:
-        raise ValueError(f"seed {seed} is not in 0..2**64-1")
-    return f"0x{seed:016x}"
 
 
 def trajectory_text(seed: int, moves: Sequence[int], scores: Sequence[int]) -> str:

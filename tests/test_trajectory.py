@@ -16,7 +16,8 @@ import json
 import numpy as np
 import pytest
 
-from contracts.trajectory import seed_hex, trajectory_checksum, trajectory_text
+from contracts.cli_numbers import seed_hex
+from contracts.trajectory import trajectory_checksum, trajectory_text
 from engines.drop7 import core
 from engines.drop7.cli import main
 from engines.drop7.game_loop import play_out
