@@ -104,6 +104,11 @@ def _benchmarks(directory: str | Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def job_times(directory: str | Path) -> dict[str, dict[str, float]]:
+    """Every job's last benchmark row under ``directory`` (wall s, CPU s, peak RSS MB)."""
+    return _benchmarks(directory)
+
+
 def stage_times(jobs: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
     """Per stage (a job name's first part): jobs, summed wall and CPU seconds, peak RSS."""
     out: dict[str, dict[str, float]] = {}

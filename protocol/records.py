@@ -450,6 +450,7 @@ def _check_artifact(root: Path, name: str, art: Mapping[str, Any]) -> list[str]:
 def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mapping[str, Any],
                  provenance: Mapping[str, Any], *, opened: Mapping[str, Any] | None = None,
                  closed: Mapping[str, Any] | None = None,
+                 preregistered: Mapping[str, Any] | None = None,
                  table: Sequence[Mapping[str, str]] = (), table_sha256: str | None = None,
                  command: Sequence[str] = ("snakemake",),
                  now: datetime | None = None) -> dict[str, Any]:
@@ -457,7 +458,9 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
 
     ``opened`` and ``closed`` are the screen's ``opened.json`` and ``closed.json``
     (None when the block was never opened or not closed; a closed entry replaces
-    the opened one), ``table`` the rows of its games table.  Every record is checked
+    the opened one), ``preregistered`` the experiment record written before the
+    block was opened (its creation time is kept; a protocol hash that differs
+    from the plan's is refused), ``table`` the rows of its games table.  Every record is checked
     against its format before anything is written.
     """
     now_utc = stamp(now or datetime.now(UTC))
@@ -471,6 +474,12 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     experiment = experiment_record(plan, first_open, list(leases.values()), "completed",
                                    now_utc, reused)
     protocol = experiment["protocolSha256"]
+    if preregistered is not None:
+        if preregistered.get("protocolSha256") != protocol:
+            raise RecordError(f"claim {plan['id']}: the preregistered protocol hash "
+                              f"{str(preregistered.get('protocolSha256'))[:12]} differs from "
+                              f"the plan's {protocol[:12]}")
+        experiment["createdAt"] = min(preregistered["createdAt"], experiment["createdAt"])
     machine = machine_record(now_utc)
     stages = provenance.get("stages", {})
     run_content = {"claim": plan["id"], "commit": provenance.get("commit"),

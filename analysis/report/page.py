@@ -63,6 +63,7 @@ class ClaimRun:
     hashes: dict[str, Any] = field(default_factory=dict)
     contrasts: dict[str, dict[str, Any]] = field(default_factory=dict)
     games: pd.DataFrame | None = None
+    records: list[dict[str, str]] = field(default_factory=list)  # register records: name, href
 
     @property
     def claim(self) -> str:

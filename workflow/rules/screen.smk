@@ -44,10 +44,12 @@ rule open_block:
         open_inputs,
     output:
         PATHS.pattern("opened"),
+        preregistered=PATHS.pattern("preregistered"),
     log:
         log("{block}/open"),
     localrule: True
     params:
+        plan=lambda wc: CLAIMS[wc.claim].describe(),
         ledger=PLAN.profile["ledger"],
         artefacts=lambda wc: {k: {"record": a.record, "pin": a.sha256}
                               for k, a in CLAIMS[wc.claim].artefacts.items()},

@@ -1,6 +1,7 @@
 """Adapter: render one claim's report, its figures, summary and provenance."""
 
 import json
+import os
 from pathlib import Path
 
 from analysis.games_table import read_games
@@ -38,6 +39,8 @@ def main() -> None:
         hashes=load_json(S.input.hashes) if opened else {},
         contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
         games=read_games(S.input.table) if opened else None,
+        records=[{"name": f.name, "href": os.path.relpath(f, Path(S.output.page).parent)}
+                 for f in sorted(Path(S.input.records).iterdir())],
     )
     figures = build_figures(claim_run)
     for name in figures:
