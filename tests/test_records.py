@@ -189,3 +189,29 @@ def test_validate_refuses_what_is_not_a_bundle(tmp_path, capsys) -> None:
     assert check_bundle(tmp_path)[0].endswith("x.json: key format: not a record kind of a "
                                               "bundle (drop7-experiment-v1, drop7-seed-lease-v1,"
                                               " drop7-run-v1, drop7-machine-v1, drop7-result-v1)")
+
+
+def test_a_claim_never_screened_gets_a_valid_bundle_without_games(plan, tmp_path) -> None:
+    verdict = {**_verdict(), "readings": [], "verdict": "not-supported-as-tested",
+               "reason": "a gate failed: the screen was not opened"}
+    result = write_bundle(tmp_path, plan, verdict, {"commit": None, "dirty": None}, now=NOW)
+    assert check_bundle(tmp_path) == []
+    assert result["perGameArtifact"] == {"path": None, "sha256": None, "recordCount": None}
+    assert result["gateChecks"] == [{"criterion": "the declared verdict rules", "passed": None,
+                                     "observed": verdict["reason"]}]
+    assert not list(tmp_path.glob("seed-lease-*")) and not (tmp_path / GAMES_FILE).exists()
+
+
+def test_the_bundle_keeps_the_preregistration_and_refuses_another_protocol(plan,
+                                                                           tmp_path) -> None:
+    early = experiment_record(plan, "2026-12-01T00:00:00Z", [])
+    verdict = {**_verdict(), "readings": []}
+    write_bundle(tmp_path / "a", plan, verdict, {}, preregistered=early, now=NOW)
+    experiment = json.loads(next((tmp_path / "a").glob("experiment-*.json")).read_text())
+    assert experiment["createdAt"] == "2026-12-01T00:00:00Z"
+    assert experiment["lifecycle"] == "completed"
+    edited = copy.deepcopy(plan)
+    edited["declaration"]["gates"] = []
+    with pytest.raises(RecordError, match="preregistered protocol hash .* differs"):
+        write_bundle(tmp_path / "b", edited, verdict, {}, preregistered=early, now=NOW)
+    assert not (tmp_path / "b").exists()  # nothing written
