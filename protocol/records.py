@@ -452,16 +452,18 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                  closed: Mapping[str, Any] | None = None,
                  preregistered: Mapping[str, Any] | None = None,
                  table: Sequence[Mapping[str, str]] = (), table_sha256: str | None = None,
-                 command: Sequence[str] = ("snakemake",),
+                 command: Sequence[str] | None = None,
                  now: datetime | None = None) -> dict[str, Any]:
     """Write a claim's bundle into ``directory``; returns the result record.
 
     ``opened`` and ``closed`` are the screen's ``opened.json`` and ``closed.json``
-    (None when the block was never opened or not closed; a closed entry replaces
-    the opened one), ``preregistered`` the experiment record written before the
-    block was opened (its creation time is kept; a protocol hash that differs
-    from the plan's is refused), ``table`` the rows of its games table.  Every record is checked
-    against its format before anything is written.
+    (None when the block was never opened or not closed; a closed entry
+    replaces the opened one), ``preregistered`` the experiment record written
+    before the block was opened (its creation time is kept; a protocol hash
+    that differs from the plan's is refused), ``table`` the rows of its games
+    table, ``command`` the invoking command line (None: not visible to the job,
+    written as ``["snakemake"]`` and said in the measurement notes).  Every
+    record is checked against its format before anything is written.
     """
     now_utc = stamp(now or datetime.now(UTC))
     blocks = (opened or {}).get("blocks", {})
@@ -496,7 +498,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
         "protocolSha256": protocol, "machineProfileRef": machine["machineProfileId"],
         "sourceState": {"gitCommit": provenance.get("commit"), "dirty": provenance.get("dirty"),
                         "diffSha256": None, "sourceArchiveSha256": None},
-        "command": list(command), "seedLeaseRefs": list(leases.values()),
+        "command": list(command or ["snakemake"]), "seedLeaseRefs": list(leases.values()),
         "resourceLimits": {"wallSeconds": None, "cpuThreads": None, "maxHostBytes": None,
                            "maxGpuBytes": None},
         "resourceObserved": {
@@ -506,7 +508,9 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
             "measurementNotes": "sums over the claim's Snakemake jobs of their benchmark "
                                 "files (wall and CPU seconds), peak: the largest job's "
                                 "maximum resident set; the jobs may span several "
-                                "Snakemake invocations"},
+                                "Snakemake invocations"
+                                + ("" if command else "; the invoking command line was not "
+                                   "visible to the records job")},
         "exitCode": None,
         "stopReason": "the records are written by a job of the run, before it ends: its exit "
                       "code is not known to them",

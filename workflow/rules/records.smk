@@ -1,8 +1,5 @@
 # Stage 6: the research register's record bundle of each claim (docs/records.md), written
 # after the verdict under results/<profile>/records/<claim>/ and linked from the report.
-import sys
-
-
 def records_inputs(wc):
     """The verdict, and the screen's ledger answers, games table and preregistration when
     its block was opened."""
@@ -28,6 +25,5 @@ rule records:
         plan=lambda wc: CLAIMS[wc.claim].describe(),
         repo=workflow.basedir,
         benchmarks=lambda wc: PATHS.path("benchmarks", claim=wc.claim),
-        command=sys.argv,
     script:
         "../scripts/records.py"

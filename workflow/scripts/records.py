@@ -3,7 +3,7 @@
 from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
-from protocol.provenance import git_state, job_times, stage_times
+from protocol.provenance import git_state, invoking_command, job_times, stage_times
 from protocol.records import RecordError, check_bundle, write_bundle
 from protocol.stages import load_json
 
@@ -21,7 +21,7 @@ def main() -> None:
                  preregistered=load_json(S.input.preregistered) if opened else None,
                  table=read_rows(S.input.table) if opened else (),
                  table_sha256=file_sha256(S.input.table) if opened else None,
-                 command=[str(a) for a in S.params.command])
+                 command=invoking_command())
     problems = check_bundle(S.output[0])
     if problems:
         raise RecordError("; ".join(problems))
