@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from test_stats_support import games_frame, score_like_pairs
 
+from contracts.games_table import GAMES_COLUMNS
 from engines.drop7.cli import main
 
 C, B = score_like_pairs(12, seed=3)
@@ -122,17 +123,15 @@ def test_unreadable_files_name_the_file(tmp_path, capsys, make) -> None:
 
 
 def _shard_text() -> str:
-    from contracts.games_table import GAMES_COLUMNS
-
     rows = [",".join(GAMES_COLUMNS)]
     for game in range(3):
-        rows.append(f"a,random,{100 + game},{game},10,5,1,0,0,0,5,0,0,0.1")
+        rows.append(f"a,random,{100 + game},{game},10,5,1,0,0,0,0,0,0.0,5,0,0,0.1,{'0' * 64}")
     return "\n".join(rows) + "\n"
 
 
 @pytest.mark.parametrize(("edit", "fragment"), [
     (lambda t: t.replace("\na,random,101", "\n\na,random,101"), "line 3 is blank"),
-    (lambda t: t.replace(",0.1\n", ",0.1,\n", 1), "line 2 has 15 fields"),
+    (lambda t: t.replace(",0.1,", ",0.1,,", 1), f"line 2 has {len(GAMES_COLUMNS) + 1} fields"),
     (lambda t: t.replace("a,random,101", "a,random,1\u0660\u0661"), "seed '1\u0660\u0661'"),
     (lambda t: t.replace("a,random,101", f"a,random,{2**64}"), "0..2**64-1"),
     (lambda t: t.replace("a,random,101", 'a,"random,101'), "not valid CSV"),
