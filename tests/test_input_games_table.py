@@ -47,14 +47,17 @@ def _set(lines: list[str], i: int, value: str) -> None:
     lines[i] = value
 
 
+#: fields of a whole row
+N = len(GAMES_COLUMNS)
+
 CASES = {
     # rows with more or fewer fields than the header (pandas shifted or padded them)
     "trailing comma on every row": (
         lambda t: "".join(f"{line},\n" if i else f"{line}\n"
-                          for i, line in enumerate(t.splitlines())), "line 2 has 15 fields"),
+                          for i, line in enumerate(t.splitlines())), f"line 2 has {N + 1} fields"),
     "one row a field short": (_lines(lambda ls: _set(ls, 6, ls[6].rsplit(",", 1)[0])),
-                              "line 7 has 13 fields"),
-    "one row a field long": (_lines(lambda ls: _set(ls, 9, ls[9] + ",7")), "line 10 has 15"),
+                              f"line 7 has {N - 1} fields"),
+    "one row a field long": (_lines(lambda ls: _set(ls, 9, ls[9] + ",7")), f"line 10 has {N + 1}"),
     # the header
     "a name twice": (_header("levels", "score"), "column 'score' appears twice"),
     "an empty name": (_header("levels", ""), "column 7 has no name"),
