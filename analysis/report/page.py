@@ -63,7 +63,8 @@ class ClaimRun:
     hashes: dict[str, Any] = field(default_factory=dict)
     contrasts: dict[str, dict[str, Any]] = field(default_factory=dict)
     games: pd.DataFrame | None = None
-    records: list[dict[str, str]] = field(default_factory=list)  # register records: name, href
+    #: register records: name, path and href (the record as a data: URI, or None)
+    records: list[dict[str, str | None]] = field(default_factory=list)
 
     @property
     def claim(self) -> str:
