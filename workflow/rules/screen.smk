@@ -3,6 +3,7 @@
 # for its frozen hashes (pins checked first); every arm plays its seeds of the block
 # (games.smk); the block is closed (every game in, the table's SHA-256 in the ledger); then
 # the frozen files the arms read are hashed again.
+from protocol.records import protocol_sha256
 
 
 def freeze_inputs(wc):
@@ -49,7 +50,7 @@ rule open_block:
         log("{block}/open"),
     localrule: True
     params:
-        plan=lambda wc: CLAIMS[wc.claim].describe(),
+        protocol=lambda wc: protocol_sha256(CLAIMS[wc.claim].describe()),
         ledger=PLAN.profile["ledger"],
         artefacts=lambda wc: {k: {"record": a.record, "pin": a.sha256}
                               for k, a in CLAIMS[wc.claim].artefacts.items()},

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, open_blocks, read_ledger
+from protocol.plan import load_plan
 from protocol.provenance import config_hash, git_state
 from protocol.records import experiment_record, stamp, write_json_record
 from protocol.stages import check_artefact, load_json, write_json
@@ -24,7 +25,11 @@ def main() -> None:
     now = datetime.now(UTC)
     prior = [e["opened_utc"] for b in p.blocks
              for e in read_ledger(p.ledger)["blocks"].get(str(b), []) if opener.same(e)]
-    experiment = experiment_record(p.plan, min(prior, default=stamp(now)), [])
+    plan = load_plan(p.repo, S.config).claims[S.wildcards.claim].describe()
+    experiment = experiment_record(plan, min(prior, default=stamp(now)), [])
+    if experiment["protocolSha256"] != p.protocol:
+        raise ValueError(f"claim {S.wildcards.claim}: the plan's protocol hash changed while "
+                         "the workflow ran (a declaration edited mid-run): rerun")
     write_json_record(S.output.preregistered, experiment)
     print(f"preregistered {experiment['experimentId']} (protocol "
           f"{experiment['protocolSha256']})", file=sys.stderr)
