@@ -27,6 +27,7 @@ import platform
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -146,11 +147,16 @@ def check_record(record: Mapping[str, Any], kind: str, where: str) -> None:
         raise RecordError(f"{where}: {problem}")
 
 
+@cache
+def _validator(kind: str) -> Draft202012Validator:
+    return Draft202012Validator(load_schema(f"records/{kind}-v1"),
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
 def record_problems(record: Any, kind: str) -> list[str]:
     """Every way ``record`` breaks the ``kind`` format's schema, one line each."""
-    validator = Draft202012Validator(load_schema(f"records/{kind}-v1"),
-                                     format_checker=Draft202012Validator.FORMAT_CHECKER)
-    errors = sorted(validator.iter_errors(record), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(_validator(kind).iter_errors(record),
+                    key=lambda e: list(map(str, e.absolute_path)))
     return [f"key {key_path(list(e.absolute_path))}: {e.message}" for e in errors]
 
 
