@@ -7,7 +7,10 @@ JSON from :mod:`analysis.contrast`, a validation curve's points) and gives an
 
 ``screen`` (pass / fail)
     the four-part pass of a difference contrast: bootstrap 95% LB > 0,
-    Student-t 95% LB > 0, both halves > 0, no lower-quartile regression.  The
+    Student-t 95% LB > 0, both halves > 0, no lower-quartile regression; for a
+    sequential screen, at its stopping look: the efficacy bound crossed, the
+    bootstrap LB at the look's level > 0, both halves > 0, no lower-quartile
+    regression.  The
     integrity checks (illegal or unfinished decisions, frozen hash) are not
     evidence but methodological errors: :func:`integrity_errors`.
 ``upper-below-zero`` (refuted / not-refuted)
@@ -102,7 +105,10 @@ def _stats(c: Mapping[str, Any]) -> str:
 
 
 def screen_failures(c: Mapping[str, Any]) -> list[str]:
-    """The statistical criteria a contrast failed (integrity checks are not evidence)."""
+    """The statistical criteria a contrast failed (integrity checks are not evidence); a
+    sequential screen's at its stopping look."""
+    if c.get("sequential"):
+        return list(c["sequential"]["failed"])
     return [k for k in c.get("failed", []) if k in SCREEN_CRITERIA]
 
 
@@ -111,8 +117,26 @@ def _numbers(c: Mapping[str, Any]) -> dict[str, Any]:
     return {k: c.get(k) for k in keys}
 
 
+def _read_sequential(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    seq = c["sequential"]
+    stop, numbers = seq["stop"], {**_numbers(c), "look": seq["stop"]["look"],
+                                  "level": seq["level"]}
+    t = "-" if stop["statistic"] is None else f"{stop['statistic']:.2f}"
+    bound = "-" if stop["efficacy_bound"] is None else f"{stop['efficacy_bound']:.2f}"
+    where = (f"look {stop['look']} of {len(seq['design']['looks'])} ({stop['decision']}): "
+             f"t {t}, efficacy bound {bound}, one-sided level {seq['level']:.4f}; {_stats(c)}")
+    failures = screen_failures(c)
+    if failures:
+        return "fail", f"failed {', '.join(failures)} at {where}", numbers
+    return "pass", f"efficacy bound crossed and the other criteria hold at {where}", numbers
+
+
 def read_screen(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """The four-part screen."""
+    """The four-part screen; a sequential screen's at its stopping look (the efficacy bound
+    crossed, the bootstrap LB at the look's level above 0, both halves above 0, no
+    lower-quartile regression: :mod:`analysis.sequential_screen`)."""
+    if c.get("sequential"):
+        return _read_sequential(c)
     failures = screen_failures(c)
     if failures:
         return "fail", f"failed {', '.join(failures)} ({_stats(c)})", _numbers(c)

@@ -129,6 +129,8 @@ def estimate_table(plan: Plan) -> str:
         est = plan.claims[c].estimate()
         hours = [est[k] / 3600 for k in ("train", "validation", "screen")]
         mark = "" if c in plan.run else "   (not in the default target)"
+        if plan.claims[c].sequential is not None:
+            mark += "   (screen: at most; sequential, it may stop at an earlier look)"
         lines.append(f"  {c:<24}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
             [*hours, sum(hours)], (9, 12, 9, 9), strict=True)) + mark)
     return "\n".join(lines)

@@ -7,7 +7,9 @@ file's name; an arm's leaf names weights this claim trains or a claim and
 weights that exist; a contrast names declared arms; a reading has the keys
 its kind takes and names a contrast or trained weights; a gate is a
 validation reading; a verdict rule names declared readings and outcomes
-their kinds can give; a claim trains at most :data:`MAX_CHECKPOINTS`
+their kinds can give; a sequential screen (``screen.looks``) has one
+screen reading to stop on, no arm on a prefix and a design that keeps its
+error rate; a claim trains at most :data:`MAX_CHECKPOINTS`
 checkpoints (counted before any list of them is built).  Across claims:
 every claim and weights named exists, nothing is circular, a shared block
 is the block of a claim that owns it and that declares at least as many
@@ -31,6 +33,7 @@ from analysis.readings import (
     PARAMETERS,
     REFERENCES,
 )
+from analysis.sequential_screen import design_key, design_of
 from protocol.schema import DeclarationError, check, read_yaml
 
 #: the claim declaration format
@@ -43,6 +46,8 @@ LEAF_POLICIES = ("search", "direct")
 EXTERNAL = "external"
 #: the keys only an external arm takes
 EXTERNAL_KEYS = ("command", "options", "movetime", "grace")
+#: why a sequential screen refuses an arm on a prefix (declaration and profile)
+NO_PREFIX = "a sequential screen plays every arm on every look's seeds: no arm on a prefix"
 #: most checkpoints of one claim, over all its trained weights, in any profile: each is a
 #: training segment, a checkpoint on disk and a validation point (64 games)
 MAX_CHECKPOINTS = 1_000
@@ -238,6 +243,37 @@ def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
                      f"validation or health reading ({', '.join(GATE_KINDS)})")
 
 
+def sequential_contrast(doc: Mapping[str, Any]) -> str | None:
+    """The contrast a sequential screen stops on (its one ``screen`` reading's); None for a
+    fixed screen."""
+    if "looks" not in doc["screen"]:
+        return None
+    return next(r["contrast"] for r in doc["readings"].values() if r["kind"] == "screen")
+
+
+def _check_screen(doc: dict[str, Any], chk: _Check) -> None:
+    """A sequential screen: one screen reading to stop on, every arm on every look, a design
+    that keeps its error rate (analysis.sequential_screen)."""
+    screen = doc["screen"]
+    if "looks" not in screen:
+        for key in ("spending", "futility"):
+            if key in screen:
+                chk.fail(f"screen.{key}", "given without screen.looks (a screen without "
+                         "looks is the fixed one)")
+        return
+    screens = [n for n, r in doc["readings"].items() if r["kind"] == "screen"]
+    if len(screens) != 1:
+        chk.fail("screen.looks", f"a sequential screen stops on the contrast of exactly one "
+                 f"screen reading; this claim has {len(screens)} ({', '.join(screens) or 'none'})")
+    for name, arm in doc["arms"].items():
+        if "games" in arm:
+            chk.fail(f"arms.{name}.games", NO_PREFIX)
+    try:
+        design_of(screen, screen["games"])
+    except ValueError as exc:
+        chk.fail(f"screen.{design_key(exc)}", str(exc).split(": ", 1)[-1])
+
+
 def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:
     readings = doc["readings"]
     for i, rule in enumerate(doc["verdict"]["rules"]):
@@ -272,7 +308,7 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     if doc["id"] != path.stem:
         chk.fail("id", f"{doc['id']!r} differs from the file's name {path.stem!r}")
     for part in (_check_weights, _check_arms, _check_contrasts, _check_readings,
-                 _check_verdict, _check_recorded):
+                 _check_screen, _check_verdict, _check_recorded):
         part(doc, chk)
     return Claim(doc["id"], path, doc)
 

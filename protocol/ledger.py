@@ -16,22 +16,31 @@ Any other opener is refused with :class:`LedgerError`, unless
 the opening is then recorded with ``reused: true`` and the report flags it
 (a reused block is not held out for the second opener).
 
-File format (``drop7-screen-ledger-v2``)::
+File format (``drop7-screen-ledger-v3``; a ``v2`` file, without ``looks`` and
+``unread``, reads as it is and is written as ``v3`` on its next update)::
 
-    {"format": "drop7-screen-ledger-v2",
+    {"format": "drop7-screen-ledger-v3",
      "blocks": {"1": [{"claim": "ntuple-line-tuples", "profile": "pilot",
                        "hashes": {"ntuple-line-tuples/ntuple-A": "<sha256>"},
                        "seeds": [start, count], "opened_utc": "...", "reused": false,
                        "shares": null, "status": "opened" | "complete",
                        "games": n, "table_sha256": "...", "completed_utc": "...",
                        "config_hash": "...", "commit": "...",
-                       "protocol_sha256": "..."}, ...]}}
+                       "protocol_sha256": "...",
+                       "looks": [{"look": k, "seeds": [start, n], "statistic": t,
+                                  "efficacy_bound": c, "futility_bound": a,
+                                  "decision": "...", "utc": "..."}, ...],
+                       "unread": [first seed, count] | null}, ...]}}
 
 ``protocol_sha256`` is the preregistered experiment's hash of what decides the
 verdict (:func:`protocol.records.protocol_sha256`): an opener whose hash
 differs from the one its entry kept is refused (the declaration was edited
 after its block was opened); an entry without one (written before it was
 kept) is accepted and flagged ``no_protocol_hash`` in the answer.
+
+A sequential screen records every look when it is made (:func:`record_look`)
+and, when it stops before its last look, the seeds of its block it never
+read (``unread``, written when the block is closed).
 
 Every read checks the file against ``protocol/schemas/ledger.schema.yaml``:
 an entry with a missing field or a wrong type is one :class:`LedgerError`
@@ -59,7 +68,9 @@ from typing import Any
 from contracts.atomic import atomic_write
 from protocol.schema import DeclarationError, check
 
-FORMAT = "drop7-screen-ledger-v2"
+FORMAT = "drop7-screen-ledger-v3"
+#: formats that read (an older one is written as :data:`FORMAT` on the next update)
+READABLE = ("drop7-screen-ledger-v2", FORMAT)
 #: the committed ledger (relative to the repository and to the run's working directory)
 COMMITTED = "data/screen-ledger.json"
 OPENED, COMPLETE = "opened", "complete"
@@ -98,9 +109,9 @@ def read_ledger(path: str | Path) -> dict[str, Any]:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise LedgerError(f"{p}: unreadable ledger ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
+    if not isinstance(doc, dict) or doc.get("format") not in READABLE or not isinstance(
             doc.get("blocks"), dict):
-        raise LedgerError(f"{p}: not a {FORMAT} ledger")
+        raise LedgerError(f"{p}: not a {' or '.join(READABLE)} ledger")
     try:
         check(doc, "ledger", p)
     except DeclarationError as exc:
@@ -141,6 +152,7 @@ def _locked(path: Path) -> Iterator[dict[str, Any]]:
             before = json.dumps(doc, sort_keys=True)
             yield doc
             if json.dumps(doc, sort_keys=True) != before:
+                doc["format"] = FORMAT
                 atomic_write(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
@@ -224,9 +236,34 @@ def open_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, prof
     return answer
 
 
+def _entry(doc: Mapping[str, Any], block: int, opener: Opener, what: str) -> dict[str, Any]:
+    mine = next((e for e in doc["blocks"].get(str(block), []) if opener.same(e)), None)
+    if mine is None:
+        raise LedgerError(f"screen block {block} has no opening for claim {opener.claim} "
+                          f"({_short(opener.hashes)}) to {what}")
+    return mine
+
+
+def record_look(path: str | Path, blocks: Sequence[int], opener: Opener,
+                look: Mapping[str, Any], now: datetime | None = None) -> None:
+    """Record a sequential screen's look (``look``, ``seeds``, ``statistic``, the bounds and the
+    ``decision``) in ``opener``'s entries of ``blocks``; a look made again (a rerun after a
+    crash) replaces the one of the same number."""
+    keys = ("look", "seeds", "statistic", "efficacy_bound", "futility_bound", "decision")
+    record = {**{k: look[k] for k in keys}, "utc": _stamp(now)}
+    with _locked(Path(path)) as doc:
+        for block in blocks:
+            mine = _entry(doc, block, opener, "record a look in")
+            looks = [x for x in mine.get("looks", []) if x["look"] != record["look"]]
+            mine["looks"] = sorted([*looks, record], key=lambda x: x["look"])
+
+
 def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, games: int,
-                 table_sha256: str, now: datetime | None = None) -> dict[str, Any]:
-    """Mark ``opener``'s entries of ``blocks`` complete: every game played, the table's hash.
+                 table_sha256: str, unread: Sequence[int] | None = None,
+                 now: datetime | None = None) -> dict[str, Any]:
+    """Mark ``opener``'s entries of ``blocks`` complete: every game played, the table's hash,
+    and (a sequential screen that stopped early) ``unread``, ``[first seed, count]`` of the
+    seeds never read.
 
     A block completed before with a different games table keeps its first
     hash, and the entry records the new one under ``differs``.
@@ -234,11 +271,9 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
     with _locked(Path(path)) as doc:
         out = {}
         for block in blocks:
-            entries = doc["blocks"].get(str(block), [])
-            mine = next((e for e in entries if opener.same(e)), None)
-            if mine is None:
-                raise LedgerError(f"screen block {block} has no opening for claim "
-                                  f"{opener.claim} ({_short(opener.hashes)}) to complete")
+            mine = _entry(doc, block, opener, "complete")
+            if unread is not None:
+                mine["unread"] = [int(x) for x in unread]
             if mine.get("status") == COMPLETE and mine.get("table_sha256") != table_sha256:
                 mine["differs"] = table_sha256
             elif mine.get("status") != COMPLETE:

@@ -2,8 +2,9 @@
 
 ``{root}`` is ``results/<profile>``; the other fields are the wildcards of
 the workflow's rules (``claim``, ``weights``, ``block``, ``arm``, ``k``,
-``K``, ``contrast``, ``figure``, ``job``, ``step``).  A block is ``validation`` or
-``screen-<first block>``.  :meth:`Paths.pattern` gives a template with the
+``K``, ``contrast``, ``figure``, ``job``, ``step``, ``look``).  A block is ``validation``,
+``screen-<first block>`` or, for the games of a sequential screen's look ``k``,
+``screen-<first block>/look-<k>``.  :meth:`Paths.pattern` gives a template with the
 run's fields filled in and the rest left as ``{wildcards}`` (what a rule
 declares); :meth:`Paths.path` fills every field (what a script or a test
 reads).  The trainer's own directory format sits under ``train``
@@ -30,6 +31,8 @@ TEMPLATES = {
     "closed": "{root}/claims/{claim}/{block}/closed.json",
     "hashes": "{root}/claims/{claim}/{block}/hashes.json",
     "contrast": "{root}/claims/{claim}/{block}/contrasts/{contrast}.json",
+    "look": "{root}/claims/{claim}/{block}/looks/look-{look}.json",
+    "looks": "{root}/claims/{claim}/{block}/looks.json",
     "verdict": "{root}/claims/{claim}/verdict.json",
     "provenance": "{root}/claims/{claim}/provenance.json",
     "records": "{root}/records/{claim}",
@@ -42,6 +45,8 @@ TEMPLATES = {
 TEMPLATES["benchmark"] = TEMPLATES["benchmarks"] + "/{job}.tsv"
 INDEX = "reports/index.html"
 VALIDATION = "validation"
+#: a sequential screen's look ``k`` plays its games under ``<screen block>/look-<k>``
+LOOK = "look"
 
 
 def screen_label(block: int) -> str:

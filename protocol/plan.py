@@ -6,28 +6,33 @@ what this profile runs of it: the effective training budgets, validation
 and screen sizes, prefixes and searches (a profile only shrinks what a
 claim declares, and :attr:`~protocol.plan_model.ClaimPlan.shrunk` says what
 it shrank), the screen block and its seeds, the policy string of every arm,
-the games of every contrast, and how many shards each arm's games are cut
-into.  No Snakemake, no engine kernels.
+the games of every contrast, how many shards each arm's games are cut
+into, and a sequential screen's looks (declared, given by the profile, or
+scaled to a shrunk screen) with every arm's games of each look.  No Snakemake, no engine kernels.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from analysis.sequential_screen import design_of, scale_looks
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
 from protocol import costs
 from protocol.declaration import (
     EXTERNAL,
     MAX_CHECKPOINTS,
+    NO_PREFIX,
     Claim,
     check_pins,
     checkpoint_count,
     is_checkpoint,
     load_claims,
+    sequential_contrast,
 )
 from protocol.paths import Paths
 from protocol.plan_model import (
@@ -36,6 +41,7 @@ from protocol.plan_model import (
     ClaimPlan,
     Contrast,
     Plan,
+    Sequential,
     Training,
     table_entries,
 )
@@ -233,6 +239,39 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
     return out
 
 
+def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm],
+                shrunk: list[str]) -> Sequential | None:
+    """A sequential screen at this profile's size: the declared looks, the profile's
+    (``claims.<id>.screen.looks``), or the declared ones scaled to a shrunk screen."""
+    screen, key = claim.doc["screen"], f"claims.{claim.id}.screen.looks"
+    given = prof.over.get("screen", {}).get("looks")
+    contrast = sequential_contrast(claim.doc)
+    if contrast is None:
+        if given is not None:
+            prof.fail(key, f"claim {claim.id} declares no looks (a fixed screen)")
+        return None
+    for name, over in prof.over.get("arms", {}).items():
+        if "games" in over:
+            prof.fail(f"claims.{claim.id}.arms.{name}.games", NO_PREFIX)
+    looks = tuple(given if given is not None else
+                  screen["looks"] if games == screen["games"] else
+                  scale_looks(screen["looks"], screen["games"], games))
+    try:
+        design_of(screen, games, looks).boundaries  # noqa: B018 (checked before any job)
+    except ValueError as exc:
+        prof.fail(key, f"{exc} (looks {', '.join(map(str, looks))} of {games} games in this "
+                  "profile)")
+    if list(looks) != list(screen["looks"]):
+        shrunk.append(f"screen looks: {', '.join(map(str, looks))} (declared: "
+                      f"{', '.join(map(str, screen['looks']))})")
+    per_look = []
+    for k in range(len(looks)):
+        count = looks[k] - (looks[k - 1] if k else 0)
+        per_look.append({n: replace(a, games=count, shards=costs.shards_for(
+            count, a.seconds_per_game, prof.profile["job_minutes"])) for n, a in arms.items()})
+    return Sequential(contrast, looks, dict(screen), tuple(per_look))
+
+
 def _check_pins(claim: Claim, arms: Mapping[str, Arm]) -> None:
     """Arms that read one artefact may not pin it to different hashes."""
     pins: dict[str, tuple[str, str]] = {}
@@ -304,9 +343,11 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     start = int(bank.screen_block(blocks[0], 1)[0])
     arms = _screen_arms(claim, prof, games, claims, paths, shrunk)
     _check_pins(claim, arms)
+    sequential = _sequential(claim, prof, games, arms, shrunk)
     vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
     return ClaimPlan(claim, block, blocks, (start, games), shares, trained, vgames, vseeds,
-                     varms, comparator, arms, _contrasts(claim, arms, games), shrunk)
+                     varms, comparator, arms, _contrasts(claim, arms, games), shrunk,
+                     sequential)
 
 
 def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:

@@ -15,7 +15,7 @@ from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, learner_leaf
 from protocol import costs
 from protocol.declaration import Claim
-from protocol.paths import VALIDATION, Paths, screen_label
+from protocol.paths import LOOK, VALIDATION, Paths, screen_label
 
 PILOT, PUBLIC = "pilot", "public-development"
 #: most threads one training job asks for
@@ -139,6 +139,35 @@ class Contrast:
     prefix_of: tuple[str, ...] = ()  # arms whose prefix sets ``games``
 
 
+@dataclass(frozen=True)
+class Sequential:
+    """A sequential screen in this profile: the contrast it stops on, its looks (game counts of
+    the block), its design's declaration, and every arm's games of each look (the seeds from
+    the previous look's count to this look's)."""
+
+    contrast: str
+    looks: tuple[int, ...]
+    screen: dict[str, Any]  # the declaration's screen (spending, futility)
+    arms: tuple[dict[str, Arm], ...]  # per look
+
+    def design(self) -> Any:
+        """The :class:`~analysis.sequential.SequentialDesign` (checked when planned)."""
+        from analysis.sequential_screen import design_from_spec
+
+        return design_from_spec(self.spec())
+
+    def spec(self) -> dict[str, Any]:
+        """JSON-ready: what a job needs to rebuild the design (:meth:`design`)."""
+        keys = ("spending", "futility")
+        return {"contrast": self.contrast, "looks": list(self.looks),
+                "screen": {k: self.screen[k] for k in keys if k in self.screen}}
+
+    def offsets(self, k: int) -> tuple[int, int]:
+        """``(first, count)`` of look ``k``'s new games within the block (1-based)."""
+        first = self.looks[k - 2] if k > 1 else 0
+        return first, self.looks[k - 1] - first
+
+
 @dataclass
 class ClaimPlan:
     """What one claim runs in this profile."""
@@ -156,6 +185,7 @@ class ClaimPlan:
     arms: dict[str, Arm]
     contrasts: dict[str, Contrast]
     shrunk: list[str] = field(default_factory=list)
+    sequential: Sequential | None = None  # a screen with looks
 
     @property
     def id(self) -> str:
@@ -166,6 +196,15 @@ class ClaimPlan:
     def label(self) -> str:
         """The screen block's field in paths (``screen-<first block>``)."""
         return screen_label(self.block)
+
+    def look_label(self, k: int) -> str:
+        """The block field of look ``k``'s games (1-based): under the screen block's folder."""
+        return f"{self.label}/{LOOK}-{k}"
+
+    def look_of(self, block: str) -> int | None:
+        """The look of a block label (None for the screen block and the validation block)."""
+        head, _, tail = block.partition(f"/{LOOK}-")
+        return int(tail) if head == self.label and tail.isdigit() else None
 
     @property
     def rule(self) -> str:
@@ -201,6 +240,16 @@ class ClaimPlan:
         arms = [self.arms[a] for a in self.contrasts[contrast].arms]
         return sorted({a.artefact.key for a in arms if a.artefact is not None})
 
+    def sequential_effect(self) -> tuple[float | None, str]:
+        """The effect a sequential screen's simulated power is read at: the register's recorded
+        mean delta of its contrast when the claim records one, else the observed (None)."""
+        assert self.sequential is not None
+        rec = self.claim.doc.get("recorded", {}).get("contrasts", {}).get(
+            self.sequential.contrast, {})
+        if "mean_delta" in rec:
+            return float(rec["mean_delta"]), "recorded"
+        return None, "observed"
+
     def screened_contrasts(self) -> set[str]:
         """Contrasts a ``screen`` reading reads (they get an operating characteristic)."""
         return {r["contrast"] for r in self.readings.values() if r["kind"] == "screen"}
@@ -225,6 +274,10 @@ class ClaimPlan:
             return self.validation_arms
         if block == self.label:
             return self.arms
+        k = self.look_of(block)
+        if self.sequential is not None and k is not None and 1 <= k <= len(
+                self.sequential.looks):
+            return self.sequential.arms[k - 1]
         raise KeyError(f"claim {self.id} has no block {block!r}")
 
     def block_seeds(self, block: str) -> tuple[int, int]:
@@ -232,6 +285,10 @@ class ClaimPlan:
         if block == VALIDATION:
             assert self.validation_seeds is not None
             return self.validation_seeds
+        k = self.look_of(block)
+        if k is not None and self.sequential is not None:
+            first, count = self.sequential.offsets(k)
+            return self.seeds[0] + first, count
         return self.seeds
 
     def describe(self) -> dict[str, Any]:
@@ -259,6 +316,7 @@ class ClaimPlan:
             "contrasts": {n: {"kind": c.kind, "arms": list(c.arms), "games": c.games,
                               "title": c.title, "prefix_of": list(c.prefix_of)}
                           for n, c in self.contrasts.items()},
+            "sequential": self.sequential.spec() if self.sequential else None,
             "readings": doc["readings"], "gates": doc["gates"], "verdict": doc["verdict"],
             "recorded": doc.get("recorded", {}), "declaration": doc,
         }

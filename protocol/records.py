@@ -112,7 +112,7 @@ def protocol_document(plan: Mapping[str, Any]) -> dict[str, Any]:
         "seeds": plan["seeds"], "blocks": plan["blocks"], "validation": plan["validation"],
         "trained": plan["trained"],
         "arms": {n: {"policy": a["policy"], "games": a["games"]} for n, a in plan["arms"].items()},
-        "contrasts": plan["contrasts"],
+        "contrasts": plan["contrasts"], "sequential": plan.get("sequential"),
     })
 
 
@@ -170,6 +170,32 @@ def lease_id(claim: str, block: int, entry: Mapping[str, Any]) -> str:
     return f"SL-{_compact(entry['opened_utc'])}-{sha8(claim, block, entry['seeds'])}"
 
 
+def _sequential_method(seq: Mapping[str, Any] | None) -> str:
+    """How a sequential screen decides, for the experiment's uncertainty method ('' if fixed)."""
+    if not seq:
+        return ""
+    spending = seq["screen"].get("spending", "the declared spending function")
+    return (f"; a group-sequential screen on the paired t statistic of contrast "
+            f"{seq['contrast']}, looks at {', '.join(map(str, seq['looks']))} games, the "
+            f"one-sided error spent {spending}"
+            + (f", futility at {seq['screen']['futility']}" if seq["screen"].get("futility")
+               else "") + " (docs/statistics.md)")
+
+
+def read_span(entry: Mapping[str, Any]) -> tuple[tuple[int, int], tuple[int, int] | None]:
+    """A ledger entry's seeds ``(first, count)`` that were read, and the unread rest of its
+    block (None unless a sequential screen stopped before its last look)."""
+    lo, count = (int(x) for x in entry["seeds"])
+    unread = entry.get("unread")
+    if not unread or int(unread[1]) == 0:
+        return (lo, count), None
+    first, rest = int(unread[0]), int(unread[1])
+    if first + rest != lo + count or not lo <= first:
+        raise RecordError(f"ledger entry's unread seeds {unread} are not the tail of its "
+                          f"seeds {entry['seeds']}")
+    return (lo, first - lo), (first, rest)
+
+
 def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence[str],
                       lifecycle: str = "preregistered", updated_utc: str | None = None,
                       reused: bool = False) -> dict[str, Any]:
@@ -201,7 +227,8 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
                                   for c in list(plan["contrasts"])[1:]],
                     "statisticalUnit": "whole-game",
                     "uncertaintyMethod": "bootstrap of whole paired games and a Student-t "
-                                         "lower bound (docs/statistics.md)"},
+                                         "lower bound (docs/statistics.md)"
+                                         + _sequential_method(plan.get("sequential"))},
         "gate": {"fixedBeforeControlledData": True,
                  "passCriteria": criteria or ["the declared verdict rules"],
                  "failureAction": "the first declared verdict rule that holds decides "
@@ -478,8 +505,12 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     first_open = min((e["opened_utc"] for e in entries.values()), default=now_utc)
     ended = max((e.get("completed_utc") or now_utc for e in entries.values()), default=now_utc)
     leases = {b: lease_id(plan["id"], b, e) for b, e in entries.items()}
+    unread = {b: u for b, e in entries.items() if (u := read_span(e)[1]) is not None}
+    unread_leases = {b: lease_id(plan["id"], b, {**e, "seeds": list(unread[b])})
+                     for b, e in entries.items() if b in unread}
     reused = any(a.get("reused") for a in blocks.values())
-    experiment = experiment_record(plan, first_open, list(leases.values()), "completed",
+    experiment = experiment_record(plan, first_open,
+                                   [*leases.values(), *unread_leases.values()], "completed",
                                    now_utc, reused)
     protocol = experiment["protocolSha256"]
     if preregistered is not None:
@@ -526,7 +557,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     records: list[tuple[str, dict[str, Any]]] = [("experiment", experiment), ("machine", machine),
                                                  ("run", run)]
     for b, e in entries.items():
-        lo, count = e["seeds"]
+        (lo, count), rest = read_span(e)
         lease = {
             "$schema": SCHEMA_URI.format(kind="seed-lease"), "format": FORMATS["seed-lease"],
             "seedLeaseId": leases[b], "experimentId": experiment["experimentId"],
@@ -545,8 +576,21 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
         }
         check_record(lease, "seed-lease", f"seed lease of block {b}")
         records.append(("seed-lease", lease))
-    spans = {b: (e["seeds"][0], e["seeds"][0] + e["seeds"][1], leases[b])
-             for b, e in entries.items()}
+        if rest is not None:  # a sequential screen's unread rest: never opened
+            looks = e.get("looks") or []
+            records.append(("seed-lease", {
+                **lease, "seedLeaseId": unread_leases[b],
+                "rangeStartHex": seed_hex(rest[0]),
+                "rangeEndExclusiveHex": seed_hex(rest[0] + rest[1]),
+                "cohortManifestSha256": None, "state": "cancelled-unopened", "openedAt": None,
+                "runIds": [],
+                "notes": [f"the unread rest of screen block {b}: the sequential screen stopped "
+                          f"at look {len(looks)} ({looks[-1]['decision'] if looks else '?'}), "
+                          "so these seeds were never read; the ledger keeps them out of "
+                          "every other claim's screens"]}))
+            check_record(records[-1][1], "seed-lease", f"unread seed lease of block {b}")
+    spans = {b: (lo, lo + n, leases[b]) for b, e in entries.items()
+             for lo, n in [read_span(e)[0]]}
     rows = game_rows(table, plan, experiment["experimentId"], run_id, spans)
     result_id = f"RS-{_compact(ended)}-{sha8(run_id, canonical_sha256(verdict), table_sha256)}"
     limitations = [*verdict.get("tier_lowered_by", []),

@@ -78,3 +78,22 @@ def external_claim(command: list[str], block: int = 31) -> dict[str, Any]:
                                "then": "not-supported-as-tested"}],
                     "otherwise": "supported-as-tested"},
     }
+
+
+def sequential_claim(block: int = 32) -> dict[str, Any]:
+    """A sequential claim built to stop at its first look: the fair leaf one ply against random
+    play, read at 16 and 32 games (the smoke profile's cap of 8 games is lifted by the test)."""
+    return {
+        "format": "drop7-claim-v1", "id": "sequential-stop",
+        "title": "The fair leaf one ply beats random play",
+        "claim": "The fair leaf one ply scores more than random legal play.",
+        "arms": {"fair-direct": {"play": "direct", "leaf": "linear"},
+                 "random": {"play": "random"}},
+        "screen": {"games": 32, "block": block, "looks": [16, 32],
+                   "spending": "obrien-fleming"},
+        "contrasts": {"skill": {"difference": ["fair-direct", "random"]}},
+        "readings": {"skill": {"kind": "screen", "contrast": "skill"}},
+        "verdict": {"rules": [{"when": {"skill": ["fail", "not-run"]},
+                               "then": "not-supported-as-tested"}],
+                    "otherwise": "supported-as-tested"},
+    }

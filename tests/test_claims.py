@@ -78,14 +78,14 @@ def test_smoke_caps_every_size_and_searches_one_ply_shallower() -> None:
         "arm linear-d3s7: search d2s3 instead of d3s7"]
 
 
-def test_a_prefix_arm_sets_its_contrasts_n_and_says_so() -> None:
-    four = plan_of("pilot").claims["fourth-ply"]
-    assert four.seeds[1] == 64
-    assert four.arms["tables-d4s7"].games == 32 and four.arms["tables-d3s7"].games == 64
-    assert four.contrasts["primary"].games == 32
-    assert four.contrasts["primary"].prefix_of == ("tables-d4s7",)
-    assert four.contrasts["interaction"].prefix_of == ("tables-d4s7", "fair-d4s7")
-    assert any("tables-d4s7: plays the first 32" in s for s in four.shrunk)
+def test_a_prefix_arm_sets_its_contrasts_n_and_says_so(tmp_path) -> None:
+    claims = claims_copy(tmp_path / "c", extra={"fair-depth-prefix": fair_depth_claim()})
+    p = plan_of("pilot", claims).claims["fair-depth-prefix"]
+    assert p.seeds[1] == 32
+    assert p.arms["fair-d2s7"].games == 16 and p.arms["fair-d3s7"].games == 32
+    assert p.contrasts["depth"].games == 16 and p.contrasts["depth"].prefix_of == ("fair-d2s7",)
+    small = plan_of("smoke", claims).claims["fair-depth-prefix"]
+    assert any("fair-d2s7: plays the first 4" in s for s in small.shrunk)
 
 
 def test_shards_depend_on_cost_not_on_results() -> None:

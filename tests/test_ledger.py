@@ -8,7 +8,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from protocol.ledger import FORMAT, LedgerError, Opener, close_blocks, open_blocks, opened_blocks
+from protocol.ledger import (
+    FORMAT,
+    LedgerError,
+    Opener,
+    close_blocks,
+    open_blocks,
+    opened_blocks,
+    read_ledger,
+    record_look,
+)
 
 A, B = "a" * 64, "b" * 64
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
@@ -77,7 +86,8 @@ def test_bad_hashes_and_bad_files_are_refused(tmp_path) -> None:
         opening(tmp_path / "l.json", [1], Opener("c", {"c/w": "xyz"}))
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "drop7-screen-ledger-v1", "blocks": {}}')
-    with pytest.raises(LedgerError, match="not a drop7-screen-ledger-v2 ledger"):
+    with pytest.raises(LedgerError, match="not a drop7-screen-ledger-v2 or drop7-screen-ledger-v3 "
+                                          "ledger"):
         opening(bad, [1], ONE)
     bad.write_text("{not json")
     with pytest.raises(LedgerError, match="unreadable ledger"):
@@ -124,3 +134,37 @@ def test_a_ledger_entry_with_missing_fields_or_wrong_types_is_one_line(tmp_path,
             read()
         assert str(err.value).startswith(f"{ledger}: ") and key in str(err.value)
         assert "\n" not in str(err.value)
+
+
+def _look(k: int, n: int, decision: str) -> dict[str, object]:
+    return {"look": k, "seeds": [1000, n], "statistic": 3.5, "efficacy_bound": 2.9,
+            "futility_bound": None, "decision": decision}
+
+
+def test_a_sequential_screen_records_its_looks_and_the_unread_rest(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    record_look(ledger, [3], ONE, _look(1, 64, "continue"))
+    record_look(ledger, [3], ONE, _look(2, 128, "stop-efficacy"))
+    record_look(ledger, [3], ONE, _look(2, 128, "stop-efficacy"))  # a rerun replaces it
+    close_blocks(ledger, [3], ONE, games=128, table_sha256="c" * 64, unread=[1128, 128])
+    entry = read_ledger(ledger)["blocks"]["3"][0]
+    assert [x["look"] for x in entry["looks"]] == [1, 2]
+    assert entry["looks"][1]["decision"] == "stop-efficacy" and entry["unread"] == [1128, 128]
+    with pytest.raises(LedgerError, match="no opening for claim claim-two"):
+        record_look(ledger, [3], Opener("claim-two", {}), _look(1, 64, "continue"))
+
+
+def test_a_v2_ledger_still_reads_and_is_written_as_v3(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    doc = json.loads(ledger.read_text())
+    ledger.write_text(json.dumps({**doc, "format": "drop7-screen-ledger-v2"}))
+    assert opened_blocks(ledger)[3][0]["claim"] == ONE.claim
+    record_look(ledger, [3], ONE, _look(1, 64, "continue"))
+    assert json.loads(ledger.read_text())["format"] == FORMAT == "drop7-screen-ledger-v3"
+    bad = json.loads(ledger.read_text())
+    bad["blocks"]["3"][0]["looks"][0]["decision"] = "maybe"
+    ledger.write_text(json.dumps(bad))
+    with pytest.raises(LedgerError, match="looks"):
+        read_ledger(ledger)

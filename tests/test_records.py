@@ -215,3 +215,48 @@ def test_the_bundle_keeps_the_preregistration_and_refuses_another_protocol(plan,
     with pytest.raises(RecordError, match="preregistered protocol hash .* differs"):
         write_bundle(tmp_path / "b", edited, verdict, {}, preregistered=early, now=NOW)
     assert not (tmp_path / "b").exists()  # nothing written
+
+
+def test_a_sequential_screen_stopped_early_leases_its_unread_rest_as_never_opened(
+        plan, tmp_path) -> None:
+    start, count = plan["seeds"]
+    half = count // 2
+    rows = run_shard([Arm("ntuple-A-d3s7", "random"), Arm("linear-d3s7", "centre-first")],
+                     start, half, progress_s=-1)
+    write_rows(rows, tmp_path / "games.csv")
+    table = read_rows(tmp_path / "games.csv")
+    block = str(plan["blocks"][0])
+    entry = {"claim": plan["id"], "profile": "smoke", "hashes": {}, "seeds": [start, count],
+             "opened_utc": "2026-12-02T02:10:00Z", "reused": False, "shares": None,
+             "status": "opened"}
+    looks = [{"look": 1, "seeds": [start, half], "statistic": 9.0, "efficacy_bound": 2.8,
+              "futility_bound": None, "decision": "stop-efficacy", "utc": "2026-12-02T02:30:00Z"}]
+    done = {**entry, "status": "complete", "games": len(rows), "looks": looks,
+            "unread": [start + half, count - half], "completed_utc": "2026-12-02T02:40:00Z",
+            "table_sha256": file_sha256(tmp_path / "games.csv")}
+    write_bundle(tmp_path / "records", plan, _verdict(), {"commit": "a" * 40, "dirty": False},
+                 opened={"blocks": {block: {"entry": entry, "reused": False}}},
+                 closed={"entries": {block: done}}, table=table,
+                 table_sha256=done["table_sha256"], now=NOW)
+    assert check_bundle(tmp_path / "records") == []
+    leases = sorted((json.loads(p.read_text()) for p in (tmp_path / "records").glob("seed-lease*")),
+                    key=lambda r: int(r["rangeStartHex"], 16))
+    assert [r["state"] for r in leases] == ["burned", "cancelled-unopened"]
+    assert [int(r["rangeStartHex"], 16) for r in leases] == [start, start + half]
+    assert [int(r["rangeEndExclusiveHex"], 16) for r in leases] == [start + half, start + count]
+    assert leases[1]["openedAt"] is None and leases[1]["runIds"] == []
+    assert "never read" in leases[1]["notes"][0] and "look 1 (stop-efficacy)" in leases[1]["notes"][0]
+    experiment = json.loads(next((tmp_path / "records").glob("experiment*")).read_text())
+    assert sorted(experiment["data"]["seedLeaseRefs"]) == sorted(r["seedLeaseId"] for r in leases)
+    rows = [json.loads(line) for line in (tmp_path / "records" / GAMES_FILE).read_text().split()]
+    assert {r["seedLeaseId"] for r in rows} == {leases[0]["seedLeaseId"]}
+
+
+def test_a_sequential_design_is_part_of_the_protocol_and_named_in_the_experiment() -> None:
+    seq = load_plan(ROOT, {"profile": "smoke"}).claims["fourth-ply"].describe()
+    assert seq["sequential"]["looks"] == [4, 6, 8]
+    method = experiment_record(seq, "2026-12-02T02:10:00Z", [])["metrics"]["uncertaintyMethod"]
+    assert "group-sequential" in method and "looks at 4, 6, 8 games" in method
+    other = copy.deepcopy(seq)
+    other["sequential"]["looks"] = [2, 6, 8]
+    assert protocol_sha256(other) != protocol_sha256(seq)

@@ -145,10 +145,9 @@ def test_claim_page_is_self_contained_with_every_section() -> None:
         assert text in html, text
 
 
-def test_the_fourth_ply_page_shows_its_prefix_and_interaction() -> None:
+def test_the_fourth_ply_page_shows_its_interaction() -> None:
     run = run_of("fourth-ply")
     html = render_claim(run)
-    assert "Contrast primary reads a prefix:" in html and "the first 32 of the screen" in html
     assert run.contrasts["interaction"]["kind"] == "interaction"
     assert "interaction" in html and "+881" in html  # the register's interaction anchor
     assert "this claim trains no weights" not in html.split("Figures")[0]
@@ -211,3 +210,37 @@ def test_the_page_links_each_register_record_and_stays_self_contained() -> None:
     assert '<span class="mono">games.jsonl</span>' in html
     assert not re.search(r'(src|href)="(?!data:|#)', html)  # nothing outside the page
     assert "Register records" not in render_claim(run_of("ntuple-line-tuples"))
+
+
+def test_a_sequential_screen_shows_every_look_the_estimates_and_its_error_rates() -> None:
+    from analysis.contrast import contrast_paired as paired
+    from analysis.sequential import CONTINUE
+    from analysis.sequential_screen import look_record, screen_section
+
+    run = run_of("fourth-ply")
+    p = plan("fourth-ply")
+    design, (a, b) = p.sequential.design(), p.contrasts["primary"].arms
+    games = run.games.copy()
+    games.loc[games.arm == a, "score"] += 150_000  # decisive: stops before its last look
+    pair = pair_arms(games, a, b)
+    d = pair.candidate_scores - pair.baseline_scores
+    looks = []
+    for k, n in enumerate(design.looks, start=1):
+        looks.append(look_record(d[:n], k, design, p.seeds[0]))
+        if looks[-1]["decision"] != CONTINUE:
+            break
+    n = looks[-1]["n"]
+    inside = games[games["seed"] < np.uint64(p.seeds[0] + n)]
+    c = paired(pair_arms(inside, a, b), n_resamples=500).to_dict()
+    effect, source = p.sequential_effect()
+    assert (effect, source) == (50_479.0, "recorded")
+    c["sequential"] = screen_section(d[:n], c, design, looks, effect=effect, effect_source=source,
+                                     n_sims=300, n_resamples=500)
+    run.contrasts["primary"] = c
+    html = render_claim(run)
+    assert n < p.seeds[1] and "<h2>Sequential screen</h2>" in html
+    assert f"Stopped at look {len(looks)} of 4" in html and "were never read" in html
+    for text in ("efficacy bound", "futility bound", "naive mean", "median-unbiased",
+                 "simulated type I error", "expected games", "recorded effect +50,479"):
+        assert text in html, text
+    assert html.count('<td class="l">stop-efficacy</td>') == 1

@@ -108,11 +108,14 @@ def test_every_claim_every_stage_and_figure(smoke: Path) -> None:
             assert len(load(smoke / art.record)["sha256"]) == 64
         opened = load(path(smoke, "opened", claim=c, block=p.label))
         assert opened["claim"] == c and set(opened["hashes"]) == set(p.artefacts)
+        # a sequential screen (fourth-ply) reads the seeds up to the look that stopped it
+        looks = load(path(smoke, "looks", claim=c, block=p.label)) if p.sequential else None
+        read = looks["stop"]["n"] if looks else p.seeds[1]
         rows = games_rows(path(smoke, "table", claim=c, block=p.label))
-        assert len(rows) == sum(a.games for a in p.arms.values())
+        assert len(rows) == sum(min(a.games, read) for a in p.arms.values())
         for name, planned in p.contrasts.items():
             got = load(path(smoke, "contrast", claim=c, block=p.label, contrast=name))
-            assert got["n"] == planned.games and got["kind"] == planned.kind
+            assert got["n"] == min(planned.games, read) and got["kind"] == planned.kind
         verdict = load(path(smoke, "verdict", claim=c))
         assert verdict["tier"] == "pilot" and [r["name"] for r in verdict["readings"]] == \
             list(p.readings)
@@ -122,8 +125,13 @@ def test_every_claim_every_stage_and_figure(smoke: Path) -> None:
             assert path(smoke, "figure", claim=c, figure=name).stat().st_size
         entries = ledger["blocks"][str(p.block)]
         assert [e["claim"] for e in entries] == [c] and entries[0]["status"] == "complete"
-    assert "oc" in load(path(smoke, "contrast", claim="fourth-ply", block="screen-4010",
-                             contrast="primary"))
+        if looks:
+            assert [x["decision"] for x in entries[0]["looks"]] == [
+                x["decision"] for x in looks["looks"]]
+            assert entries[0].get("unread") == looks["unread"]
+    primary = load(path(smoke, "contrast", claim="fourth-ply", block="screen-4010",
+                        contrast="primary"))
+    assert "oc" in primary and primary["sequential"]["design"]["looks"] == [4, 6, 8]
     assert not (smoke / "data").exists()  # smoke never writes the real ledger
 
 
@@ -165,7 +173,7 @@ def test_the_interaction_matches_a_computation_by_hand(smoke: Path) -> None:
     got = load(path(smoke, "contrast", claim="fourth-ply", block=p.label,
                     contrast="interaction"))
     games = pd.read_csv(path(smoke, "table", claim="fourth-ply", block=p.label))
-    n = p.contrasts["interaction"].games
+    n = got["n"]  # the games up to the sequential screen's stopping look
     score = {arm: games[games.arm == arm].sort_values("seed")["score"].to_numpy(float)[:n]
              for arm in p.arms}
     d = (score["tables-d4s7"] - score["tables-d3s7"]) - (score["fair-d4s7"] - score["fair-d3s7"])
@@ -196,7 +204,7 @@ def test_one_claim_reruns_alone(smoke: Path, scratch: Path) -> None:
 def test_one_arm_reruns_alone(smoke: Path, scratch: Path) -> None:
     clone(smoke, scratch)
     p = PLAN.claims["fourth-ply"]
-    games = path(scratch, "games", claim="fourth-ply", block=p.label, arm="fair-d4s7")
+    games = path(scratch, "games", claim="fourth-ply", block=p.look_label(1), arm="fair-d4s7")
     before = games_rows(games)
     games.unlink()
     result = snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--",

@@ -368,17 +368,31 @@ def td_update(vals, acc, bias, idx, n, target, alpha) -> float:
 
     ``vals`` holds ``w - 20/N`` (so ``bias = 20``), ``acc[i] = (E, A)``.
     """
-    pred = gather(vals, bias, idx, n)
-    delta = target - pred
-    if delta > DELTA_CLAMP:
-        delta = DELTA_CLAMP
-    elif delta < -DELTA_CLAMP:
-        delta = -DELTA_CLAMP
+    delta = clamp_delta(target - gather(vals, bias, idx, n))
     step = alpha * delta / n
     ad = abs(delta)
     for j in range(n):
         tc_entry(vals, acc, idx[j], step, delta, ad)
     return delta
+
+
+@njit(cache=True, inline="always")
+def clamp_delta(delta):
+    """The TD error clamped to ``[-DELTA_CLAMP, DELTA_CLAMP]`` rises."""
+    if delta > DELTA_CLAMP:
+        return DELTA_CLAMP
+    if delta < -DELTA_CLAMP:
+        return -DELTA_CLAMP
+    return delta
+
+
+@njit(cache=True, inline="always")
+def count_delta(fstats, delta) -> None:
+    """Add one update's clamped ``delta`` to the training statistics ``fstats`` (``F_*``)."""
+    fstats[F_ABS_DELTA] += abs(delta)
+    fstats[F_STEPS] += 1.0
+    if abs(delta) >= DELTA_CLAMP:
+        fstats[F_CLAMPED] += 1.0
 
 
 @njit(cache=True)
@@ -490,10 +504,7 @@ def _train_loop(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, sta
         if learn:
             delta = td_update(vals, acc, bias, idx_s, n, target, alpha)
             wi[WI_LOOKUPS] += n
-            fstats[F_ABS_DELTA] += abs(delta)
-            fstats[F_STEPS] += 1.0
-            if abs(delta) >= DELTA_CLAMP:
-                fstats[F_CLAMPED] += 1.0
+            count_delta(fstats, delta)
         for j in range(n):
             idx_s[j] = idx_next[j]
             if learn:  # the next update writes these accumulators: ask for them a move ahead

@@ -4,29 +4,33 @@ Lane ``l`` of ``L`` plays games ``first_game + l, first_game + l + L, ...``
 of the seed range (its own ``carry``, ``state`` and ``cols`` rows).  One
 *round* is one move of every lane, in two phases:
 
-1. **Choose** (parallel over lanes, tables read only).  Each lane chooses its
-   move exactly as :mod:`engines.train.kernel` does, plays it, computes its
-   target, reads its prediction ``U(s)`` and its clamped ``delta``, and lists
-   the entries of ``s`` to update, sorted (stably) by the *part* that owns
-   each entry.  Every read sees the tables as they stand at the round's
-   start.
+1. **Choose** (parallel over workers, tables read only).  The lanes are split
+   into contiguous blocks, one per worker, each played with the worker's own
+   scratch.  Each lane chooses its move exactly as :mod:`engines.train.kernel`
+   does, plays it, computes its target, reads its prediction ``U(s)`` and its
+   clamped ``delta``, and lists the entries of ``s`` to update, sorted
+   (stably) by the *part* that owns each entry.  Every read sees the tables
+   as they stand at the round's start.
 2. **Learn** (parallel over parts).  Table entries are partitioned into
    ``parts`` by a hash of their 64-entry block (256 bytes of values, 512 of
    accumulators: no cache line is written by two parts).  Part ``p`` walks
    lanes ``0 .. L-1`` in order and applies each lane's update to the entries
    it owns, in the lane's own entry order: ``beta = |E| / A`` (1 while
-   ``A == 0``), ``w += alpha * beta * delta / N``, ``E += delta``,
-   ``A += |delta|``.
+   ``A == 0``), ``w += alpha * beta * delta / (N * c)``, ``E += delta``,
+   ``A += |delta|``, where ``c`` is the number of lanes whose update in the
+   round writes the entry.  The round's steps to a shared entry thus average
+   instead of adding up: added, the steps of L lanes computed against one
+   stale value overshoot (docs/training.md, "Lanes", has the measurement).
 
 Every entry therefore receives the same updates in the same order (lane
-order, then entry order) whatever ``parts`` is and whichever thread runs
-which lane: the tables depend on L and the seeds, never on the thread count.
-With one lane a round is one sequential move (the prediction is read after
-the choice, before any update, as :func:`engines.train.kernel.td_update`
-reads it), so ``L = 1`` gives the tables of
-:func:`engines.train.kernel.train_moves` bit for bit.  With L lanes a lane's
-reads are up to ``L - 1`` updates stale (those of the lanes before it in the
-same round).
+order, then entry order) and the same ``c`` whatever ``parts`` is and
+whichever thread runs which lane: the tables depend on L and the seeds,
+never on the thread count.  With one lane a round is one sequential move
+(the prediction is read after the choice, before any update, as
+:func:`engines.train.kernel.td_update` reads it, and ``c = 1``), so ``L = 1``
+gives the tables of :func:`engines.train.kernel.train_moves` bit for bit.
+With L lanes a lane's reads are up to ``L - 1`` updates stale (those of the
+lanes before it in the same round).
 
 The phases are timed with the cycle counter (``ticks[0]`` choose,
 ``ticks[1]`` learn) for ``drop7 bench train --lanes``.
@@ -58,15 +62,13 @@ from engines.train.kernel import (
     C_LOOKUPS,
     C_MOVES,
     C_SCORE_SUM,
-    DELTA_CLAMP,
-    F_ABS_DELTA,
-    F_CLAMPED,
-    F_STEPS,
     ROWS,
     SI_LEN,
     WI_LEN,
     WI_LOOKUPS,
     _seed_of,
+    clamp_delta,
+    count_delta,
     play_move_target,
     tc_entry,
 )
@@ -98,6 +100,25 @@ def owner(i, parts) -> np.int64:
 
 
 @njit(cache=True, _nrt=False)
+def group_by_part(idx, n, parts, upd_idx, upd_off) -> None:
+    """A stable counting sort of the ``n`` entries ``idx`` by owning part: part ``p``'s are
+    ``upd_idx[upd_off[p]:upd_off[p + 1]]``, in their order in ``idx``."""
+    for p in range(parts + 1):
+        upd_off[p] = 0
+    for j in range(n):
+        upd_off[owner(idx[j], parts) + 1] += 1
+    for p in range(parts):
+        upd_off[p + 1] += upd_off[p]
+    for j in range(n):
+        p = owner(idx[j], parts)
+        upd_idx[upd_off[p]] = idx[j]
+        upd_off[p] += 1
+    for p in range(parts, 0, -1):
+        upd_off[p] = upd_off[p - 1]
+    upd_off[0] = 0
+
+
+@njit(cache=True, _nrt=False)
 def _lane_move(vals, bias, spec, n, seed_start, seed_count, stride, carry, state, cols, wi,
                wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx, sval,
                spts, scount, soff, jslot, cs, cw, cn, canon, pat, scratch, out, idx_s, idx_next,
@@ -115,27 +136,9 @@ def _lane_move(vals, bias, spec, n, seed_start, seed_count, stride, carry, state
         vals, bias, n, spec, pat, _seed_of(seed_start, seed_count, carry[C_GAME]), carry, state,
         cols, canon, idx_s, idx_next, scratch, out, wi, wcanon, tmp, base0, base1, bidx,
         wscratch, wout, sboard, sres, sinfo, sidx, sval, spts, scount, soff, jslot, cs, cw, cn)
-    delta = target - gather(vals, bias, idx_s, n)
+    upd_delta[lane] = clamp_delta(target - gather(vals, bias, idx_s, n))
     carry[C_LOOKUPS] += wi[WI_LOOKUPS] - looked + n
-    if delta > DELTA_CLAMP:
-        delta = DELTA_CLAMP
-    elif delta < -DELTA_CLAMP:
-        delta = -DELTA_CLAMP
-    upd_delta[lane] = delta
-    # a stable counting sort of the entries by owning part
-    for p in range(parts + 1):
-        upd_off[p] = 0
-    for j in range(n):
-        upd_off[owner(idx_s[j], parts) + 1] += 1
-    for p in range(parts):
-        upd_off[p + 1] += upd_off[p]
-    for j in range(n):
-        p = owner(idx_s[j], parts)
-        upd_idx[upd_off[p]] = idx_s[j]
-        upd_off[p] += 1
-    for p in range(parts, 0, -1):
-        upd_off[p] = upd_off[p - 1]
-    upd_off[0] = 0
+    group_by_part(idx_s, n, parts, upd_idx, upd_off)
     for j in range(n):
         idx_s[j] = idx_next[j]
     carry[C_MOVES] += 1
@@ -164,8 +167,8 @@ def _slot(table, i, mask) -> np.int64:
 
 
 @njit(cache=True, _nrt=False)
-def _learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part, table,
-                seq) -> None:
+def learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part, table,
+               seq) -> None:
     """The learn phase of one part: every lane's update to the entries it owns, lane by lane.
 
     First pass: list the part's updates in order (``seq``: entry, slot, lane) and count, for
@@ -286,14 +289,10 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
                            worker, workers)
         t1 = cycle_counter()
         for part in prange(parts):
-            _learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
-                        tables[part], seqs[part])
+            learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
+                       tables[part], seqs[part])
         ticks[0] += t1 - t0
         ticks[1] += cycle_counter() - t1
         for lane in range(lanes):
-            d = abs(upd_delta[lane])
-            fstats[F_ABS_DELTA] += d
-            fstats[F_STEPS] += 1.0
-            if d >= DELTA_CLAMP:
-                fstats[F_CLAMPED] += 1.0
+            count_delta(fstats, upd_delta[lane])
     return n_rounds * lanes

@@ -44,7 +44,7 @@ def one_of(names):
 
 wildcard_constraints:
     claim=one_of(CLAIMS),
-    block=r"validation|screen-\d+",
+    block=r"validation|screen-\d+(/look-\d+)?",
     arm=r"[A-Za-z0-9-]+",
     weights=r"[A-Za-z0-9-]+",
     contrast=r"[A-Za-z0-9-]+",
@@ -52,6 +52,7 @@ wildcard_constraints:
     K=r"\d+",
     end=r"\d+",
     step=r"\d+",
+    look=r"\d+",
 
 
 def claim_done(claim):

@@ -1,15 +1,21 @@
 # Games: one rule plays any arm of any block in shards, one rule merges any arm's shards.
-# A block is `validation` (re-read at every validation point) or `screen-<b>` (held out:
-# every shard waits for the ledger's answer).  Each game is a pure function of (policy,
+# A block is `validation` (re-read at every validation point), `screen-<b>` (held out:
+# every shard waits for the ledger's answer) or `screen-<b>/look-<k>`, the games a
+# sequential screen's look k adds (asked for only when look k - 1 said continue).  Each game is a pure function of (policy,
 # seed) and a shard plays games i mod K == k - 1, so the merged table is the same for any
 # shard count and any executor.
 
 
 def play_inputs(wc):
-    """The ledger's answer for a screen block; the tables the arm's leaf reads."""
-    arm = arm_of(wc)
+    """The ledger's answer for a screen block; the tables the arm's leaf reads.  A sequential
+    screen's look k > 1 plays only once look k - 1 said continue (its checkpoint; not a file
+    dependency, so games made again of an earlier look do not replay the later looks)."""
+    arm, p = arm_of(wc), CLAIMS[wc.claim]
     files = [] if wc.block == VALIDATION else [PATHS.path("opened", claim=wc.claim,
-                                                          block=wc.block)]
+                                                          block=p.label)]
+    k = p.look_of(wc.block)
+    if k is not None and k > 1:
+        continued(wc.claim, k - 1)
     if arm.step is not None:
         files += segment_paths(wc.claim, arm.weights, arm.step)[:2]
     if arm.artefact is not None:

@@ -1,7 +1,7 @@
 # Stage 3: the held-out screen.  The selected checkpoint of each trained weights an arm
 # reads is frozen (copied, SHA-256 recorded); the ledger opens the claim's screen block
 # for its frozen hashes (pins checked first); every arm plays its seeds of the block
-# (games.smk); the block is closed (every game in, the table's SHA-256 in the ledger); then
+# (games.smk), a sequential screen look by look; the block is closed (every game in, the table's SHA-256 in the ledger); then
 # the frozen files the arms read are hashed again.
 from protocol.records import protocol_sha256
 
@@ -64,11 +64,112 @@ rule open_block:
         "../scripts/open_block.py"
 
 
+# A sequential screen (screen.looks): look k is a checkpoint over the games of looks 1..k;
+# the games of look k + 1 exist only as inputs of what asks for them after look k said
+# continue (played_looks), so a stopped screen plays nothing more.  Every output is written
+# atomically, so a run that crashed between looks resumes at the same look.
+
+
+def look_file(claim, k):
+    """Look ``k``'s decision file (1-based)."""
+    return PATHS.path("look", claim=claim, block=CLAIMS[claim].label, look=k)
+
+
+def look_decision(claim, k):
+    """Look ``k``'s decision (a checkpoint: asking for it makes Snakemake run it first)."""
+    from protocol.stages import load_json
+
+    done = checkpoints.look.get(claim=claim, block=CLAIMS[claim].label, look=str(k))
+    return load_json(done.output[0])["decision"]
+
+
+def continued(claim, k):
+    """Nothing once look ``k`` said continue; a request past a stopping look is an error, never
+    a game."""
+    from analysis.sequential import CONTINUE
+
+    decision = look_decision(claim, k)
+    if decision != CONTINUE:
+        raise ValueError(f"claim {claim}: look {k} decided {decision}; the games of look "
+                         f"{k + 1} are never played")
+
+
+def played_looks(claim):
+    """The looks a sequential screen makes: up to the first that does not say continue."""
+    from analysis.sequential import CONTINUE
+
+    out = []
+    for k in range(1, len(CLAIMS[claim].sequential.looks) + 1):
+        out.append(k)
+        if look_decision(claim, k) != CONTINUE:
+            break
+    return out
+
+
+def screen_games(claim, arms=None):
+    """The games files of a claim's screen (``arms``: all): one per arm, or for a sequential
+    screen one per arm and look it made."""
+    p = CLAIMS[claim]
+    arms = list(p.arms) if arms is None else arms
+    if p.sequential is None:
+        return [PATHS.path("games", claim=claim, block=p.label, arm=a) for a in arms]
+    return [PATHS.path("games", claim=claim, block=p.look_label(k), arm=a)
+            for k in played_looks(claim) for a in arms]
+
+
+def look_inputs(wc):
+    """The ledger's answer and every arm's games of looks 1..k."""
+    p, k = CLAIMS[wc.claim], int(wc.look)
+    return {"opened": PATHS.path("opened", claim=wc.claim, block=p.label),
+            "games": [PATHS.path("games", claim=wc.claim, block=p.look_label(j), arm=a)
+                      for j in range(1, k + 1) for a in p.arms]}
+
+
+checkpoint look:
+    input:
+        unpack(look_inputs),
+    output:
+        PATHS.pattern("look"),
+    log:
+        log("{block}/look-{look}"),
+    localrule: True
+    params:
+        design=lambda wc: CLAIMS[wc.claim].sequential.spec(),
+        arms=lambda wc: list(CLAIMS[wc.claim].contrasts[
+            CLAIMS[wc.claim].sequential.contrast].arms),
+        start=lambda wc: CLAIMS[wc.claim].seeds[0],
+        ledger=PLAN.profile["ledger"],
+    script:
+        "../scripts/look.py"
+
+
+rule looks:
+    input:
+        lambda wc: [look_file(wc.claim, k) for k in played_looks(wc.claim)],
+    output:
+        PATHS.pattern("looks"),
+    log:
+        log("{block}/looks"),
+    localrule: True
+    params:
+        design=lambda wc: CLAIMS[wc.claim].sequential.spec(),
+        seeds=lambda wc: CLAIMS[wc.claim].seeds,
+    script:
+        "../scripts/looks.py"
+
+
+def close_inputs(wc):
+    """The ledger's answer and every game played (a sequential screen's looks too)."""
+    files = {"opened": PATHS.path("opened", claim=wc.claim, block=wc.block),
+             "games": screen_games(wc.claim)}
+    if CLAIMS[wc.claim].sequential is not None:
+        files["looks"] = PATHS.path("looks", claim=wc.claim, block=wc.block)
+    return files
+
+
 rule close_block:
     input:
-        opened=PATHS.pattern("opened"),
-        games=lambda wc: [PATHS.path("games", claim=wc.claim, block=wc.block, arm=a)
-                          for a in CLAIMS[wc.claim].arms],
+        unpack(close_inputs),
     output:
         table=PATHS.pattern("table"),
         closed=PATHS.pattern("closed"),

@@ -9,10 +9,18 @@ def contrast_seeds(wc):
     return (p.seeds[0], p.contrasts[wc.contrast].games)
 
 
+def contrast_inputs(wc):
+    """The block's table and hashes; a sequential screen's looks."""
+    files = {"table": PATHS.path("table", claim=wc.claim, block=wc.block),
+             "hashes": PATHS.path("hashes", claim=wc.claim, block=wc.block)}
+    if CLAIMS[wc.claim].sequential is not None:
+        files["looks"] = PATHS.path("looks", claim=wc.claim, block=wc.block)
+    return files
+
+
 rule contrast:
     input:
-        table=PATHS.pattern("table"),
-        hashes=PATHS.pattern("hashes"),
+        unpack(contrast_inputs),
     output:
         PATHS.pattern("contrast"),
     log:
@@ -31,6 +39,8 @@ rule contrast:
         resamples=PLAN.profile["statistics"]["bootstrap_resamples"],
         oc_sims=lambda wc: PLAN.profile["statistics"]["oc_sims"]
         if wc.contrast in CLAIMS[wc.claim].screened_contrasts() else 0,
+        effect=lambda wc: CLAIMS[wc.claim].sequential_effect()
+        if CLAIMS[wc.claim].sequential else None,
     script:
         "../scripts/contrast.py"
 

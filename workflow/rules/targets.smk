@@ -1,6 +1,6 @@
 # Named targets (besides `all`, in the Snakefile): one rule per claim (`<claim>`: its report),
-# one per arm (`<claim>__<arm>`: its screen games) and one per trained weights
-# (`<claim>__<weights>`: its validation curve).  Dashes become underscores.
+# one per arm (`<claim>__<arm>`: its screen games; a sequential screen's look by look) and one
+# per trained weights (`<claim>__<weights>`: its validation curve).  Dashes become underscores.
 
 
 for _p in CLAIMS.values():
@@ -19,7 +19,7 @@ for _p in CLAIMS.values():
                 f"{_p.rule}__{_arm.replace('-', '_')}"
             localrule: True
             input:
-                PATHS.path("games", claim=_p.id, block=_p.label, arm=_arm),
+                lambda wc, _c=_p.id, _a=_arm: screen_games(_c, [_a]),
 
     for _w in _p.trained:
 

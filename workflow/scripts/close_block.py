@@ -1,4 +1,5 @@
-"""Adapter: every arm's games of the block in one table; the block marked complete."""
+"""Adapter: every arm's games of the block in one table; the block marked complete (a
+sequential screen: the games of the looks it made, and the seeds it never read)."""
 
 import sys
 
@@ -17,8 +18,10 @@ def main() -> None:
     opened = load_json(S.input.opened)
     opener = Opener(opened["claim"], opened["hashes"], opened["shares"])
     sha = file_sha256(S.output.table)
+    looks = dict(S.input.items()).get("looks")  # a sequential screen's looks
+    unread = load_json(looks)["unread"] if looks else None
     entries = close_blocks(S.params.ledger, [int(b) for b in opened["blocks"]], opener,
-                           games=len(rows), table_sha256=sha)
+                           games=len(rows), table_sha256=sha, unread=unread)
     print(f"{len(rows)} games in, table sha256 {sha}", file=sys.stderr)
     write_json(S.output.closed, {"games": len(rows), "table_sha256": sha, "entries": entries})
 

@@ -1,0 +1,155 @@
+"""A claim's sequential screen: its design from the declaration, each look, and the reading.
+
+The declaration (``screen.looks``, ``screen.spending``, ``screen.futility``)
+becomes a :class:`~analysis.sequential.SequentialDesign` at the screen's
+one-sided :data:`~analysis.bootstrap.ALPHA` (:func:`design_of`).  At each look
+the workflow records :func:`look_record` (the decision of
+:func:`analysis.sequential.decide` and the seeds read).  At the stopping look
+:func:`screen_section` gives what the ``screen`` reading and the report read:
+
+* the criteria at the look's level: the efficacy bound crossed (the paired t
+  above the look's bound, i.e. the t lower bound at the look's nominal level
+  above 0), the bootstrap lower bound at that nominal level above 0, both
+  halves above 0, no lower-quartile regression;
+* the naive mean and the median-unbiased estimate with its interval
+  (:mod:`analysis.sequential_estimate`);
+* the operating characteristic of the design on the claim's own deltas
+  (:mod:`analysis.sequential_sim`): type I error at 0, power and expected
+  games at the effect and at half of it, beside the fixed screen's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from analysis.bootstrap import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_bounds
+from analysis.games_table import MIN_PAIRS
+from analysis.sequential import STOP_EFFICACY, SequentialDesign, decide
+from analysis.sequential_estimate import estimate
+from analysis.sequential_sim import SEQUENTIAL_SEED, simulate
+
+#: the criteria of a sequential screen at its stopping look, in report order
+SEQUENTIAL_CRITERIA = ("efficacy", "bootstrap_lb", "halves", "lower_quartile")
+#: the declaration's keys of a design, and the design's own names for them
+DESIGN_KEYS = {"looks": "looks", "spending": "spending", "delta_min": "futility.delta_min",
+               "sd_plan": "futility.sd_plan", "futility_spending": "futility.spending",
+               "games": "games"}
+
+
+def design_of(screen: Mapping[str, Any], games: int,
+              looks: Sequence[int] | None = None) -> SequentialDesign:
+    """The design a ``screen`` declaration gives at ``games`` (``looks``: this profile's).
+
+    A bad design is a ValueError whose message starts with the design's key
+    (:data:`DESIGN_KEYS` maps it to the declaration's).
+    """
+    fut = screen.get("futility") or {}
+    spend = screen.get("spending", "obrien-fleming")
+    return SequentialDesign(
+        looks=tuple(screen["looks"] if looks is None else looks), games=games, alpha=ALPHA,
+        spending=spend if isinstance(spend, str) else tuple(spend),
+        delta_min=fut.get("delta_min"), sd_plan=fut.get("sd_plan"),
+        futility_spending=fut.get("spending"))
+
+
+def design_from_spec(spec: Mapping[str, Any]) -> SequentialDesign:
+    """The design of a plan's sequential spec (``looks`` and the declaration's ``screen``;
+    :meth:`protocol.plan_model.Sequential.spec`), as a job rebuilds it."""
+    return design_of(spec["screen"], spec["looks"][-1], spec["looks"])
+
+
+def design_key(error: ValueError) -> str:
+    """The declaration's key (under ``screen.``) a design's ValueError names."""
+    head = str(error).split(":", 1)[0]
+    return DESIGN_KEYS.get(head, "looks")
+
+
+def scale_looks(looks: Sequence[int], declared: int, games: int) -> tuple[int, ...]:
+    """Declared looks scaled to a screen shrunk from ``declared`` to ``games`` games: each look
+    at the same fraction, rounded, dropped when below :data:`MIN_PAIRS` or not after the one
+    before, the last at ``games``."""
+    out: list[int] = []
+    for n in looks[:-1]:
+        m = int(round(n * games / declared))
+        if MIN_PAIRS <= m < games and (not out or m > out[-1]):
+            out.append(m)
+    return (*out, games)
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def look_record(deltas: np.ndarray, look: int, design: SequentialDesign,
+                start: int) -> dict[str, Any]:
+    """One look as JSON-ready data: the seeds read (``[start, n]``), n, mean, sd, the paired
+    t (None when the sd is 0), both bounds (t scale; None where there is none), the
+    decision."""
+    got = decide(deltas, look, design)
+    return {"look": look, "seeds": [int(start), got.n], "n": got.n,
+            "mean_delta": got.mean_delta, "sd_delta": got.sd_delta,
+            "statistic": _finite(got.statistic), "efficacy_bound": _finite(got.efficacy_bound),
+            "futility_bound": _finite(got.futility_bound), "decision": got.decision}
+
+
+def nominal_level(design: SequentialDesign, look: int) -> float:
+    """The one-sided level of the efficacy bound at ``look`` (1-based) taken alone."""
+    return float(stats.norm.sf(design.boundaries.efficacy[look - 1]))
+
+
+def _operating(deltas: np.ndarray, design: SequentialDesign, effect: float,
+               n_sims: int) -> list[dict[str, Any]]:
+    rows = []
+    for label, shift in (("null", 0.0), ("half the effect", effect / 2), ("effect", effect)):
+        r = simulate(deltas, design, shift, n_sims, SEQUENTIAL_SEED)
+        rows.append({"at": label, **r.to_dict()})
+    return rows
+
+
+def screen_section(deltas: np.ndarray, contrast: Mapping[str, Any], design: SequentialDesign,
+                   looks: Sequence[Mapping[str, Any]], *, effect: float | None = None,
+                   effect_source: str = "observed", n_sims: int = 0,
+                   n_resamples: int = BOOTSTRAP_RESAMPLES) -> dict[str, Any]:
+    """What the screen reading and the report read of a sequential screen at its stop.
+
+    ``deltas``: the paired deltas read (seed order, the stopping look's n);
+    ``contrast``: the contrast's JSON on them; ``looks``: every look's
+    :func:`look_record`; ``effect``: the shift of the power rows (the observed
+    mean when None); ``n_sims`` 0 skips the simulation.
+    """
+    d = np.asarray(deltas, dtype=np.float64)
+    stop = looks[-1]
+    k = int(stop["look"])
+    if d.size != stop["n"]:
+        raise ValueError(f"deltas: {d.size} games, the stopping look read {stop['n']}")
+    level = nominal_level(design, k)
+    boot = bootstrap_bounds(d, n_resamples=n_resamples, seed=BOOTSTRAP_SEED, alpha=level)
+    crit = contrast["criteria"]
+    criteria = {"efficacy": "pass" if stop["decision"] == STOP_EFFICACY else "fail",
+                "bootstrap_lb": "pass" if boot.lower > 0 else "fail",
+                "halves": crit["halves"], "lower_quartile": crit["lower_quartile"]}
+    try:
+        est: dict[str, Any] = asdict(estimate(d, design))
+    except ValueError as exc:
+        est = {"error": str(exc)}
+    if effect is None:
+        effect, effect_source = float(d.mean()), "observed"
+    b = design.boundaries
+    return {
+        "design": {"looks": list(design.looks), "alpha": design.alpha,
+                   "spending": design.spending if isinstance(design.spending, str)
+                   else list(design.spending),
+                   "alpha_spent": list(b.alpha_spent), "delta_min": design.delta_min,
+                   "sd_plan": design.sd_plan},
+        "looks": [dict(x) for x in looks], "stop": dict(stop), "level": level,
+        "bootstrap_lb": boot.lower, "criteria": criteria,
+        "failed": [c for c in SEQUENTIAL_CRITERIA if criteria[c] == "fail"],
+        "estimate": est, "effect": float(effect), "effect_source": effect_source,
+        "operating": _operating(d, design, float(effect), n_sims) if n_sims else [],
+    }
