@@ -35,7 +35,7 @@ TEMPLATES = {
     "looks": "{root}/claims/{claim}/{block}/looks.json",
     "verdict": "{root}/claims/{claim}/verdict.json",
     "provenance": "{root}/claims/{claim}/provenance.json",
-    "records": "{root}/records/{claim}",
+    "records": "reports/{profile}/records/{claim}",
     "figure": "{root}/claims/{claim}/figures/{figure}.png",
     "page": "reports/{profile}/{claim}.html",
     "summary": "reports/{profile}/{claim}.json",

@@ -306,6 +306,10 @@ def _meminfo(key: str) -> int | None:
     return int(found[1]) * 1024 if found else None
 
 
+#: the games-table columns the register's per-game rows need beyond the statistics' own
+_PER_GAME = ("reveals", "chain_max", "chain_mean", "trajectory")
+
+
 def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experiment: str,
               run: str, leases: Mapping[int, tuple[int, int, str]]) -> list[dict[str, Any]]:
     """``drop7-game-result-v1`` rows of a games table (values as text, the runner's columns).
@@ -314,6 +318,11 @@ def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experi
     """
     out = []
     for i, row in enumerate(rows):
+        missing = [c for c in _PER_GAME if not row.get(c)]
+        if missing:
+            raise RecordError(f"games table row {i + 2}: no {', '.join(missing)} (a table "
+                              "written before the games carried them: play the screen "
+                              "again, docs/records.md)")
         seed = int(row["seed"])
         lease = next((sl for lo, hi, sl in leases.values() if lo <= seed < hi), None)
         if lease is None:

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 records``."""
     verbs = parser.add_subparsers(dest="verb", required=True)
     validate = verbs.add_parser("validate", help="check a bundle's records and their links")
-    validate.add_argument("directory", help="a bundle: results/<profile>/records/<claim>")
+    validate.add_argument("directory", help="a bundle: reports/<profile>/records/<claim>")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -239,15 +239,18 @@ def test_a_sequential_screen_stopped_early_leases_its_unread_rest_as_never_opene
                  closed={"entries": {block: done}}, table=table,
                  table_sha256=done["table_sha256"], now=NOW)
     assert check_bundle(tmp_path / "records") == []
-    leases = sorted((json.loads(p.read_text()) for p in (tmp_path / "records").glob("seed-lease*")),
+    files = (tmp_path / "records").glob("seed-lease*")
+    leases = sorted((json.loads(p.read_text()) for p in files),
                     key=lambda r: int(r["rangeStartHex"], 16))
     assert [r["state"] for r in leases] == ["burned", "cancelled-unopened"]
     assert [int(r["rangeStartHex"], 16) for r in leases] == [start, start + half]
     assert [int(r["rangeEndExclusiveHex"], 16) for r in leases] == [start + half, start + count]
     assert leases[1]["openedAt"] is None and leases[1]["runIds"] == []
-    assert "never read" in leases[1]["notes"][0] and "look 1 (stop-efficacy)" in leases[1]["notes"][0]
+    note = leases[1]["notes"][0]
+    assert "never read" in note and "look 1 (stop-efficacy)" in note
     experiment = json.loads(next((tmp_path / "records").glob("experiment*")).read_text())
-    assert sorted(experiment["data"]["seedLeaseRefs"]) == sorted(r["seedLeaseId"] for r in leases)
+    refs = experiment["data"]["seedLeaseRefs"]
+    assert sorted(refs) == sorted(r["seedLeaseId"] for r in leases)
     rows = [json.loads(line) for line in (tmp_path / "records" / GAMES_FILE).read_text().split()]
     assert {r["seedLeaseId"] for r in rows} == {leases[0]["seedLeaseId"]}
 

@@ -1,5 +1,5 @@
 # Stage 6: the research register's record bundle of each claim (docs/records.md), written
-# after the verdict under results/<profile>/records/<claim>/ and linked from the report.
+# after the verdict under reports/<profile>/records/<claim>/ and linked from the report.
 def records_inputs(wc):
     """The verdict, and the screen's ledger answers, games table and preregistration when
     its block was opened."""
