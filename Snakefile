@@ -24,6 +24,7 @@ include: "workflow/rules/games.smk"
 include: "workflow/rules/validate.smk"
 include: "workflow/rules/screen.smk"
 include: "workflow/rules/stats.smk"
+include: "workflow/rules/records.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/targets.smk"
 

@@ -1,9 +1,8 @@
 """Read and validate games tables, and pair two arms by seed.
 
-A games table has one row per game with the project's columns (arm, policy,
-seed, game, score, moves, levels, clears, censored, popped, decisions,
-illegal, unfinished, wall_s); only ``arm``, ``seed`` and ``score`` are
-required.  Problems raise ``ValueError`` with one line naming the problem.
+A games table has one row per game with the project's columns
+(:data:`contracts.games_table.GAMES_COLUMNS`); only ``arm``, ``seed`` and
+``score`` are required.  Problems raise ``ValueError`` with one line naming the problem.
 
 A file's layout is checked line by line before pandas sees it
 (:func:`read_table`, by :mod:`contracts.games_table`'s reader, the one the

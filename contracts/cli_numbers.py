@@ -1,8 +1,9 @@
 """Numbers on a command line: integers in a range, finite floats and seed blocks.
 
 Every command's integer flags go through :func:`int_option` (an argparse
-``type``) or :func:`parse_int`, and its seed blocks through
-:func:`parse_seed_block`, so an out-of-range number is refused in one line
+``type``) or :func:`parse_int`, its seeds through :func:`seed_option` and its
+seed blocks through :func:`parse_seed_block` (both decimal or ``0x`` hex, as
+the seed bank writes them), so an out-of-range number is refused in one line
 naming the flag and the range, before any work: never wrapped into a 64-bit
 counter, never a traceback, never a table sized by a typo.
 """
@@ -44,17 +45,23 @@ def _span(lo: int, hi: int) -> str:
     return f"{lo}..{names.get(hi, hi)}"
 
 
-def int_option(lo: int = 0, hi: int = INT64_MAX) -> Callable[[str], int]:
-    """An argparse ``type``: a decimal integer in ``lo..hi`` (default: a non-negative int64)."""
+def int_option(lo: int = 0, hi: int = INT64_MAX, hex_ok: bool = False) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in ``lo..hi`` (default: a non-negative int64), decimal
+    or, with ``hex_ok``, ``0x`` hex."""
 
     def convert(text: str) -> int:
         try:
-            return parse_int(text, "the value", lo, hi)
+            return parse_int(text, "the value", lo, hi, hex_ok)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     convert.__name__ = "integer"
     return convert
+
+
+def seed_option(lo: int = 0, hi: int = SEED_SPACE - 1) -> Callable[[str], int]:
+    """An argparse ``type`` for one seed: decimal or ``0x`` hex (the seed bank's notation)."""
+    return int_option(lo, hi, hex_ok=True)
 
 
 def finite_option(text: str) -> float:
@@ -66,6 +73,14 @@ def finite_option(text: str) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise argparse.ArgumentTypeError(f"the value must be a finite number, got {clip(text)!r}")
     return value
+
+
+def seed_hex(seed: int) -> str:
+    """A 64-bit seed as the seed bank and the research's records write it: ``0x`` and 16
+    lowercase hex digits."""
+    if not 0 <= seed < SEED_SPACE:
+        raise ValueError(f"seed {seed} is not in 0..2**64-1")
+    return f"0x{seed:016x}"
 
 
 def parse_seed_block(text: str, what: str = "seeds", max_count: int = INT64_MAX) -> tuple[int, int]:

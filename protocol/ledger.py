@@ -26,10 +26,17 @@ File format (``drop7-screen-ledger-v3``; a ``v2`` file, without ``looks`` and
                        "shares": null, "status": "opened" | "complete",
                        "games": n, "table_sha256": "...", "completed_utc": "...",
                        "config_hash": "...", "commit": "...",
+                       "protocol_sha256": "...",
                        "looks": [{"look": k, "seeds": [start, n], "statistic": t,
                                   "efficacy_bound": c, "futility_bound": a,
                                   "decision": "...", "utc": "..."}, ...],
                        "unread": [first seed, count] | null}, ...]}}
+
+``protocol_sha256`` is the preregistered experiment's hash of what decides the
+verdict (:func:`protocol.records.protocol_sha256`): an opener whose hash
+differs from the one its entry kept is refused (the declaration was edited
+after its block was opened); an entry without one (written before it was
+kept) is accepted and flagged ``no_protocol_hash`` in the answer.
 
 A sequential screen records every look when it is made (:func:`record_look`)
 and, when it stops before its last look, the seeds of its block it never
@@ -174,20 +181,38 @@ def refusal(block: int, opener: Opener, entries: Sequence[Mapping[str, Any]],
     return None
 
 
+def protocol_refusal(block: int, opener: Opener, entries: Sequence[Mapping[str, Any]],
+                     protocol: str | None) -> str | None:
+    """Why ``opener`` may not read ``block`` again: its deciding parts changed (None if not)."""
+    mine = next((e for e in entries if opener.same(e)), None)
+    kept = (mine or {}).get("protocol_sha256")
+    if protocol is None or kept is None or kept == protocol:
+        return None
+    return (f"claim {opener.claim}: screen block {block}: the declaration's deciding parts "
+            f"changed after the block was opened on {mine['opened_utc']} (protocol hash "
+            f"{kept[:12]}, now {protocol[:12]}); refusing to read it again: restore the "
+            "declaration or declare a new claim on an unopened block")
+
+
 def open_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, profile: str,
                 seeds: Sequence[int], allow_reuse: bool = False, config_hash: str | None = None,
-                commit: str | None = None, now: datetime | None = None) -> dict[str, Any]:
+                commit: str | None = None, now: datetime | None = None,
+                protocol_sha256: str | None = None) -> dict[str, Any]:
     """Record that ``opener`` reads ``blocks``, or refuse (:class:`LedgerError`).
 
     Returns the ledger's answer: every block with its owner and this opener's
     entry, and ``reused`` when any block had been read by another opener.
+    ``protocol_sha256`` is kept in a new entry and checked against an existing
+    one (:func:`protocol_refusal`).
     """
     for sha in opener.hashes.values():
         if len(sha) != 64 or any(ch not in "0123456789abcdef" for ch in sha):
             raise LedgerError(f"not a SHA-256 hex digest: {sha!r}")
     with _locked(Path(path)) as doc:
         for block in blocks:
-            why = refusal(block, opener, doc["blocks"].get(str(block), []), allow_reuse)
+            entries = doc["blocks"].get(str(block), [])
+            why = (refusal(block, opener, entries, allow_reuse)
+                   or protocol_refusal(block, opener, entries, protocol_sha256))
             if why:
                 raise LedgerError(why)
         answer = {"blocks": {}, "reused": False}
@@ -200,10 +225,13 @@ def open_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, prof
                         "seeds": [int(s) for s in seeds], "opened_utc": _stamp(now),
                         "reused": bool(entries), "status": OPENED,
                         "config_hash": config_hash, "commit": commit}
+                if protocol_sha256 is not None:
+                    mine["protocol_sha256"] = protocol_sha256
                 entries.append(mine)
             reused = any(not opener.same(e) for e in entries[:entries.index(mine)])
             answer["blocks"][str(block)] = {"owner": dict(entries[0]), "entry": dict(mine),
-                                            "reused": reused}
+                                            "reused": reused,
+                                            "no_protocol_hash": "protocol_sha256" not in mine}
             answer["reused"] = answer["reused"] or reused
     return answer
 

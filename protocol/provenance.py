@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import platform
 import subprocess
 from collections.abc import Iterable, Mapping
@@ -102,6 +103,30 @@ def _benchmarks(directory: str | Path) -> dict[str, dict[str, float]]:
             "wall_s": round(number("s"), 3), "cpu_s": round(number("cpu_time"), 3),
             "max_rss_mb": round(number("max_rss"), 1)}
     return out
+
+
+def invoking_command(levels: int = 6) -> list[str] | None:
+    """The command line of the nearest ancestor process running Snakemake (None when no
+    ancestor within ``levels`` is one, or ``/proc`` cannot be read)."""
+    pid = os.getppid()
+    for _ in range(levels):
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return None
+        words = [a.decode(errors="replace") for a in args if a]
+        if any(Path(w).name == "snakemake" for w in words[:3]):
+            return words
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+        if pid <= 1:
+            return None
+    return None
+
+
+def job_times(directory: str | Path) -> dict[str, dict[str, float]]:
+    """Every job's last benchmark row under ``directory`` (wall s, CPU s, peak RSS MB)."""
+    return _benchmarks(directory)
 
 
 def stage_times(jobs: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from test_stats_support import games_frame, score_like_pairs
 
+from contracts.games_table import GAMES_COLUMNS
 from engines.drop7.cli import main
 
 C, B = score_like_pairs(12, seed=3)
@@ -46,14 +47,17 @@ def _set(lines: list[str], i: int, value: str) -> None:
     lines[i] = value
 
 
+#: fields of a whole row
+N = len(GAMES_COLUMNS)
+
 CASES = {
     # rows with more or fewer fields than the header (pandas shifted or padded them)
     "trailing comma on every row": (
         lambda t: "".join(f"{line},\n" if i else f"{line}\n"
-                          for i, line in enumerate(t.splitlines())), "line 2 has 15 fields"),
+                          for i, line in enumerate(t.splitlines())), f"line 2 has {N + 1} fields"),
     "one row a field short": (_lines(lambda ls: _set(ls, 6, ls[6].rsplit(",", 1)[0])),
-                              "line 7 has 13 fields"),
-    "one row a field long": (_lines(lambda ls: _set(ls, 9, ls[9] + ",7")), "line 10 has 15"),
+                              f"line 7 has {N - 1} fields"),
+    "one row a field long": (_lines(lambda ls: _set(ls, 9, ls[9] + ",7")), f"line 10 has {N + 1}"),
     # the header
     "a name twice": (_header("levels", "score"), "column 'score' appears twice"),
     "an empty name": (_header("levels", ""), "column 7 has no name"),
@@ -122,17 +126,15 @@ def test_unreadable_files_name_the_file(tmp_path, capsys, make) -> None:
 
 
 def _shard_text() -> str:
-    from contracts.games_table import GAMES_COLUMNS
-
     rows = [",".join(GAMES_COLUMNS)]
     for game in range(3):
-        rows.append(f"a,random,{100 + game},{game},10,5,1,0,0,0,5,0,0,0.1")
+        rows.append(f"a,random,{100 + game},{game},10,5,1,0,0,0,0,0,0.0,5,0,0,0.1,{'0' * 64}")
     return "\n".join(rows) + "\n"
 
 
 @pytest.mark.parametrize(("edit", "fragment"), [
     (lambda t: t.replace("\na,random,101", "\n\na,random,101"), "line 3 is blank"),
-    (lambda t: t.replace(",0.1\n", ",0.1,\n", 1), "line 2 has 15 fields"),
+    (lambda t: t.replace(",0.1,", ",0.1,,", 1), f"line 2 has {len(GAMES_COLUMNS) + 1} fields"),
     (lambda t: t.replace("a,random,101", "a,random,1\u0660\u0661"), "seed '1\u0660\u0661'"),
     (lambda t: t.replace("a,random,101", f"a,random,{2**64}"), "0..2**64-1"),
     (lambda t: t.replace("a,random,101", 'a,"random,101'), "not valid CSV"),

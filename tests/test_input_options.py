@@ -110,3 +110,24 @@ def test_evaluate_numbers_are_one_line(tmp_path, capsys, argv, fragment) -> None
 def test_seed_blocks_accept_hex_and_the_last_seed() -> None:
     assert parse_seed_block("0x3000000000000000:256") == (0x3000000000000000, 256)
     assert parse_seed_block(f"{SEED_SPACE - 1}:1") == (SEED_SPACE - 1, 1)
+
+
+def test_a_seed_flag_takes_hex_as_the_seed_bank_writes_it() -> None:
+    import argparse
+
+    from contracts.cli_numbers import seed_option
+
+    convert = seed_option()
+    assert convert("0x3000000000000000") == convert(str(0x3000000000000000))
+    assert convert("0xFFFFFFFFFFFFFFFF") == SEED_SPACE - 1
+    for bad in ("0x10000000000000000", "0x", "0xg1", "-0x1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="decimal or 0x hex"):
+            convert(bad)
+
+
+@pytest.mark.parametrize("argv", [["bench", "engine", "--seed-start", "0x10000000000000000"],
+                                  ["bench", "train", "--seed-start", "0xffffffffffffffff"]])
+def test_bench_seed_start_in_hex_is_checked(capsys, argv) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--seed-start" in err and "0x hex" in err, err

@@ -195,6 +195,23 @@ def test_summaries_and_index(tmp_path) -> None:
     assert oct((tmp_path / "pilot" / "fourth-ply.html").stat().st_mode)[-3:] == "644"
 
 
+def test_the_page_links_each_register_record_and_stays_self_contained() -> None:
+    record = b'{"format": "drop7-result-v1"}'
+    run = run_of("ntuple-line-tuples")
+    run.records = [{"name": "result-RS-1.json", "path": "results/pilot/records/c/result-RS-1.json",
+                    "href": "data:application/json;base64," + base64.b64encode(record).decode()},
+                   {"name": "games.jsonl", "path": "results/pilot/records/c/games.jsonl",
+                    "href": None}]
+    html = render_claim(run)
+    assert "Register records" in html and "results/pilot/records/c</span>" in html
+    link = re.search(r'href="data:application/json;base64,([^"]+)" download="result-RS-1.json"',
+                     html)
+    assert link and base64.b64decode(link[1]) == record
+    assert '<span class="mono">games.jsonl</span>' in html
+    assert not re.search(r'(src|href)="(?!data:|#)', html)  # nothing outside the page
+    assert "Register records" not in render_claim(run_of("ntuple-line-tuples"))
+
+
 def test_a_sequential_screen_shows_every_look_the_estimates_and_its_error_rates() -> None:
     from analysis.contrast import contrast_paired as paired
     from analysis.sequential import CONTINUE

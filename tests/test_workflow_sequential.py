@@ -8,6 +8,9 @@ import yaml
 from claims_support import claims_copy, sequential_claim
 from workflow_support import load, ok, plan_of, snakemake
 
+from contracts.cli_numbers import seed_hex
+from protocol.records import check_bundle
+
 pytestmark = pytest.mark.workflow
 
 
@@ -47,10 +50,17 @@ def test_a_decisive_sequential_screen_stops_at_its_first_look(tmp_path) -> None:
     assert null["rejection_rate"] <= 0.05 + 3 * null["mc_se"]  # the simulated type I error
     html = (work / paths.path("page", claim=p.id)).read_text()
     for text in ("<h2>Sequential screen</h2>", "Stopped at look 1 of 2", "were never read",
-                 f"the ledger records seeds {start + 16} +16 as never read",
+                 f'the ledger records seeds <span class="mono">{seed_hex(start + 16)}:16'
+                 '</span> as never read',
                  "<th>efficacy bound</th><th>futility bound</th>", "median-unbiased",
                  "simulated type I error"):
         assert text in html, text
+    # the register's bundle: the read seeds burned, the unread rest a lease never opened
+    bundle = work / paths.path("records", claim=p.id)
+    assert check_bundle(bundle) == []
+    leases = {r["state"]: r for r in map(load, bundle.glob("seed-lease-*.json"))}
+    assert set(leases) == {"burned", "cancelled-unopened"}
+    assert int(leases["cancelled-unopened"]["rangeStartHex"], 16) == start + 16
     # a rerun plays nothing more
     again = snakemake(work, *args)
     ok(again)

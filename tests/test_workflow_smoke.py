@@ -36,6 +36,7 @@ from workflow_support import (
 from analysis.report.page import FIGURES
 from contracts.train_directory import resume_dir
 from protocol.paths import INDEX, VALIDATION
+from protocol.records import check_bundle
 
 pytestmark = pytest.mark.workflow
 
@@ -123,6 +124,7 @@ def test_every_claim_every_stage_and_figure(smoke: Path) -> None:
         assert verdict["verdict"] == "invalidated-by-methodological-error"
         for name in FIGURES:
             assert path(smoke, "figure", claim=c, figure=name).stat().st_size
+        assert check_bundle(path(smoke, "records", claim=c)) == []
         entries = ledger["blocks"][str(p.block)]
         assert [e["claim"] for e in entries] == [c] and entries[0]["status"] == "complete"
         if looks:

@@ -26,6 +26,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from analysis.report import figures as fig
 from contracts.atomic import atomic_write
+from contracts.cli_numbers import seed_hex
 
 #: figure names, in page order, with their headings
 FIGURES = {
@@ -62,6 +63,8 @@ class ClaimRun:
     hashes: dict[str, Any] = field(default_factory=dict)
     contrasts: dict[str, dict[str, Any]] = field(default_factory=dict)
     games: pd.DataFrame | None = None
+    #: register records: name, path and href (the record as a data: URI, or None)
+    records: list[dict[str, str | None]] = field(default_factory=list)
 
     @property
     def claim(self) -> str:
@@ -179,6 +182,7 @@ def _environment() -> Environment:
     env.filters["num"] = lambda x, digits=0: _num(x, False, digits)
     env.filters["snum"] = lambda x, digits=0: _num(x, True, digits)
     env.filters["short"] = lambda s, n=12: "-" if not s else str(s)[:n]
+    env.filters["seedhex"] = seed_hex
     return env
 
 

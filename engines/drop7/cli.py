@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("analysis.cli", "paired-screen statistics of a games table"),
     "run-arms": ("engines.play.runner_cli", "play several arms on one seed block, one shard"),
     "serve": ("engines.play.serve", "a policy speaking the referee protocol on stdin/stdout"),
+    "records": ("protocol.records_cli", "check a bundle of register records: validate DIR"),
 }
 
 

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from contracts.cli_numbers import SEED_SPACE, int_option
+from contracts.cli_numbers import SEED_SPACE, int_option, seed_option
 from engines.drop7 import baselines, core
 
 
@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench engine``."""
     parser.add_argument("--games", type=int_option(1), default=200_000,
                         help="games of random play")
-    parser.add_argument("--seed-start", type=int_option(0, SEED_SPACE - 1), default=1)
+    parser.add_argument("--seed-start", type=seed_option(), default=1)
     parser.add_argument("--repeats", type=int_option(1), default=5,
                         help="timed runs (the median is reported)")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")

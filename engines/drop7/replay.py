@@ -19,8 +19,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from contracts.cli_numbers import INT64_MAX
+from contracts.cli_numbers import INT64_MAX, SEED_SPACE, parse_int
 from contracts.errors import InputError, clip
+from contracts.trajectory import trajectory_checksum
 from engines.drop7 import core
 from engines.drop7.board import (
     MAX_MOVES,
@@ -31,6 +32,7 @@ from engines.drop7.board import (
     rows_to_cols,
 )
 from engines.drop7.cli import read_input_lines
+from engines.drop7.trajectory import replay_seeded
 
 FORMAT = "drop7-replay-v1"
 RULESET = "research"
@@ -98,14 +100,70 @@ def _start(record: dict) -> tuple[np.ndarray, int, int, int]:
     return cols, mr, level, score
 
 
+def _seed(record: dict) -> int | None:
+    """The record's optional ``seed``: an integer or a ``0x`` hex string, in 0..2**64-1."""
+    seed = record.get("seed")
+    if seed is None:
+        return None
+    if isinstance(seed, str):
+        return parse_int(seed, "seed", 0, SEED_SPACE - 1, hex_ok=True)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_SPACE:
+        raise InputError(f"seed must be an integer in 0..2**64-1 or a 0x hex string, "
+                         f"got {_show(seed)}")
+    return seed
+
+
+def _move_log(m: int, column: int, out: np.ndarray, score: int, game_over: bool) -> dict:
+    return {"move": m, "column": column, "points": int(out[core.OUT_POINTS]),
+            "score": score, "waves": int(out[core.OUT_WAVES]),
+            "popped": int(out[core.OUT_POPPED]), "cleared": bool(out[core.OUT_CLEARED]),
+            "rose": bool(out[core.OUT_ROSE]), "game_over": game_over}
+
+
+def _replay_seeded(seed: int, moves: np.ndarray) -> dict:
+    """A record with a seed and no streams: the discs and reveals are the seed's."""
+    columns = [int(c) for c in moves]
+    outs, state, cols = replay_seeded(seed, columns)
+    scores = np.cumsum(outs[:, core.OUT_POINTS]).tolist() if len(columns) else []
+    log = [_move_log(m, c, outs[m], scores[m], bool(outs[m, core.OUT_OVER]))
+           for m, c in enumerate(columns)]
+    final = {"score": int(state[core.ST_SCORE]), "moves_played": len(columns),
+             "level": int(state[core.ST_LEVEL]),
+             "moves_remaining": int(state[core.ST_MOVES_REMAINING]),
+             "game_over": bool(state[core.ST_GAME_OVER]),
+             "censored": bool(state[core.ST_CENSORED]), "board": cols_to_rows(cols)}
+    return {"moves": log, "final": final}
+
+
 def replay_record(record: Any) -> dict:
-    """Replay one parsed record; raises :class:`InputError` naming the move."""
+    """Replay one parsed record; raises :class:`InputError` naming the move.
+
+    With a ``seed``, the result also holds the game's ``trajectory`` checksum;
+    a seed and no ``discs`` and ``reveals`` replays game ``seed`` itself.
+    """
     if not isinstance(record, dict):
         raise InputError("a record must be a JSON object")
     if record.get("format") != FORMAT:
         raise InputError(f"format must be {FORMAT!r}, got {_show(record.get('format'))}")
     if record.get("ruleset", RULESET) != RULESET:
         raise InputError(f"ruleset must be {RULESET!r}, got {_show(record.get('ruleset'))}")
+    seed = _seed(record)
+    if seed is not None and "discs" not in record and "reveals" not in record:
+        if "start" in record:
+            raise InputError("a seeded record (no discs, no reveals) starts from the opening: "
+                             "drop 'start'")
+        result = _replay_seeded(seed, _int_list(record, "moves", 0, 6, "column"))
+    else:
+        result = _replay_streams(record)
+    if seed is not None:
+        scores = [entry["score"] for entry in result["moves"]]
+        columns = [entry["column"] for entry in result["moves"]]
+        result["trajectory"] = trajectory_checksum(seed, columns, scores)
+    return result
+
+
+def _replay_streams(record: dict) -> dict:
+    """A record whose discs and reveals are given."""
     discs = _int_list(record, "discs", 1, 7, "disc")
     reveals = _int_list(record, "reveals", 1, 7, "reveal value")
     moves = _int_list(record, "moves", 0, 6, "column")
@@ -134,10 +192,7 @@ def replay_record(record: Any) -> dict:
         score += int(out[core.OUT_POINTS])
         level += int(out[core.OUT_ROSE])
         game_over = bool(out[core.OUT_OVER])
-        log.append({"move": m, "column": column, "points": int(out[core.OUT_POINTS]),
-                    "score": score, "waves": int(out[core.OUT_WAVES]),
-                    "popped": int(out[core.OUT_POPPED]), "cleared": bool(out[core.OUT_CLEARED]),
-                    "rose": bool(out[core.OUT_ROSE]), "game_over": game_over})
+        log.append(_move_log(m, column, out, score, game_over))
     final = {"score": score, "moves_played": len(moves), "level": level,
              "moves_remaining": int(mr), "game_over": game_over,
              "censored": not game_over and len(moves) >= MAX_MOVES,

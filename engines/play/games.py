@@ -15,9 +15,11 @@ policy (for search, one compiled kernel call), timed and checked:
 An external program (:mod:`engines.play.referee`) maps its faults onto these
 counts: a malformed answer is illegal, a time-out or a crash unfinished.
 
-Baseline policies run whole games in one compiled call
-(:func:`engines.drop7.baselines.play_baseline_games`); their decisions equal their
-moves and they are never illegal or late.  A game that fails outside the
+Baseline policies choose through :func:`engines.drop7.baselines.baseline_choice`;
+their decisions equal their moves and they are never illegal or late.  Every
+game is replayed from its seed and the columns played
+(:mod:`engines.drop7.trajectory`) for its covered-disc reveals, chain depths
+and trajectory checksum.  A game that fails outside the
 policy keeps the state it reached, counts one unfinished decision and the
 error is logged: one bad game never loses the others.
 """
@@ -33,6 +35,7 @@ import numpy as np
 from engines.drop7 import baselines, core
 from engines.drop7.board import CENTRE_ORDER
 from engines.drop7.game_loop import play_out
+from engines.drop7.trajectory import replay_seeded, summary
 from engines.play.policy import BaselinePolicy, Policy
 
 Log = Callable[[str], None]
@@ -50,21 +53,38 @@ def centre_first(cols: np.ndarray) -> int:
     return -1
 
 
-def _row(state: np.ndarray, decisions: int, illegal: int, unfinished: int,
-         wall: float) -> dict:
+def _row(seed: int, state: np.ndarray, columns: list[int], decisions: int, illegal: int,
+         unfinished: int, wall: float) -> dict:
+    """The row's fields; the game is replayed from its seed and columns for the per-move
+    figures and the trajectory checksum, which must end on the score the game reached."""
+    moves = columns[:int(state[core.ST_MOVES_PLAYED])]
+    outs, replayed, _ = replay_seeded(seed, moves)
+    if int(replayed[core.ST_SCORE]) != int(state[core.ST_SCORE]):
+        raise RuntimeError(f"seed {seed}: replaying the game's moves gives score "
+                           f"{int(replayed[core.ST_SCORE])}, the game scored "
+                           f"{int(state[core.ST_SCORE])}")
+    figures = summary(seed, moves, outs)
     return {"score": int(state[core.ST_SCORE]), "moves": int(state[core.ST_MOVES_PLAYED]),
             "levels": int(state[core.ST_LEVEL]), "clears": int(state[core.ST_CLEARS]),
             "censored": int(state[core.ST_CENSORED]), "popped": int(state[core.ST_POPPED]),
-            "decisions": decisions, "illegal": illegal, "unfinished": unfinished,
-            "wall_s": round(wall, 4)}
+            "reveals": figures["reveals"], "chain_max": figures["chain_max"],
+            "chain_mean": figures["chain_mean"], "decisions": decisions, "illegal": illegal,
+            "unfinished": unfinished, "wall_s": round(wall, 4),
+            "trajectory": figures["trajectory"]}
 
 
 def _baseline_game(policy: BaselinePolicy, seed: int) -> dict:
     t0 = time.perf_counter()
-    result = np.zeros((1, core.ST_LEN), dtype=np.int64)
-    baselines.play_baseline_games(np.array([seed], dtype=np.uint64), policy.policy_id, result)
-    moves = int(result[0, core.ST_MOVES_PLAYED])
-    return _row(result[0], moves, 0, 0, time.perf_counter() - t0)
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    columns: list[int] = []
+
+    def choose(state: np.ndarray, cols: np.ndarray) -> int:
+        columns.append(int(baselines.baseline_choice(policy.policy_id, seed, state, cols)))
+        return columns[-1]
+
+    play_out(seed, choose, state)
+    moves = int(state[core.ST_MOVES_PLAYED])
+    return _row(seed, state, columns, moves, 0, 0, time.perf_counter() - t0)
 
 
 def play_game(policy: Policy, seed: int, budget_s: float | None = None,
@@ -75,8 +95,13 @@ def play_game(policy: Policy, seed: int, budget_s: float | None = None,
     t0 = time.perf_counter()
     state = np.zeros(core.ST_LEN, dtype=np.int64)
     count = {"decisions": 0, "illegal": 0, "unfinished": 0}
+    columns: list[int] = []
 
     def checked(state: np.ndarray, cols: np.ndarray) -> int:
+        columns.append(_decide(state, cols))
+        return columns[-1]
+
+    def _decide(state: np.ndarray, cols: np.ndarray) -> int:
         count["decisions"] += 1
         t = time.perf_counter()
         try:
@@ -99,5 +124,5 @@ def play_game(policy: Policy, seed: int, budget_s: float | None = None,
     except Exception as exc:  # one bad game never loses the others
         count["unfinished"] += 1
         log(f"seed {seed}: game stopped early ({type(exc).__name__}: {exc})")
-    return _row(state, count["decisions"], count["illegal"], count["unfinished"],
+    return _row(seed, state, columns, count["decisions"], count["illegal"], count["unfinished"],
                 time.perf_counter() - t0)

@@ -49,7 +49,7 @@ import time
 import numba
 import numpy as np
 
-from contracts.cli_numbers import SEED_SPACE, int_option
+from contracts.cli_numbers import SEED_SPACE, int_option, seed_option
 from engines.drop7 import core
 from engines.drop7.engine_bench import machine_facts
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
@@ -75,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="afterstate boards for the lookup timing")
     parser.add_argument("--states", type=int_option(1), default=50_000,
                         help="decision states for the engine and choice timings")
-    parser.add_argument("--seed-start", type=int_option(0, SEED_SPACE - BENCH_SEEDS),
+    parser.add_argument("--seed-start", type=seed_option(0, SEED_SPACE - BENCH_SEEDS),
                         default=1_000_000_000)
     parser.add_argument("--no-touch", action="store_true",
                         help="do not pre-fault the table pages")

@@ -14,6 +14,7 @@ def report_inputs(wc):
     """Everything the page shows; the screen's files only when its block was opened."""
     p = CLAIMS[wc.claim]
     files = {"verdict": PATHS.path("verdict", claim=wc.claim),
+             "records": PATHS.path("records", claim=wc.claim),
              "gates": PATHS.path("gates", claim=wc.claim),
              "curves": [PATHS.path("curve", claim=wc.claim, weights=w) for w in p.curve_weights()],
              "manifests": [f for fs in manifests_of(wc).values() for f in fs],

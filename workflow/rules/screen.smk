@@ -3,6 +3,7 @@
 # for its frozen hashes (pins checked first); every arm plays its seeds of the block
 # (games.smk), a sequential screen look by look; the block is closed (every game in, the table's SHA-256 in the ledger); then
 # the frozen files the arms read are hashed again.
+from protocol.records import protocol_sha256
 
 
 def freeze_inputs(wc):
@@ -44,10 +45,12 @@ rule open_block:
         open_inputs,
     output:
         PATHS.pattern("opened"),
+        preregistered=PATHS.pattern("preregistered"),
     log:
         log("{block}/open"),
     localrule: True
     params:
+        protocol=lambda wc: protocol_sha256(CLAIMS[wc.claim].describe()),
         ledger=PLAN.profile["ledger"],
         artefacts=lambda wc: {k: {"record": a.record, "pin": a.sha256}
                               for k, a in CLAIMS[wc.claim].artefacts.items()},

@@ -1,0 +1,638 @@
+"""The research register's records of a claim's screen, in the register's own formats.
+
+A bundle (docs/records.md) is one directory per claim and profile holding
+``experiment-<EX>.json`` (``drop7-experiment-v1``), ``seed-lease-<SL>.json``
+for every block read, ``run-<RUN>.json``, ``machine-<MACH>.json``,
+``result-<RS>.json`` and the per-game rows ``games.jsonl``
+(``drop7-game-result-v1``, one line per game and arm).  The formats are
+restated in ``protocol/schemas/records/`` and every record is checked
+against them before it is written; :func:`check_bundle` checks a written
+bundle's records and the links between them, one line per problem.
+
+Ids follow the register's patterns.  The theory and experiment ids are the
+declaration's (``theory``, ``experiment``) when they match; otherwise they
+are derived from the claim, the date its first block was opened and a hash
+(the theory id from the claim's text, the experiment id from the protocol
+hash), so the same declaration always gets the same ids.  Run, seed-lease,
+machine and result ids are a timestamp of what they record and a hash of
+their content, so the same run never gets two ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from contracts.atomic import atomic_write
+from contracts.cli_numbers import seed_hex
+from contracts.hashing import file_sha256
+from protocol.schema import key_path, load_schema
+
+#: record kind -> format identifier (the schema file is ``records/<kind>-v1``)
+FORMATS = {"experiment": "drop7-experiment-v1", "seed-lease": "drop7-seed-lease-v1",
+           "run": "drop7-run-v1", "machine": "drop7-machine-v1",
+           "game-result": "drop7-game-result-v1", "result": "drop7-result-v1"}
+#: the id field of each record kind written as its own file
+ID_FIELDS = {"experiment": "experimentId", "seed-lease": "seedLeaseId", "run": "runId",
+             "machine": "machineProfileId", "result": "resultId"}
+#: the per-game rows' file in a bundle
+GAMES_FILE = "games.jsonl"
+#: the register's schema URI of a format (the records' ``$schema``)
+SCHEMA_URI = "https://drop7-research.invalid/schemas/{kind}-v1.schema.json"
+#: who writes the records
+CREATED_BY = {"platform": "drop7-harness", "model": "snakemake workflow", "agentId": None}
+#: per-game work figures the harness does not measure (null in every row)
+NOT_MEASURED = ("logicalWork", "nodesOrTransitions", "modelInferences")
+
+_THEORY = re.compile(r"^TH-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
+_EXPERIMENT = re.compile(r"^EX-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
+#: keys that never decide a verdict: names, texts, notes and the register's figures
+_NOT_DECIDING = frozenset({"id", "format", "theory", "experiment", "title", "claim", "note",
+                           "notes", "recorded", "description"})
+
+
+class RecordError(ValueError):
+    """A record that does not hold its format: one line naming the record and the key."""
+
+
+def sha8(*parts: Any) -> str:
+    """The first 8 hex digits of the SHA-256 of ``parts`` as canonical JSON."""
+    return canonical_sha256(list(parts))[:8]
+
+
+def canonical_sha256(value: Any) -> str:
+    """SHA-256 of ``value`` as canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def stamp(when: datetime) -> str:
+    """An RFC 3339 UTC time of whole seconds: ``2026-12-01T16:35:58Z``."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _compact(utc: str) -> str:
+    """``2026-12-01T16:35:58Z`` -> ``20261201T163558Z`` (the ids' time part)."""
+    return utc.replace("-", "").replace(":", "")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "claim"
+
+
+def _deciding(value: Any) -> Any:
+    """``value`` without the keys that never decide a verdict (at any depth)."""
+    if isinstance(value, Mapping):
+        return {k: _deciding(v) for k, v in value.items() if k not in _NOT_DECIDING}
+    if isinstance(value, list | tuple):
+        return [_deciding(v) for v in value]
+    return value
+
+
+def protocol_document(plan: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides a claim's verdict, as merged with the profile (``ClaimPlan.describe()``).
+
+    The declaration's arms, weights and their recipes, gates, validation, screen,
+    contrasts, readings and verdict rules, and the sizes the profile gave them
+    (trained moves and checkpoints, arms' policies and games, the screen's seeds
+    and blocks); not titles, ids, the claim's text, notes or recorded figures.
+    """
+    return _deciding({
+        "declaration": plan["declaration"],
+        "seeds": plan["seeds"], "blocks": plan["blocks"], "validation": plan["validation"],
+        "trained": plan["trained"],
+        "arms": {n: {"policy": a["policy"], "games": a["games"]} for n, a in plan["arms"].items()},
+        "contrasts": plan["contrasts"], "sequential": plan.get("sequential"),
+    })
+
+
+def protocol_sha256(plan: Mapping[str, Any]) -> str:
+    """The experiment's ``protocolSha256``: the hash of :func:`protocol_document`."""
+    return canonical_sha256(protocol_document(plan))
+
+
+def theory_id(plan: Mapping[str, Any], date: str) -> str:
+    """The declared theory id when it has the register's pattern, else one derived from it
+    (or from the claim) and the claim's text; ``date`` is ``YYYYMMDD``."""
+    declared = plan.get("theory")
+    if declared and _THEORY.match(declared):
+        return str(declared)
+    if declared and re.fullmatch(r"TH-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*", declared):
+        return f"{declared}-{sha8(declared, plan['claim'])}"
+    return f"TH-{date}-{_slug(plan['id'])}-{sha8(plan['id'], plan['claim'])}"
+
+
+def experiment_id(plan: Mapping[str, Any], date: str, protocol: str) -> str:
+    """The declared experiment id, else ``EX-<date>-<claim>-<protocol hash's first 8>``."""
+    declared = plan["declaration"].get("experiment")
+    if declared:
+        return str(declared)
+    return f"EX-{date}-{_slug(plan['id'])}-{protocol[:8]}"
+
+
+def check_record(record: Mapping[str, Any], kind: str, where: str) -> None:
+    """Raise :class:`RecordError` (naming ``where`` and the key) unless ``record`` holds
+    its format's schema."""
+    for problem in record_problems(record, kind):
+        raise RecordError(f"{where}: {problem}")
+
+
+@cache
+def _validator(kind: str) -> Draft202012Validator:
+    return Draft202012Validator(load_schema(f"records/{kind}-v1"),
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def record_problems(record: Any, kind: str) -> list[str]:
+    """Every way ``record`` breaks the ``kind`` format's schema, one line each."""
+    errors = sorted(_validator(kind).iter_errors(record),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    return [f"key {key_path(list(e.absolute_path))}: {e.message}" for e in errors]
+
+
+def _policy(plan: Mapping[str, Any], arm: str) -> dict[str, Any]:
+    return {"name": arm, "entryPoint": plan["arms"][arm]["policy"],
+            "manifestRef": plan["arms"][arm].get("artefact")}
+
+
+def lease_id(claim: str, block: int, entry: Mapping[str, Any]) -> str:
+    """A block's seed-lease id: its opening time and a hash of claim, block and seeds."""
+    return f"SL-{_compact(entry['opened_utc'])}-{sha8(claim, block, entry['seeds'])}"
+
+
+def _sequential_method(seq: Mapping[str, Any] | None) -> str:
+    """How a sequential screen decides, for the experiment's uncertainty method ('' if fixed)."""
+    if not seq:
+        return ""
+    spending = seq["screen"].get("spending", "the declared spending function")
+    return (f"; a group-sequential screen on the paired t statistic of contrast "
+            f"{seq['contrast']}, looks at {', '.join(map(str, seq['looks']))} games, the "
+            f"one-sided error spent {spending}"
+            + (f", futility at {seq['screen']['futility']}" if seq["screen"].get("futility")
+               else "") + " (docs/statistics.md)")
+
+
+def read_span(entry: Mapping[str, Any]) -> tuple[tuple[int, int], tuple[int, int] | None]:
+    """A ledger entry's seeds ``(first, count)`` that were read, and the unread rest of its
+    block (None unless a sequential screen stopped before its last look)."""
+    lo, count = (int(x) for x in entry["seeds"])
+    unread = entry.get("unread")
+    if not unread or int(unread[1]) == 0:
+        return (lo, count), None
+    first, rest = int(unread[0]), int(unread[1])
+    if first + rest != lo + count or not lo <= first:
+        raise RecordError(f"ledger entry's unread seeds {unread} are not the tail of its "
+                          f"seeds {entry['seeds']}")
+    return (lo, first - lo), (first, rest)
+
+
+def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence[str],
+                      lifecycle: str = "preregistered", updated_utc: str | None = None,
+                      reused: bool = False) -> dict[str, Any]:
+    """The claim's ``drop7-experiment-v1`` (``opened_utc``: when its first block opened)."""
+    protocol = protocol_sha256(plan)
+    date = _compact(opened_utc)[:8]
+    doc = plan["declaration"]
+    first = next(iter(plan["contrasts"].values()), None)
+    arms = first["arms"] if first else list(plan["arms"])
+    readings = doc.get("readings", {})
+    primary = next(iter(plan["contrasts"]), "none")
+    criteria = [f"{name}: {r.get('title', r.get('kind'))}" for name, r in readings.items()]
+    record = {
+        "$schema": SCHEMA_URI.format(kind="experiment"), "format": FORMATS["experiment"],
+        "experimentId": experiment_id(plan, date, protocol),
+        "theoryIds": [theory_id(plan, date)], "title": plan["title"],
+        "classification": "algorithmic", "hypothesis": plan["claim"],
+        "candidate": _policy(plan, arms[0]),
+        "comparator": _policy(plan, arms[1] if len(arms) > 1 else arms[0]),
+        "informationBoundary": "seed-free",
+        "benchmarkTier": "PILOT" if plan["tier"] == "pilot" else "SCREEN",
+        "data": {"role": "previously-evaluated-development" if reused else "fresh-development",
+                 "seedLeaseRefs": list(leases), "datasetRefs": [], "wholeOriginSplit": True,
+                 "reuseDisclosure": ("the block was read before by another opener (ledger)"
+                                     if reused else "never-read screen blocks, opened once "
+                                     "through the screen ledger")},
+        "metrics": {"primary": f"paired mean score delta, contrast {primary}",
+                    "secondary": [f"paired mean score delta, contrast {c}"
+                                  for c in list(plan["contrasts"])[1:]],
+                    "statisticalUnit": "whole-game",
+                    "uncertaintyMethod": "bootstrap of whole paired games and a Student-t "
+                                         "lower bound (docs/statistics.md)"
+                                         + _sequential_method(plan.get("sequential"))},
+        "gate": {"fixedBeforeControlledData": True,
+                 "passCriteria": criteria or ["the declared verdict rules"],
+                 "failureAction": "the first declared verdict rule that holds decides "
+                                  "(docs/claims.md)",
+                 "passAction": "the first declared verdict rule that holds decides "
+                               "(docs/claims.md)"},
+        "resources": {"wallSeconds": None, "cpuThreads": None, "maxHostBytes": None,
+                      "maxGpuBytes": None, "gpuDevices": []},
+        "stopConditions": ["every game of every arm is in (the block is closed in the ledger)",
+                           "illegal or unfinished decisions invalidate the verdict"],
+        "expectedArtifacts": ["games table (CSV) of the screen", GAMES_FILE,
+                              "verdict and report page"],
+        "lifecycle": lifecycle, "protocolSha256": protocol, "amendments": [],
+        "createdBy": dict(CREATED_BY), "createdAt": opened_utc,
+        "updatedAt": updated_utc or opened_utc,
+    }
+    check_record(record, "experiment", f"experiment record of claim {plan['id']}")
+    return record
+
+
+def machine_record(captured_utc: str) -> dict[str, Any]:
+    """The ``drop7-machine-v1`` of this machine (null where it is not read)."""
+    uname = platform.uname()
+    cpus = os.cpu_count() or 1
+    facts = {
+        "operatingSystem": {"system": uname.system, "release": uname.release,
+                            "version": uname.version, "architecture": uname.machine,
+                            "distribution": _os_release(), "container": None},
+        "cpu": {"model": _cpu_model(), "physicalCores": None, "logicalCpus": cpus,
+                "affinityLogicalCpus": len(os.sched_getaffinity(0))
+                if hasattr(os, "sched_getaffinity") else None,
+                "numaNodes": None, "governor": None},
+        "memory": {"totalBytes": _meminfo("MemTotal"), "availableBytes": _meminfo("MemAvailable"),
+                   "swapTotalBytes": _meminfo("SwapTotal"),
+                   "pageSizeBytes": os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else None},
+        "limits": {"cgroupVersion": None, "memoryMaxBytes": None, "cpuQuota": None,
+                   "cpuAffinity": None},
+        "gpu": {"devices": [], "rocmVersion": None, "hipVersion": None,
+                "sharedSystemMemory": None, "detectionNotes": "no GPU is used or probed"},
+        "toolchain": {"python": platform.python_version()}, "profilers": {},
+        "notes": ["null: not read by the harness"],
+    }
+    stable = {k: v for k, v in facts.items() if k != "memory"}
+    record = {"$schema": SCHEMA_URI.format(kind="machine"), "format": FORMATS["machine"],
+              "machineProfileId": f"MACH-{_compact(captured_utc)}-{sha8(stable)}",
+              "capturedAt": captured_utc, **facts}
+    check_record(record, "machine", "machine record")
+    return record
+
+
+def _os_release() -> str | None:
+    try:
+        text = Path("/etc/os-release").read_text()
+    except OSError:
+        return None
+    found = re.search(r'^PRETTY_NAME="?([^"\n]*)"?$', text, re.M)
+    return found[1] if found else None
+
+
+def _cpu_model() -> str | None:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    found = re.search(r"^model name\s*:\s*(.*)$", text, re.M)
+    return found[1].strip() if found else None
+
+
+def _meminfo(key: str) -> int | None:
+    try:
+        text = Path("/proc/meminfo").read_text()
+    except OSError:
+        return None
+    found = re.search(rf"^{key}:\s*(\d+) kB$", text, re.M)
+    return int(found[1]) * 1024 if found else None
+
+
+#: the games-table columns the register's per-game rows need beyond the statistics' own
+_PER_GAME = ("reveals", "chain_max", "chain_mean", "trajectory")
+
+
+def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experiment: str,
+              run: str, leases: Mapping[int, tuple[int, int, str]]) -> list[dict[str, Any]]:
+    """``drop7-game-result-v1`` rows of a games table (values as text, the runner's columns).
+
+    ``leases`` maps each block to ``(first seed, end seed, lease id)``.
+    """
+    out = []
+    for i, row in enumerate(rows):
+        missing = [c for c in _PER_GAME if not row.get(c)]
+        if missing:
+            raise RecordError(f"games table row {i + 2}: no {', '.join(missing)} (a table "
+                              "written before the games carried them: play the screen "
+                              "again, docs/records.md)")
+        seed = int(row["seed"])
+        lease = next((sl for lo, hi, sl in leases.values() if lo <= seed < hi), None)
+        if lease is None:
+            raise RecordError(f"games table row {i + 2}: seed {seed_hex(seed)} is in no "
+                              "block the claim read")
+        record = {
+            "format": FORMATS["game-result"], "experimentId": experiment, "runId": run,
+            "policyId": row["policy"], "cohortId": f"{plan['id']}/{plan['label']}/{row['arm']}",
+            "seedLeaseId": lease, "cohortOrdinal": int(row["game"]), "seedHex": seed_hex(seed),
+            "score": int(float(row["score"])), "moves": int(row["moves"]),
+            "censored": row["censored"] in ("1", "True", "true"),
+            "numberedClears": int(row["popped"]), "coveredReveals": int(row["reveals"]),
+            "meanChainDepth": float(row["chain_mean"]), "maximumChainDepth": int(row["chain_max"]),
+            "illegalDecisions": int(row["illegal"]), "incompleteDecisions": int(row["unfinished"]),
+            "runnerFailures": 0, **dict.fromkeys(NOT_MEASURED),
+            "wallSeconds": float(row["wall_s"]), "trajectoryChecksum": row["trajectory"],
+        }
+        check_record(record, "game-result", f"games table row {i + 2}")
+        out.append(record)
+    return out
+
+
+_OUTCOME = {"supported-as-tested": "pass", "not-supported-as-tested": "fail",
+            "mixed": "inconclusive", "invalidated-by-methodological-error": "not-applicable"}
+
+
+def gate_checks(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The readings as the register's gate checks: criterion, passed (None unless the
+    reading passed or failed) and what was observed."""
+    checks = []
+    for r in verdict["readings"]:
+        passed = {"pass": True, "fail": False}.get(r["outcome"])
+        checks.append({"criterion": f"{r['name']}: {r['title']}", "passed": passed,
+                       "observed": f"{r['outcome']}: {r['reason']}"})
+    return checks or [{"criterion": "the declared verdict rules", "passed": None,
+                       "observed": verdict["reason"]}]
+
+
+def write_json_record(path: Path, record: Mapping[str, Any]) -> None:
+    """One record as pretty JSON (written atomically)."""
+    atomic_write(path, json.dumps(record, indent=2) + "\n")
+
+
+def write_games(path: Path, rows: Sequence[Mapping[str, Any]]) -> tuple[str, int]:
+    """The per-game rows as JSON lines; returns their file's SHA-256 and count."""
+    atomic_write(path, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    return file_sha256(path), len(rows)
+
+
+def record_file(kind: str, record_id: str) -> str:
+    """The file name of a record in a bundle."""
+    return f"{kind}-{record_id}.json"
+
+
+def check_bundle(directory: str | Path) -> list[str]:
+    """Every problem of a bundle, one line each naming the file and the key: a record that
+    breaks its schema, a file named for another id, an id named but absent, a protocol
+    hash that differs from the experiment's, a per-game file whose hash or count differs."""
+    root = Path(directory)
+    if not root.is_dir():
+        return [f"{root}: not a directory"]
+    problems: list[str] = []
+    records: dict[str, list[tuple[str, dict[str, Any]]]] = {k: [] for k in FORMATS}
+    for path in sorted(root.iterdir()):
+        if path.name == GAMES_FILE:
+            continue
+        if path.suffix != ".json":
+            problems.append(f"{path}: not a record of a bundle (*.json or {GAMES_FILE})")
+            continue
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems.append(f"{path}: not readable JSON ({exc})")
+            continue
+        kind = next((k for k, f in FORMATS.items()
+                     if isinstance(record, dict) and record.get("format") == f), None)
+        if kind is None or kind == "game-result":
+            problems.append(f"{path}: key format: not a record kind of a bundle "
+                            f"({', '.join(f for k, f in FORMATS.items() if k != 'game-result')})")
+            continue
+        problems += [f"{path}: {p}" for p in record_problems(record, kind)]
+        rid = record.get(ID_FIELDS[kind])
+        if path.name != record_file(kind, str(rid)):
+            problems.append(f"{path}: key {ID_FIELDS[kind]}: {rid!r} is not the file's name")
+        records[kind].append((path.name, record))
+    games = _read_games(root / GAMES_FILE, problems)
+    ids = {k: {r.get(ID_FIELDS[k]) for _, r in rs} for k, rs in records.items() if k in ID_FIELDS}
+    if len(records["experiment"]) != 1:
+        problems.append(f"{root}: {len(records['experiment'])} experiment records, not one")
+    protocol = {r.get("protocolSha256") for _, r in records["experiment"]}
+
+    def need(name: str, key: str, value: Any, kind: str) -> None:
+        if value not in ids[kind]:
+            problems.append(f"{root / name}: key {key}: {value!r} names no {kind} record of "
+                            "the bundle")
+
+    for kind in ("seed-lease", "run", "result"):
+        for name, r in records[kind]:
+            need(name, "experimentId", r.get("experimentId"), "experiment")
+    for name, r in records["seed-lease"]:
+        for i, run in enumerate(r.get("runIds") or []):
+            need(name, f"runIds[{i}]", run, "run")
+        if r.get("protocolSha256") not in protocol:
+            problems.append(f"{root / name}: key protocolSha256: differs from the experiment's")
+    for name, r in records["run"]:
+        need(name, "machineProfileRef", r.get("machineProfileRef"), "machine")
+        for i, lease in enumerate(r.get("seedLeaseRefs") or []):
+            need(name, f"seedLeaseRefs[{i}]", lease, "seed-lease")
+        if r.get("protocolSha256") not in protocol:
+            problems.append(f"{root / name}: key protocolSha256: differs from the experiment's")
+    for name, r in records["experiment"]:
+        for i, lease in enumerate(r.get("data", {}).get("seedLeaseRefs") or []):
+            need(name, f"data.seedLeaseRefs[{i}]", lease, "seed-lease")
+    for name, r in records["result"]:
+        for i, run in enumerate(r.get("runIds") or []):
+            need(name, f"runIds[{i}]", run, "run")
+        for i, mach in enumerate(r.get("machineProfileRefs") or []):
+            need(name, f"machineProfileRefs[{i}]", mach, "machine")
+        problems += _check_artifact(root, name, r.get("perGameArtifact") or {})
+    for line, row in games:
+        for key, kind in (("experimentId", "experiment"), ("runId", "run"),
+                          ("seedLeaseId", "seed-lease")):
+            need(f"{GAMES_FILE}: line {line}", key, row.get(key), kind)
+    if not records["result"]:
+        problems.append(f"{root}: no result record")
+    return problems
+
+
+def _read_games(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    if not path.exists():
+        return []
+    rows = []
+    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path}: line {line}: not JSON ({exc.msg})")
+            continue
+        problems += [f"{path}: line {line}: {p}" for p in record_problems(row, "game-result")]
+        if isinstance(row, dict):
+            rows.append((line, row))
+    return rows
+
+
+def _check_artifact(root: Path, name: str, art: Mapping[str, Any]) -> list[str]:
+    """The result's per-game artefact: the file it names exists with that hash and count."""
+    if art.get("path") is None:
+        return ([f"{root / name}: key perGameArtifact.path: null, but {GAMES_FILE} exists"]
+                if (root / GAMES_FILE).exists() else [])
+    target = root / str(art["path"])
+    if Path(str(art["path"])).is_absolute() or ".." in Path(str(art["path"])).parts:
+        return [f"{root / name}: key perGameArtifact.path: {art['path']!r} is not a file of "
+                "the bundle"]
+    if not target.is_file():
+        return [f"{root / name}: key perGameArtifact.path: {art['path']!r} does not exist"]
+    out = []
+    if file_sha256(target) != art.get("sha256"):
+        out.append(f"{root / name}: key perGameArtifact.sha256: differs from {art['path']}'s "
+                   f"SHA-256 {file_sha256(target)}")
+    count = sum(1 for text in target.read_text(encoding="utf-8").splitlines() if text.strip())
+    if count != art.get("recordCount"):
+        out.append(f"{root / name}: key perGameArtifact.recordCount: {art.get('recordCount')} "
+                   f"but {art['path']} holds {count} rows")
+    return out
+
+
+def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mapping[str, Any],
+                 provenance: Mapping[str, Any], *, opened: Mapping[str, Any] | None = None,
+                 closed: Mapping[str, Any] | None = None,
+                 preregistered: Mapping[str, Any] | None = None,
+                 table: Sequence[Mapping[str, str]] = (), table_sha256: str | None = None,
+                 command: Sequence[str] | None = None,
+                 now: datetime | None = None) -> dict[str, Any]:
+    """Write a claim's bundle into ``directory``; returns the result record.
+
+    ``opened`` and ``closed`` are the screen's ``opened.json`` and ``closed.json``
+    (None when the block was never opened or not closed; a closed entry
+    replaces the opened one), ``preregistered`` the experiment record written
+    before the block was opened (its creation time is kept; a protocol hash
+    that differs from the plan's is refused), ``table`` the rows of its games
+    table, ``command`` the invoking command line (None: not visible to the job,
+    written as ``["snakemake"]`` and said in the measurement notes).  Every
+    record is checked against its format before anything is written.
+    """
+    now_utc = stamp(now or datetime.now(UTC))
+    blocks = (opened or {}).get("blocks", {})
+    entries = {int(b): a["entry"] for b, a in blocks.items()}
+    entries.update({int(b): e for b, e in (closed or {}).get("entries", {}).items()})
+    first_open = min((e["opened_utc"] for e in entries.values()), default=now_utc)
+    ended = max((e.get("completed_utc") or now_utc for e in entries.values()), default=now_utc)
+    leases = {b: lease_id(plan["id"], b, e) for b, e in entries.items()}
+    unread = {b: u for b, e in entries.items() if (u := read_span(e)[1]) is not None}
+    unread_leases = {b: lease_id(plan["id"], b, {**e, "seeds": list(unread[b])})
+                     for b, e in entries.items() if b in unread}
+    reused = any(a.get("reused") for a in blocks.values())
+    experiment = experiment_record(plan, first_open,
+                                   [*leases.values(), *unread_leases.values()], "completed",
+                                   now_utc, reused)
+    protocol = experiment["protocolSha256"]
+    if preregistered is not None:
+        if preregistered.get("protocolSha256") != protocol:
+            raise RecordError(f"claim {plan['id']}: the preregistered protocol hash "
+                              f"{str(preregistered.get('protocolSha256'))[:12]} differs from "
+                              f"the plan's {protocol[:12]}")
+        experiment["createdAt"] = min(preregistered["createdAt"], experiment["createdAt"])
+    machine = machine_record(now_utc)
+    stages = provenance.get("stages", {})
+    run_content = {"claim": plan["id"], "commit": provenance.get("commit"),
+                   "protocol": protocol, "leases": sorted(leases.values()),
+                   "verdict": canonical_sha256(verdict)}
+    run_id = f"RUN-{_compact(first_open)}-{sha8(run_content)}"
+    peak = max((s.get("max_rss_mb") or 0 for s in stages.values()), default=0)
+    invalid = bool(verdict.get("methodological_errors"))
+    run = {
+        "$schema": SCHEMA_URI.format(kind="run"), "format": FORMATS["run"], "runId": run_id,
+        "experimentId": experiment["experimentId"], "lifecycle": "completed",
+        "runValidity": "invalid" if invalid else "valid",
+        "startedAt": first_open if entries else None, "endedAt": ended if entries else None,
+        "protocolSha256": protocol, "machineProfileRef": machine["machineProfileId"],
+        "sourceState": {"gitCommit": provenance.get("commit"), "dirty": provenance.get("dirty"),
+                        "diffSha256": None, "sourceArchiveSha256": None},
+        "command": list(command or ["snakemake"]), "seedLeaseRefs": list(leases.values()),
+        "resourceLimits": {"wallSeconds": None, "cpuThreads": None, "maxHostBytes": None,
+                           "maxGpuBytes": None},
+        "resourceObserved": {
+            "wallSeconds": round(sum(s.get("wall_s") or 0 for s in stages.values()), 3),
+            "cpuSeconds": round(sum(s.get("cpu_s") or 0 for s in stages.values()), 3),
+            "peakHostBytes": int(peak * 2**20) if peak else None, "peakGpuBytes": None,
+            "measurementNotes": "sums over the claim's Snakemake jobs of their benchmark "
+                                "files (wall and CPU seconds), peak: the largest job's "
+                                "maximum resident set; the jobs may span several "
+                                "Snakemake invocations"
+                                + ("" if command else "; the invoking command line was not "
+                                   "visible to the records job")},
+        "exitCode": None,
+        "stopReason": "the records are written by a job of the run, before it ends: its exit "
+                      "code is not known to them",
+        "artifactRefs": [GAMES_FILE] if table else [], "contributionIds": [],
+    }
+    check_record(run, "run", f"run record of claim {plan['id']}")
+    records: list[tuple[str, dict[str, Any]]] = [("experiment", experiment), ("machine", machine),
+                                                 ("run", run)]
+    for b, e in entries.items():
+        (lo, count), rest = read_span(e)
+        lease = {
+            "$schema": SCHEMA_URI.format(kind="seed-lease"), "format": FORMATS["seed-lease"],
+            "seedLeaseId": leases[b], "experimentId": experiment["experimentId"],
+            "rngAlgorithm": "drop7 counter-based SplitMix64 streams (docs/rng.md)",
+            "domain": "environment", "role": "fresh-development",
+            "rangeStartHex": seed_hex(lo), "rangeEndExclusiveHex": seed_hex(lo + count),
+            "cohortManifestSha256": e.get("table_sha256"),
+            "state": "burned" if e.get("status") == "complete" else "opened",
+            "reservedAt": e["opened_utc"], "openedAt": e["opened_utc"],
+            "closedAt": e.get("completed_utc"), "protocolSha256": protocol,
+            "runIds": [run_id],
+            "notes": [f"screen block {b} of the seed bank, opened for claim {plan['id']} "
+                      f"({e['profile']} profile) through the screen ledger"]
+                     + (["read before by another opener (reused)"]
+                        if blocks[str(b)].get("reused") else []),
+        }
+        check_record(lease, "seed-lease", f"seed lease of block {b}")
+        records.append(("seed-lease", lease))
+        if rest is not None:  # a sequential screen's unread rest: never opened
+            looks = e.get("looks") or []
+            records.append(("seed-lease", {
+                **lease, "seedLeaseId": unread_leases[b],
+                "rangeStartHex": seed_hex(rest[0]),
+                "rangeEndExclusiveHex": seed_hex(rest[0] + rest[1]),
+                "cohortManifestSha256": None, "state": "cancelled-unopened", "openedAt": None,
+                "runIds": [],
+                "notes": [f"the unread rest of screen block {b}: the sequential screen stopped "
+                          f"at look {len(looks)} ({looks[-1]['decision'] if looks else '?'}), "
+                          "so these seeds were never read; the ledger keeps them out of "
+                          "every other claim's screens"]}))
+            check_record(records[-1][1], "seed-lease", f"unread seed lease of block {b}")
+    spans = {b: (lo, lo + n, leases[b]) for b, e in entries.items()
+             for lo, n in [read_span(e)[0]]}
+    rows = game_rows(table, plan, experiment["experimentId"], run_id, spans)
+    result_id = f"RS-{_compact(ended)}-{sha8(run_id, canonical_sha256(verdict), table_sha256)}"
+    limitations = [*verdict.get("tier_lowered_by", []),
+                   f"not measured per game (null): {', '.join(NOT_MEASURED)}",
+                   "run exit code unknown to the records (written during the run)"]
+    if plan.get("theory") and not _THEORY.match(str(plan["theory"])):
+        limitations.append(f"theory id derived from the declared {plan['theory']!r}: declare "
+                           "the register's full id")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.iterdir():  # a bundle is rewritten whole
+        if old.suffix in (".json", ".jsonl"):
+            old.unlink()
+    games_sha, count = write_games(directory / GAMES_FILE, rows) if rows else (None, None)
+    result = {
+        "$schema": SCHEMA_URI.format(kind="result"), "format": FORMATS["result"],
+        "resultId": result_id, "theoryIds": experiment["theoryIds"],
+        "experimentId": experiment["experimentId"], "runIds": [run_id],
+        "runValidity": "invalid" if invalid else "valid",
+        "scientificOutcome": _OUTCOME[verdict["verdict"]], "assessment": verdict["verdict"],
+        "evidenceTier": verdict["tier"], "summary": verdict["reason"],
+        "metrics": {"outcomes": dict(verdict.get("outcomes", {})),
+                    "rule": verdict.get("rule"),
+                    "methodologicalErrors": list(verdict.get("methodological_errors", []))},
+        "gateChecks": gate_checks(verdict),
+        "perGameArtifact": {"path": GAMES_FILE if rows else None, "sha256": games_sha,
+                            "recordCount": count},
+        "machineProfileRefs": [machine["machineProfileId"]], "artifactManifestRef": None,
+        "limitations": limitations,
+        "contributionIds": [f"CT-{_compact(ended)}-{sha8('contribution', result_id)}"],
+        "recordedAt": now_utc,
+    }
+    check_record(result, "result", f"result record of claim {plan['id']}")
+    for kind, record in [*records, ("result", result)]:
+        write_json_record(directory / record_file(kind, record[ID_FIELDS[kind]]), record)
+    return result

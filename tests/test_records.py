@@ -1,0 +1,265 @@
+"""Register records: a bundle written from a claim's plan, ledger entries, games table and
+verdict holds the project's statement of the formats and its links; `drop7 records validate`
+finds what breaks them, one line each, exit 2."""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from contracts.cli_numbers import seed_hex
+from contracts.games_table import read_rows, write_rows
+from contracts.hashing import file_sha256
+from engines.drop7.cli import main
+from engines.play.runner import Arm, run_shard
+from protocol.plan import load_plan
+from protocol.records import (
+    GAMES_FILE,
+    RecordError,
+    check_bundle,
+    check_record,
+    experiment_record,
+    protocol_sha256,
+    write_bundle,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def plan() -> dict:
+    return load_plan(ROOT, {"profile": "smoke"}).claims["ntuple-line-tuples"].describe()
+
+
+def _verdict() -> dict:
+    return {"tier": "pilot", "tier_lowered_by": ["screen: 8 of the declared 256 games"],
+            "readings": [{"name": "primary", "kind": "screen", "title": "Primary: A beats B",
+                          "outcome": "pass", "reason": "delta +12 (bootstrap LB +3)",
+                          "numbers": {}},
+                         {"name": "health", "kind": "training-health", "title": "Gate: health",
+                          "outcome": "not-run", "reason": "skipped", "numbers": {}}],
+            "outcomes": {"primary": "pass", "health": "not-run"},
+            "methodological_errors": [], "verdict": "supported-as-tested",
+            "reason": "the primary contrast passed", "rule": 1}
+
+
+@pytest.fixture(scope="module")
+def bundle(plan, tmp_path_factory) -> tuple[Path, list[dict]]:
+    start, count = plan["seeds"]
+    rows = run_shard([Arm("ntuple-A-d3s7", "random"), Arm("linear-d3s7", "centre-first")],
+                     start, count, progress_s=-1)
+    work = tmp_path_factory.mktemp("bundle")
+    write_rows(rows, work / "games.csv")
+    table = read_rows(work / "games.csv")
+    block = str(plan["blocks"][0])
+    entry = {"claim": plan["id"], "profile": "smoke", "hashes": {}, "seeds": [start, count],
+             "opened_utc": "2026-12-02T02:10:00Z", "reused": False, "shares": None,
+             "status": "opened"}
+    done = {**entry, "status": "complete", "games": len(rows),
+            "completed_utc": "2026-12-02T02:40:00Z",
+            "table_sha256": file_sha256(work / "games.csv")}
+    write_bundle(work / "records", plan, _verdict(),
+                 {"commit": "a" * 40, "dirty": False,
+                  "stages": {"screen-4000": {"wall_s": 5.0, "cpu_s": 4.0, "max_rss_mb": 100.0}}},
+                 opened={"blocks": {block: {"entry": entry, "reused": False}}},
+                 closed={"entries": {block: done}}, table=table,
+                 table_sha256=done["table_sha256"], command=["snakemake", "--cores", "2"],
+                 now=NOW)
+    return work / "records", table
+
+
+def _records(directory: Path) -> dict[str, dict]:
+    return {p.name.split("-")[0] if not p.name.startswith("seed-lease") else "seed-lease":
+            json.loads(p.read_text()) for p in directory.glob("*.json")}
+
+
+def test_a_written_bundle_is_valid_and_says_what_was_played(bundle, plan) -> None:
+    directory, table = bundle
+    assert check_bundle(directory) == []
+    recs = _records(directory)
+    assert set(recs) == {"experiment", "seed-lease", "run", "machine", "result"}
+    result, lease = recs["result"], recs["seed-lease"]
+    assert result["assessment"] == "supported-as-tested" and result["evidenceTier"] == "pilot"
+    assert result["scientificOutcome"] == "pass"
+    assert result["gateChecks"][0] == {"criterion": "primary: Primary: A beats B",
+                                       "passed": True,
+                                       "observed": "pass: delta +12 (bootstrap LB +3)"}
+    assert result["gateChecks"][1]["passed"] is None
+    art = result["perGameArtifact"]
+    assert art == {"path": GAMES_FILE, "sha256": file_sha256(directory / GAMES_FILE),
+                   "recordCount": 2 * plan["seeds"][1]}
+    assert lease["rangeStartHex"] == seed_hex(plan["seeds"][0])
+    assert int(lease["rangeEndExclusiveHex"], 16) == sum(plan["seeds"])
+    assert lease["state"] == "burned" and lease["runIds"] == [recs["run"]["runId"]]
+    assert recs["experiment"]["protocolSha256"] == protocol_sha256(plan)
+    rows = [json.loads(line) for line in (directory / GAMES_FILE).read_text().splitlines()]
+    assert [r["trajectoryChecksum"] for r in rows] == [t["trajectory"] for t in table]
+    assert [r["coveredReveals"] for r in rows] == [int(t["reveals"]) for t in table]
+    assert all(r["nodesOrTransitions"] is None for r in rows)  # not measured: null, not 0
+
+
+def test_ids_are_stable_for_the_same_run(bundle, plan, tmp_path) -> None:
+    directory, table = bundle
+    again = tmp_path / "again"
+    recs = _records(directory)
+    lease = recs["seed-lease"]
+    block = str(plan["blocks"][0])
+    entry = {"claim": plan["id"], "profile": "smoke", "hashes": {}, "seeds": plan["seeds"],
+             "opened_utc": "2026-12-02T02:10:00Z", "reused": False, "shares": None,
+             "status": "complete", "completed_utc": "2026-12-02T02:40:00Z",
+             "table_sha256": lease["cohortManifestSha256"]}
+    write_bundle(again, plan, _verdict(), {"commit": "a" * 40, "dirty": False, "stages": {}},
+                 opened={"blocks": {block: {"entry": entry, "reused": False}}}, table=table,
+                 table_sha256=lease["cohortManifestSha256"],
+                 now=datetime(2026, 12, 3, tzinfo=UTC))
+    other = _records(again)
+    for kind, key in (("experiment", "experimentId"), ("run", "runId"),
+                      ("seed-lease", "seedLeaseId"), ("result", "resultId")):
+        assert other[kind][key] == recs[kind][key], kind
+
+
+def test_the_protocol_hash_ignores_titles_and_notes_but_not_arms(plan) -> None:
+    renamed = copy.deepcopy(plan)
+    renamed["title"] = "another title"
+    renamed["declaration"]["title"] = "another title"
+    for reading in renamed["declaration"]["readings"].values():
+        reading["title"] = "retitled"
+    renamed["declaration"]["recorded"] = {}
+    assert protocol_sha256(renamed) == protocol_sha256(plan)
+    changed = copy.deepcopy(plan)
+    arm = next(iter(changed["arms"]))
+    changed["arms"][arm]["games"] += 1
+    assert protocol_sha256(changed) != protocol_sha256(plan)
+    gated = copy.deepcopy(plan)
+    gated["declaration"]["gates"] = []
+    assert protocol_sha256(gated) != protocol_sha256(plan)
+
+
+def test_a_record_breaking_its_format_is_refused_before_writing(plan) -> None:
+    record = experiment_record(plan, "2026-12-02T02:10:00Z", [])
+    record["experimentId"] = "EX-bad"
+    with pytest.raises(RecordError, match="here: key experimentId"):
+        check_record(record, "experiment", "here")
+    declared = copy.deepcopy(plan)
+    declared["declaration"]["experiment"] = "EX-20260905-my-claim-0123abcd"
+    assert experiment_record(declared, "2026-12-02T02:10:00Z", [])["experimentId"] == \
+        "EX-20260905-my-claim-0123abcd"
+
+
+def _copy(directory: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "b"
+    out.mkdir()
+    for p in directory.iterdir():
+        (out / p.name).write_bytes(p.read_bytes())
+    return out
+
+
+def test_validate_names_every_broken_link_and_hash(bundle, tmp_path, capsys) -> None:
+    directory = _copy(bundle[0], tmp_path)
+    assert main(["records", "validate", str(directory)]) == 0
+    lines = (directory / GAMES_FILE).read_text().splitlines()
+    row = json.loads(lines[0])
+    row["score"] += 1
+    (directory / GAMES_FILE).write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+    run = next(directory.glob("run-*.json"))
+    run.unlink()
+    result = next(directory.glob("result-*.json"))
+    data = json.loads(result.read_text())
+    del data["summary"]
+    result.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["records", "validate", str(directory)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert any("perGameArtifact.sha256" in e and result.name in e for e in err)
+    assert any("'summary' is a required property" in e for e in err)
+    missing = [e for e in err if "names no run record" in e]
+    assert any("seed-lease-" in e and "runIds[0]" in e for e in missing)
+    assert any(f"{GAMES_FILE}: line 1" in e for e in missing)
+    assert all(e.startswith("drop7 records: ") for e in err)
+
+
+def test_validate_refuses_what_is_not_a_bundle(tmp_path, capsys) -> None:
+    assert main(["records", "validate", str(tmp_path / "nowhere")]) == 2
+    (tmp_path / "x.json").write_text('{"format": "drop7-theory-v1"}')
+    assert check_bundle(tmp_path)[0].endswith("x.json: key format: not a record kind of a "
+                                              "bundle (drop7-experiment-v1, drop7-seed-lease-v1,"
+                                              " drop7-run-v1, drop7-machine-v1, drop7-result-v1)")
+
+
+def test_a_claim_never_screened_gets_a_valid_bundle_without_games(plan, tmp_path) -> None:
+    verdict = {**_verdict(), "readings": [], "verdict": "not-supported-as-tested",
+               "reason": "a gate failed: the screen was not opened"}
+    result = write_bundle(tmp_path, plan, verdict, {"commit": None, "dirty": None}, now=NOW)
+    assert check_bundle(tmp_path) == []
+    assert result["perGameArtifact"] == {"path": None, "sha256": None, "recordCount": None}
+    assert result["gateChecks"] == [{"criterion": "the declared verdict rules", "passed": None,
+                                     "observed": verdict["reason"]}]
+    assert not list(tmp_path.glob("seed-lease-*")) and not (tmp_path / GAMES_FILE).exists()
+
+
+def test_the_bundle_keeps_the_preregistration_and_refuses_another_protocol(plan,
+                                                                           tmp_path) -> None:
+    early = experiment_record(plan, "2026-12-01T00:00:00Z", [])
+    verdict = {**_verdict(), "readings": []}
+    write_bundle(tmp_path / "a", plan, verdict, {}, preregistered=early, now=NOW)
+    experiment = json.loads(next((tmp_path / "a").glob("experiment-*.json")).read_text())
+    assert experiment["createdAt"] == "2026-12-01T00:00:00Z"
+    assert experiment["lifecycle"] == "completed"
+    edited = copy.deepcopy(plan)
+    edited["declaration"]["gates"] = []
+    with pytest.raises(RecordError, match="preregistered protocol hash .* differs"):
+        write_bundle(tmp_path / "b", edited, verdict, {}, preregistered=early, now=NOW)
+    assert not (tmp_path / "b").exists()  # nothing written
+
+
+def test_a_sequential_screen_stopped_early_leases_its_unread_rest_as_never_opened(
+        plan, tmp_path) -> None:
+    start, count = plan["seeds"]
+    half = count // 2
+    rows = run_shard([Arm("ntuple-A-d3s7", "random"), Arm("linear-d3s7", "centre-first")],
+                     start, half, progress_s=-1)
+    write_rows(rows, tmp_path / "games.csv")
+    table = read_rows(tmp_path / "games.csv")
+    block = str(plan["blocks"][0])
+    entry = {"claim": plan["id"], "profile": "smoke", "hashes": {}, "seeds": [start, count],
+             "opened_utc": "2026-12-02T02:10:00Z", "reused": False, "shares": None,
+             "status": "opened"}
+    looks = [{"look": 1, "seeds": [start, half], "statistic": 9.0, "efficacy_bound": 2.8,
+              "futility_bound": None, "decision": "stop-efficacy", "utc": "2026-12-02T02:30:00Z"}]
+    done = {**entry, "status": "complete", "games": len(rows), "looks": looks,
+            "unread": [start + half, count - half], "completed_utc": "2026-12-02T02:40:00Z",
+            "table_sha256": file_sha256(tmp_path / "games.csv")}
+    write_bundle(tmp_path / "records", plan, _verdict(), {"commit": "a" * 40, "dirty": False},
+                 opened={"blocks": {block: {"entry": entry, "reused": False}}},
+                 closed={"entries": {block: done}}, table=table,
+                 table_sha256=done["table_sha256"], now=NOW)
+    assert check_bundle(tmp_path / "records") == []
+    files = (tmp_path / "records").glob("seed-lease*")
+    leases = sorted((json.loads(p.read_text()) for p in files),
+                    key=lambda r: int(r["rangeStartHex"], 16))
+    assert [r["state"] for r in leases] == ["burned", "cancelled-unopened"]
+    assert [int(r["rangeStartHex"], 16) for r in leases] == [start, start + half]
+    assert [int(r["rangeEndExclusiveHex"], 16) for r in leases] == [start + half, start + count]
+    assert leases[1]["openedAt"] is None and leases[1]["runIds"] == []
+    note = leases[1]["notes"][0]
+    assert "never read" in note and "look 1 (stop-efficacy)" in note
+    experiment = json.loads(next((tmp_path / "records").glob("experiment*")).read_text())
+    refs = experiment["data"]["seedLeaseRefs"]
+    assert sorted(refs) == sorted(r["seedLeaseId"] for r in leases)
+    rows = [json.loads(line) for line in (tmp_path / "records" / GAMES_FILE).read_text().split()]
+    assert {r["seedLeaseId"] for r in rows} == {leases[0]["seedLeaseId"]}
+
+
+def test_a_sequential_design_is_part_of_the_protocol_and_named_in_the_experiment() -> None:
+    seq = load_plan(ROOT, {"profile": "smoke"}).claims["fourth-ply"].describe()
+    assert seq["sequential"]["looks"] == [4, 6, 8]
+    method = experiment_record(seq, "2026-12-02T02:10:00Z", [])["metrics"]["uncertaintyMethod"]
+    assert "group-sequential" in method and "looks at 4, 6, 8 games" in method
+    other = copy.deepcopy(seq)
+    other["sequential"]["looks"] = [2, 6, 8]
+    assert protocol_sha256(other) != protocol_sha256(seq)

@@ -1,0 +1,29 @@
+# Stage 6: the research register's record bundle of each claim (docs/records.md), written
+# after the verdict under reports/<profile>/records/<claim>/ and linked from the report.
+def records_inputs(wc):
+    """The verdict, and the screen's ledger answers, games table and preregistration when
+    its block was opened."""
+    p = CLAIMS[wc.claim]
+    files = {"verdict": PATHS.path("verdict", claim=wc.claim)}
+    if screen_opens(wc.claim):
+        files.update(opened=PATHS.path("opened", claim=wc.claim, block=p.label),
+                     closed=PATHS.path("closed", claim=wc.claim, block=p.label),
+                     preregistered=PATHS.path("preregistered", claim=wc.claim, block=p.label),
+                     table=PATHS.path("table", claim=wc.claim, block=p.label))
+    return files
+
+
+rule records:
+    input:
+        unpack(records_inputs),
+    output:
+        directory(PATHS.pattern("records")),
+    log:
+        log("records"),
+    localrule: True
+    params:
+        plan=lambda wc: CLAIMS[wc.claim].describe(),
+        repo=workflow.basedir,
+        benchmarks=lambda wc: PATHS.path("benchmarks", claim=wc.claim),
+    script:
+        "../scripts/records.py"

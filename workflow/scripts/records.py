@@ -1,0 +1,31 @@
+"""Adapter: write a claim's register record bundle (protocol/records.py) and check it."""
+
+from contracts.games_table import read_rows
+from contracts.hashing import file_sha256
+from protocol.jobs import log_to, run
+from protocol.provenance import git_state, invoking_command, job_times, stage_times
+from protocol.records import RecordError, check_bundle, write_bundle
+from protocol.stages import load_json
+
+S = snakemake  # noqa: F821
+
+
+def main() -> None:
+    inputs = dict(S.input.items())
+    opened = "table" in inputs
+    provenance = {**git_state(S.params.repo),
+                  "stages": stage_times(job_times(S.params.benchmarks))}
+    write_bundle(S.output[0], S.params.plan, load_json(S.input.verdict), provenance,
+                 opened=load_json(S.input.opened) if opened else None,
+                 closed=load_json(S.input.closed) if opened else None,
+                 preregistered=load_json(S.input.preregistered) if opened else None,
+                 table=read_rows(S.input.table) if opened else (),
+                 table_sha256=file_sha256(S.input.table) if opened else None,
+                 command=invoking_command())
+    problems = check_bundle(S.output[0])
+    if problems:
+        raise RecordError("; ".join(problems))
+
+
+with log_to(S.log[0]):
+    run(main)
