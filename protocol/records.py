@@ -387,8 +387,8 @@ def check_bundle(directory: str | Path) -> list[str]:
     problems: list[str] = []
     records: dict[str, list[tuple[str, dict[str, Any]]]] = {k: [] for k in FORMATS}
     for path in sorted(root.iterdir()):
-        if path.name == GAMES_FILE:
-            continue
+        if path.name == GAMES_FILE or path.name.startswith("."):
+            continue  # a hidden file (Snakemake's directory timestamp) is not part of it
         if path.suffix != ".json":
             problems.append(f"{path}: not a record of a bundle (*.json or {GAMES_FILE})")
             continue

@@ -161,7 +161,11 @@ def _copy(directory: Path, tmp_path: Path) -> Path:
 
 def test_validate_names_every_broken_link_and_hash(bundle, tmp_path, capsys) -> None:
     directory = _copy(bundle[0], tmp_path)
+    (directory / ".snakemake_timestamp").touch()  # hidden files are not the bundle's
     assert main(["records", "validate", str(directory)]) == 0
+    (directory / "notes.txt").write_text("x")
+    assert main(["records", "validate", str(directory)]) == 2
+    (directory / "notes.txt").unlink()
     lines = (directory / GAMES_FILE).read_text().splitlines()
     row = json.loads(lines[0])
     row["score"] += 1
