@@ -132,6 +132,13 @@ def theory_id(plan: Mapping[str, Any], date: str) -> str:
     return f"TH-{date}-{_slug(plan['id'])}-{sha8(plan['id'], plan['claim'])}"
 
 
+def _declared_date(plan: Mapping[str, Any]) -> str | None:
+    """Midnight UTC of the declared theory id's date (``TH-YYYYMMDD-...``), or None: the date
+    of a claim that never opened a block, so its derived ids do not change from day to day."""
+    found = re.match(r"TH-([0-9]{4})([0-9]{2})([0-9]{2})-", str(plan.get("theory") or ""))
+    return f"{found[1]}-{found[2]}-{found[3]}T00:00:00Z" if found else None
+
+
 def experiment_id(plan: Mapping[str, Any], date: str, protocol: str) -> str:
     """The declared experiment id, else ``EX-<date>-<claim>-<protocol hash's first 8>``."""
     declared = plan["declaration"].get("experiment")
@@ -198,10 +205,11 @@ def read_span(entry: Mapping[str, Any]) -> tuple[tuple[int, int], tuple[int, int
 
 def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence[str],
                       lifecycle: str = "preregistered", updated_utc: str | None = None,
-                      reused: bool = False) -> dict[str, Any]:
-    """The claim's ``drop7-experiment-v1`` (``opened_utc``: when its first block opened)."""
+                      reused: bool = False, id_date: str | None = None) -> dict[str, Any]:
+    """The claim's ``drop7-experiment-v1`` (``opened_utc``: when its first block opened;
+    ``id_date``, the time whose date the derived ids carry, default ``opened_utc``)."""
     protocol = protocol_sha256(plan)
-    date = _compact(opened_utc)[:8]
+    date = _compact(id_date or opened_utc)[:8]
     doc = plan["declaration"]
     first = next(iter(plan["contrasts"].values()), None)
     arms = first["arms"] if first else list(plan["arms"])
@@ -512,6 +520,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     entries = {int(b): a["entry"] for b, a in blocks.items()}
     entries.update({int(b): e for b, e in (closed or {}).get("entries", {}).items()})
     first_open = min((e["opened_utc"] for e in entries.values()), default=now_utc)
+    # the time in the ids: the first opening, else (never screened) the declared theory's date
+    id_stamp = first_open if entries else _declared_date(plan) or now_utc
     ended = max((e.get("completed_utc") or now_utc for e in entries.values()), default=now_utc)
     leases = {b: lease_id(plan["id"], b, e) for b, e in entries.items()}
     unread = {b: u for b, e in entries.items() if (u := read_span(e)[1]) is not None}
@@ -520,7 +530,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     reused = any(a.get("reused") for a in blocks.values())
     experiment = experiment_record(plan, first_open,
                                    [*leases.values(), *unread_leases.values()], "completed",
-                                   now_utc, reused)
+                                   now_utc, reused, id_date=id_stamp)
     protocol = experiment["protocolSha256"]
     if preregistered is not None:
         if preregistered.get("protocolSha256") != protocol:
@@ -533,7 +543,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     run_content = {"claim": plan["id"], "commit": provenance.get("commit"),
                    "protocol": protocol, "leases": sorted(leases.values()),
                    "verdict": canonical_sha256(verdict)}
-    run_id = f"RUN-{_compact(first_open)}-{sha8(run_content)}"
+    run_id = f"RUN-{_compact(id_stamp)}-{sha8(run_content)}"
     peak = max((s.get("max_rss_mb") or 0 for s in stages.values()), default=0)
     invalid = bool(verdict.get("methodological_errors"))
     run = {

@@ -204,6 +204,11 @@ def test_a_claim_never_screened_gets_a_valid_bundle_without_games(plan, tmp_path
     assert result["gateChecks"] == [{"criterion": "the declared verdict rules", "passed": None,
                                      "observed": verdict["reason"]}]
     assert not list(tmp_path.glob("seed-lease-*")) and not (tmp_path / GAMES_FILE).exists()
+    # its ids take the declared theory's date, not the day the records are written
+    later = write_bundle(tmp_path / "later", plan, verdict, {"commit": None, "dirty": None},
+                         now=datetime(2027, 1, 5, tzinfo=UTC))
+    assert later["experimentId"] == result["experimentId"]
+    assert later["experimentId"].startswith("EX-" + plan["theory"][3:11])
 
 
 def test_the_bundle_keeps_the_preregistration_and_refuses_another_protocol(plan,
