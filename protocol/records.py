@@ -522,7 +522,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     first_open = min((e["opened_utc"] for e in entries.values()), default=now_utc)
     # the time in the ids: the first opening, else (never screened) the declared theory's date
     id_stamp = first_open if entries else _declared_date(plan) or now_utc
-    ended = max((e.get("completed_utc") or now_utc for e in entries.values()), default=now_utc)
+    ended = max((e.get("completed_utc") or now_utc for e in entries.values()), default=id_stamp)
+
     leases = {b: lease_id(plan["id"], b, e) for b, e in entries.items()}
     unread = {b: u for b, e in entries.items() if (u := read_span(e)[1]) is not None}
     unread_leases = {b: lease_id(plan["id"], b, {**e, "seeds": list(unread[b])})

@@ -208,6 +208,7 @@ def test_a_claim_never_screened_gets_a_valid_bundle_without_games(plan, tmp_path
     later = write_bundle(tmp_path / "later", plan, verdict, {"commit": None, "dirty": None},
                          now=datetime(2027, 1, 5, tzinfo=UTC))
     assert later["experimentId"] == result["experimentId"]
+    assert later["resultId"] == result["resultId"] and later["runIds"] == result["runIds"]
     assert later["experimentId"].startswith("EX-" + plan["theory"][3:11])
 
 
