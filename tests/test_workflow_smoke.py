@@ -265,6 +265,38 @@ def test_a_crash_during_play_does_not_burn_the_block(smoke: Path, scratch: Path)
     assert entries[0]["reused"] is False
 
 
+def test_a_crash_between_looks_resumes_at_the_same_look(smoke: Path, scratch: Path) -> None:
+    clone(smoke, scratch)
+    c, p = "fourth-ply", PLAN.claims["fourth-ply"]
+    looks = load(path(smoke, "looks", claim=c, block=p.label))
+    assert len(looks["looks"]) >= 2, looks  # the smoke screen went past its first look
+    block = scratch / PATHS.root / "claims" / c / p.label
+    # the crash came after look 1's decision, during look 2's games
+    forget(scratch, c, keep=("opened.json", "experiment.json", "look-1", "looks"))
+    for done in (block / "looks").iterdir():
+        if done.name != "look-1.json":
+            done.unlink()
+    first = {a: path(scratch, "games", claim=c, block=p.look_label(1), arm=a).stat().st_mtime_ns
+             for a in p.arms}
+    ledger_path = scratch / PLAN.profile["ledger"]
+    ledger = load(ledger_path)
+    entry = ledger["blocks"][str(p.block)][0]
+    for key in ("games", "table_sha256", "completed_utc", "unread"):
+        entry.pop(key, None)
+    entry.update(status="opened", looks=entry["looks"][:1])
+    ledger_path.write_text(json.dumps(ledger))
+    ok(snakemake(scratch, "--cores", "2", "--config", "profile=smoke", "--", "fourth_ply"))
+    # look 1's games stand; looks 2.. are made again and decide as before
+    assert first == {a: path(scratch, "games", claim=c, block=p.look_label(1),
+                             arm=a).stat().st_mtime_ns for a in p.arms}
+    again = load(path(scratch, "looks", claim=c, block=p.label))
+    assert [x["decision"] for x in again["looks"]] == [x["decision"] for x in looks["looks"]]
+    assert games_rows(path(scratch, "table", claim=c, block=p.label)) == \
+        games_rows(path(smoke, "table", claim=c, block=p.label))
+    entry = load(ledger_path)["blocks"][str(p.block)][0]
+    assert entry["status"] == "complete" and len(entry["looks"]) == len(looks["looks"])
+
+
 def test_different_frozen_weights_on_an_opened_block_are_refused(smoke: Path,
                                                                 scratch: Path) -> None:
     clone(smoke, scratch)
