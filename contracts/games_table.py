@@ -29,7 +29,8 @@ from contracts.input_file import decode_utf8, read_input_bytes
 #: every column of a games table, in file order
 GAMES_COLUMNS = (
     "arm", "policy", "seed", "game", "score", "moves", "levels", "clears", "censored",
-    "popped", "reveals", "chain_max", "chain_mean", "decisions", "illegal", "unfinished",
+    "popped", "reveals", "chain_max", "chain_mean", "decisions", "nodes", "leaves", "illegal",
+    "unfinished",
     "wall_s", "trajectory",
 )  # fmt: skip
 #: the columns the statistics cannot do without

@@ -52,7 +52,10 @@ SCHEMA_URI = "https://drop7-research.invalid/schemas/{kind}-v1.schema.json"
 #: who writes the records
 CREATED_BY = {"platform": "drop7-harness", "model": "snakemake workflow", "agentId": None}
 #: per-game work figures the harness does not measure (null in every row)
-NOT_MEASURED = ("logicalWork", "nodesOrTransitions", "modelInferences")
+#: the per-game work figures this harness does not measure (null in every row)
+NOT_MEASURED = ("logicalWork",)
+#: a row's work figures from the games table's columns (empty: the player did not report it)
+WORK_COLUMNS = {"nodesOrTransitions": "nodes", "modelInferences": "leaves"}
 
 _THEORY = re.compile(r"^TH-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
 _EXPERIMENT = re.compile(r"^EX-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
@@ -346,6 +349,8 @@ def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experi
             "meanChainDepth": float(row["chain_mean"]), "maximumChainDepth": int(row["chain_max"]),
             "illegalDecisions": int(row["illegal"]), "incompleteDecisions": int(row["unfinished"]),
             "runnerFailures": 0, **dict.fromkeys(NOT_MEASURED),
+            **{key: int(row[col]) if row.get(col) else None
+               for key, col in WORK_COLUMNS.items()},
             "wallSeconds": float(row["wall_s"]), "trajectoryChecksum": row["trajectory"],
         }
         check_record(record, "game-result", f"games table row {i + 2}")
@@ -614,7 +619,9 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     rows = game_rows(table, plan, experiment["experimentId"], run_id, spans)
     result_id = f"RS-{_compact(ended)}-{sha8(run_id, canonical_sha256(verdict), table_sha256)}"
     limitations = [*verdict.get("tier_lowered_by", []),
-                   f"not measured per game (null): {', '.join(NOT_MEASURED)}",
+                   "not measured per game (null): " + ", ".join(
+                       [*NOT_MEASURED, *(k for k in WORK_COLUMNS
+                                         if any(r[k] is None for r in rows))]),
                    "run exit code unknown to the records (written during the run)"]
     if plan.get("theory") and not _THEORY.match(str(plan["theory"])):
         limitations.append(f"theory id derived from the declared {plan['theory']!r}: declare "

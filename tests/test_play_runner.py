@@ -65,8 +65,22 @@ def test_baseline_fast_path_equals_the_decision_loop() -> None:
 
         slow = play_game(Slow(load_policy(name)), 7)
         fast.pop("wall_s"), slow.pop("wall_s")
+        # a baseline searches nothing (0); a player that reports no work leaves them empty
+        assert (fast.pop("nodes"), fast.pop("leaves")) == (0, 0)
+        assert (slow.pop("nodes"), slow.pop("leaves")) == ("", "")
         assert fast == slow
         assert fast["decisions"] == fast["moves"] > 0
+
+
+def test_a_search_game_counts_its_own_nodes_and_leaves() -> None:
+    text = "search:leaf=linear,d=2,s=3"
+    shared = load_policy(text)
+    shared.warm_up()
+    together = [play_game(shared, seed) for seed in (3, 4)]
+    alone = [play_game(load_policy(text), seed) for seed in (3, 4)]
+    for a, b in zip(together, alone, strict=True):
+        assert a["nodes"] == b["nodes"] > a["decisions"] > 0  # per game, not cumulative
+        assert a["leaves"] == b["leaves"] > 0
 
 
 def test_illegal_and_failed_decisions_are_counted_and_the_game_goes_on() -> None:

@@ -100,7 +100,10 @@ def test_a_written_bundle_is_valid_and_says_what_was_played(bundle, plan) -> Non
     rows = [json.loads(line) for line in (directory / GAMES_FILE).read_text().splitlines()]
     assert [r["trajectoryChecksum"] for r in rows] == [t["trajectory"] for t in table]
     assert [r["coveredReveals"] for r in rows] == [int(t["reveals"]) for t in table]
-    assert all(r["nodesOrTransitions"] is None for r in rows)  # not measured: null, not 0
+    # baselines search nothing: 0 nodes and leaves, measured; logicalWork is not measured
+    assert all(r["nodesOrTransitions"] == 0 == r["modelInferences"] for r in rows)
+    assert all(r["logicalWork"] is None for r in rows)
+    assert "not measured per game (null): logicalWork" in result["limitations"]
 
 
 def test_ids_are_stable_for_the_same_run(bundle, plan, tmp_path) -> None:

@@ -38,7 +38,7 @@ import numpy as np
 from engines.drop7 import baselines, core
 from engines.drop7.board import opening_cols
 from engines.leaves.kinds import LEAF_GRAMMAR, LeafError, LeafSpec, parse_leaf
-from engines.search.expectimax import MAX_DEPTH, MAX_STRATA, Searcher
+from engines.search.expectimax import MAX_DEPTH, MAX_STRATA, STAT_LEAVES, STAT_NODES, Searcher
 
 BASELINES = {
     "random": baselines.POLICY_RANDOM,
@@ -247,6 +247,12 @@ class Policy:
     def warm_up(self) -> None:
         """Load or compile the compiled code, so game wall times exclude it."""
 
+    def work(self) -> tuple[int | None, int | None]:
+        """``(nodes, leaves)`` counted since the player was made: search nodes (moves applied
+        inside the search, chance samples played) and leaf evaluations; None where the
+        player does not report them (an external program)."""
+        return None, None
+
     def close(self) -> None:
         """Release what the player holds (an external program is told to quit)."""
 
@@ -265,6 +271,9 @@ class BaselinePolicy(Policy):
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
         return int(baselines.baseline_choice(self.policy_id, self._coin, state, cols))
 
+    def work(self) -> tuple[int | None, int | None]:
+        return 0, 0  # a baseline searches nothing and evaluates no leaf
+
     def warm_up(self) -> None:
         baselines.play_baseline_games(np.ones(1, dtype=np.uint64), self.policy_id,
                                  np.zeros((1, core.ST_LEN), dtype=np.int64))
@@ -277,6 +286,9 @@ class SearchPolicy(Policy):
         self.spec = spec
         self.searcher = searcher
 
+    def new_game(self, seed: int) -> None:
+        self.searcher.reset()  # a game's node and leaf counts never depend on the one before
+
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
         return self.searcher.choose(cols, int(state[core.ST_NEXT_DISC]),
                                     int(state[core.ST_MOVES_REMAINING]))
@@ -284,6 +296,9 @@ class SearchPolicy(Policy):
     def warm_up(self) -> None:
         self.searcher.choose(opening_cols(), 1, 5)
         self.searcher.stats[:] = 0
+
+    def work(self) -> tuple[int | None, int | None]:
+        return int(self.searcher.stats[STAT_NODES]), int(self.searcher.stats[STAT_LEAVES])
 
 
 def load_policy(policy: str | PolicySpec, verify: bool = True) -> Policy:

@@ -320,6 +320,14 @@ class Searcher:
         self.gen = 0
         _compile_leaf_calls(leaf)
 
+    def reset(self) -> None:
+        """Empty the node table and the leaf cache and count decisions from 0 again: a game
+        started after this searches exactly as with a new searcher (the same hits, so the
+        same node and leaf counts), whatever it searched before."""
+        for table in (self.tt, self.lc):
+            table.fill(0)
+        self.gen = 0
+
     def _args(self) -> tuple:
         leaf = self.leaf
         self.gen += 1  # a new decision: the tables' earlier entries no longer match
