@@ -105,9 +105,18 @@ def _benchmarks(directory: str | Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def snakemake_words(words: list[str]) -> list[str] | None:
+    """A process's command line from its ``snakemake`` word on, that word bare: the
+    interpreter and the paths it was started by are this machine's, not the command's
+    (None when no word of the first three is ``snakemake``)."""
+    at = next((i for i, w in enumerate(words[:3]) if Path(w).name == "snakemake"), None)
+    return None if at is None else ["snakemake", *words[at + 1:]]
+
+
 def invoking_command(levels: int = 6) -> list[str] | None:
-    """The command line of the nearest ancestor process running Snakemake (None when no
-    ancestor within ``levels`` is one, or ``/proc`` cannot be read)."""
+    """The command line of the nearest ancestor process running Snakemake
+    (:func:`snakemake_words`; None when no ancestor within ``levels`` is one, or ``/proc``
+    cannot be read)."""
     pid = os.getppid()
     for _ in range(levels):
         try:
@@ -115,9 +124,9 @@ def invoking_command(levels: int = 6) -> list[str] | None:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             return None
-        words = [a.decode(errors="replace") for a in args if a]
-        if any(Path(w).name == "snakemake" for w in words[:3]):
-            return words
+        command = snakemake_words([a.decode(errors="replace") for a in args if a])
+        if command is not None:
+            return command
         pid = int(stat.rsplit(")", 1)[1].split()[1])
         if pid <= 1:
             return None

@@ -276,3 +276,12 @@ def test_a_sequential_design_is_part_of_the_protocol_and_named_in_the_experiment
     other = copy.deepcopy(seq)
     other["sequential"]["looks"] = [2, 6, 8]
     assert protocol_sha256(other) != protocol_sha256(seq)
+
+
+def test_the_run_command_names_no_path_of_this_machine() -> None:
+    from protocol.provenance import snakemake_words
+
+    started = ["/home/x/.venv/bin/python3", "/home/x/.venv/bin/snakemake", "--cores", "all"]
+    assert snakemake_words(started) == ["snakemake", "--cores", "all"]
+    assert snakemake_words(["/usr/bin/snakemake", "-n"]) == ["snakemake", "-n"]
+    assert snakemake_words(["python3", "-m", "pytest"]) is None
