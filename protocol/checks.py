@@ -66,13 +66,16 @@ def before_any_job(plan: Plan) -> None:
 
 
 def disk_need(p: ClaimPlan, keep_final_state: bool) -> int:
-    """Bytes a claim's run writes at most: checkpoints, resume states, frozen copies."""
+    """Bytes a claim's run writes at most: checkpoints, resume states, frozen copies.
+
+    A segment's state is deleted once the next segment has run, so at most two states of one
+    weights are on disk at once (one if a single segment is left)."""
     need = 0
     for t in p.trained.values():
         step = t.entries * costs.STEP_BYTES_PER_ENTRY
         state = t.entries * costs.STATE_BYTES_PER_ENTRY
         missing = [s for s in t.steps if not Path(t.checkpoint(s), "manifest.json").exists()]
-        need += len(missing) * step + (2 if missing else 0) * state
+        need += len(missing) * step + min(2, len(missing)) * state
         need += step if (missing and keep_final_state) else 0
     for art in p.artefacts.values():
         if art.claim == p.id and not Path(art.record).exists():

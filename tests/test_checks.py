@@ -61,3 +61,19 @@ def test_the_estimate_lists_every_claim() -> None:
     text = estimate_table(load_plan(REPO, {"profile": "paper"}))
     assert "fourth-ply" in text and "(not in the default target)" in text
     assert text.splitlines()[0].startswith("estimated CPU hours of the paper profile")
+
+
+def test_disk_need_counts_two_states_at_most_and_one_for_a_single_segment(
+        tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    from protocol import costs
+    from protocol.checks import disk_need
+    plan = load_plan(REPO, {"profile": "smoke"})
+    p = plan.claims["ntuple-line-tuples"]
+    a, e = p.trained["ntuple-A"], p.trained["ntuple-E"]
+    assert (len(a.steps), len(e.steps)) == (1, 2)
+    per = costs.STEP_BYTES_PER_ENTRY
+    frozen = sum(art.entries * per for art in p.artefacts.values() if art.claim == p.id)
+    want = (a.entries * (per + costs.STATE_BYTES_PER_ENTRY)
+            + e.entries * 2 * (per + costs.STATE_BYTES_PER_ENTRY) + frozen)
+    assert disk_need(p, keep_final_state=False) == want

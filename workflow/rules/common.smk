@@ -28,10 +28,19 @@ if workflow.is_main_process:
     print(checks.estimate_table(PLAN), file=sys.stderr)
 
 
+def claims_to_run():
+    """The claims this run's jobs touch (a single target checks only its own claim)."""
+    try:
+        jobs = workflow.dag.needrun_jobs()
+    except AttributeError:  # another Snakemake: check every claim of the default target
+        return PLAN.run
+    return sorted({j.wildcards_dict.get("claim") for j in jobs} & set(CLAIMS))
+
+
 onstart:
     # only a real run (not a dry run) needs the disk and the memory
     try:
-        checks.preflight(PLAN, PLAN.run)
+        checks.preflight(PLAN, claims_to_run())
     except DeclarationError as _exc:
         print(f"error: {_exc}", file=sys.stderr)
         sys.exit(2)
