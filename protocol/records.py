@@ -581,8 +581,10 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     check_record(run, "run", f"run record of claim {plan['id']}")
     records: list[tuple[str, dict[str, Any]]] = [("experiment", experiment), ("machine", machine),
                                                  ("run", run)]
+    spans = {}
     for b, e in entries.items():
         (lo, count), rest = read_span(e)
+        spans[b] = (lo, lo + count, leases[b])
         lease = {
             "$schema": SCHEMA_URI.format(kind="seed-lease"), "format": FORMATS["seed-lease"],
             "seedLeaseId": leases[b], "experimentId": experiment["experimentId"],
@@ -614,8 +616,6 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                           "so these seeds were never read; the ledger keeps them out of "
                           "every other claim's screens"]}))
             check_record(records[-1][1], "seed-lease", f"unread seed lease of block {b}")
-    spans = {b: (lo, lo + n, leases[b]) for b, e in entries.items()
-             for lo, n in [read_span(e)[0]]}
     rows = game_rows(table, plan, experiment["experimentId"], run_id, spans)
     result_id = f"RS-{_compact(ended)}-{sha8(run_id, canonical_sha256(verdict), table_sha256)}"
     limitations = [*verdict.get("tier_lowered_by", []),
