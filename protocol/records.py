@@ -552,6 +552,11 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     run_id = f"RUN-{_compact(id_stamp)}-{sha8(run_content)}"
     peak = max((s.get("max_rss_mb") or 0 for s in stages.values()), default=0)
     invalid = bool(verdict.get("methodological_errors"))
+    replayed = sorted(b for b, e in entries.items() if e.get("differs"))
+    replay_note = (f"block {', '.join(map(str, replayed))} was played again after its first "
+                   "reading (the ledger keeps the new games table's SHA-256 under differs): "
+                   "startedAt and endedAt are the first reading's, the command, commit and "
+                   "resources this reading's") if replayed else None
     run = {
         "$schema": SCHEMA_URI.format(kind="run"), "format": FORMATS["run"], "runId": run_id,
         "experimentId": experiment["experimentId"], "lifecycle": "completed",
@@ -572,7 +577,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                                 "maximum resident set; the jobs may span several "
                                 "Snakemake invocations"
                                 + ("" if command else "; the invoking command line was not "
-                                   "visible to the records job")},
+                                   "visible to the records job")
+                                + (f"; {replay_note}" if replay_note else "")},
         "exitCode": None,
         "stopReason": "the records are written by a job of the run, before it ends: its exit "
                       "code is not known to them",
@@ -622,7 +628,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                    "not measured per game (null): " + ", ".join(
                        [*NOT_MEASURED, *(k for k in WORK_COLUMNS
                                          if any(r[k] is None for r in rows))]),
-                   "run exit code unknown to the records (written during the run)"]
+                   "run exit code unknown to the records (written during the run)",
+                   *([replay_note] if replay_note else [])]
     if plan.get("theory") and not _THEORY.match(str(plan["theory"])):
         limitations.append(f"theory id derived from the declared {plan['theory']!r}: declare "
                            "the register's full id")
