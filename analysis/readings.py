@@ -229,7 +229,8 @@ def read_training_health(health: Mapping[str, Any]) -> tuple[str, str, dict[str,
     if health["problems"]:
         return "fail", "; ".join(health["problems"]), numbers
     low = min(points, key=lambda p: p["vs_random"])
-    return ("pass", f"{len(points)} checkpoints one ply on {health['games']} games: every one "
+    many = "s" if len(points) != 1 else ""
+    return ("pass", f"{len(points)} checkpoint{many} one ply on {health['games']} games: every one "
             f"above random (least by {low['vs_random']:+,.0f} at {low['step']:,} moves), no fall "
             "beyond its interval", numbers)
 

@@ -137,7 +137,14 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     lines = table_lines(read_text(path), source)
     _, header = next(lines)
     if tuple(header) != GAMES_COLUMNS:
-        raise GamesTableError(f"{source}: not a games table (header {header})")
+        _check_header(header, source)
+        missing = [c for c in GAMES_COLUMNS if c not in header]
+        if missing:
+            raise GamesTableError(f"{source}: line 1: no column {', '.join(missing)}: a games "
+                                  "table written before these columns; play its games again "
+                                  "(docs/records.md)")
+        raise GamesTableError(f"{source}: line 1: columns out of order (the runner writes "
+                              f"{', '.join(GAMES_COLUMNS)})")
     rows = []
     for line, fields in lines:
         row = dict(zip(GAMES_COLUMNS, fields, strict=True))

@@ -552,6 +552,11 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     run_id = f"RUN-{_compact(id_stamp)}-{sha8(run_content)}"
     peak = max((s.get("max_rss_mb") or 0 for s in stages.values()), default=0)
     invalid = bool(verdict.get("methodological_errors"))
+    replayed = sorted(b for b, e in entries.items() if e.get("differs"))
+    replay_note = (f"block {', '.join(map(str, replayed))} was played again after its first "
+                   "reading (the ledger keeps the new games table's SHA-256 under differs): "
+                   "startedAt and endedAt are the first reading's, the command, commit and "
+                   "resources this reading's") if replayed else None
     run = {
         "$schema": SCHEMA_URI.format(kind="run"), "format": FORMATS["run"], "runId": run_id,
         "experimentId": experiment["experimentId"], "lifecycle": "completed",
@@ -572,7 +577,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                                 "maximum resident set; the jobs may span several "
                                 "Snakemake invocations"
                                 + ("" if command else "; the invoking command line was not "
-                                   "visible to the records job")},
+                                   "visible to the records job")
+                                + (f"; {replay_note}" if replay_note else "")},
         "exitCode": None,
         "stopReason": "the records are written by a job of the run, before it ends: its exit "
                       "code is not known to them",
@@ -581,8 +587,10 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     check_record(run, "run", f"run record of claim {plan['id']}")
     records: list[tuple[str, dict[str, Any]]] = [("experiment", experiment), ("machine", machine),
                                                  ("run", run)]
+    spans = {}
     for b, e in entries.items():
         (lo, count), rest = read_span(e)
+        spans[b] = (lo, lo + count, leases[b])
         lease = {
             "$schema": SCHEMA_URI.format(kind="seed-lease"), "format": FORMATS["seed-lease"],
             "seedLeaseId": leases[b], "experimentId": experiment["experimentId"],
@@ -614,15 +622,14 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                           "so these seeds were never read; the ledger keeps them out of "
                           "every other claim's screens"]}))
             check_record(records[-1][1], "seed-lease", f"unread seed lease of block {b}")
-    spans = {b: (lo, lo + n, leases[b]) for b, e in entries.items()
-             for lo, n in [read_span(e)[0]]}
     rows = game_rows(table, plan, experiment["experimentId"], run_id, spans)
     result_id = f"RS-{_compact(ended)}-{sha8(run_id, canonical_sha256(verdict), table_sha256)}"
     limitations = [*verdict.get("tier_lowered_by", []),
                    "not measured per game (null): " + ", ".join(
                        [*NOT_MEASURED, *(k for k in WORK_COLUMNS
                                          if any(r[k] is None for r in rows))]),
-                   "run exit code unknown to the records (written during the run)"]
+                   "run exit code unknown to the records (written during the run)",
+                   *([replay_note] if replay_note else [])]
     if plan.get("theory") and not _THEORY.match(str(plan["theory"])):
         limitations.append(f"theory id derived from the declared {plan['theory']!r}: declare "
                            "the register's full id")

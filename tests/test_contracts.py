@@ -49,8 +49,22 @@ def test_the_runner_writes_exactly_the_header_the_statistics_read(tmp_path) -> N
 def test_read_rows_refuses_what_is_not_a_games_table(tmp_path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("arm,seed,score\na,1,2\n")
-    with pytest.raises(GamesTableError, match="not a games table"):
+    missing = ", ".join(c for c in GAMES_COLUMNS if c not in ("arm", "seed", "score"))
+    with pytest.raises(GamesTableError, match=f"bad.csv: line 1: no column {missing}: a games "
+                                              "table written before these columns; play"):
         read_rows(bad)
+    old = tmp_path / "old.csv"  # a table written before the per-game search counts
+    old.write_text(",".join(c for c in GAMES_COLUMNS if c not in ("nodes", "leaves")) + "\n")
+    with pytest.raises(GamesTableError, match="old.csv: line 1: no column nodes, leaves: "):
+        read_rows(old)
+    swapped = tmp_path / "swapped.csv"
+    swapped.write_text(",".join(reversed(GAMES_COLUMNS)) + "\n")
+    with pytest.raises(GamesTableError, match="swapped.csv: line 1: columns out of order"):
+        read_rows(swapped)
+    unknown = tmp_path / "unknown.csv"
+    unknown.write_text(",".join(GAMES_COLUMNS) + ",extra\n")
+    with pytest.raises(GamesTableError, match="unknown.csv: line 1: unknown column 'extra'"):
+        read_rows(unknown)
     short = tmp_path / "short.csv"
     short.write_text(",".join(GAMES_COLUMNS) + "\na,p,1\n")
     fields = len(GAMES_COLUMNS)

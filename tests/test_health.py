@@ -76,6 +76,11 @@ def test_the_reading_and_the_gate_read_the_health() -> None:
     good = {"w": training_health("w", _curve([120_000, 135_000]))}
     bad = {"w": training_health("w", _curve([139_000, 60_000]))}
     assert evaluate("health", READING["health"], {}, {}, good).outcome == "pass"
+    assert evaluate("health", READING["health"], {}, {}, good).reason.startswith(
+        "2 checkpoints one ply on")
+    one = {"w": training_health("w", _curve([120_000]))}
+    assert evaluate("health", READING["health"], {}, {}, one).reason.startswith(
+        "1 checkpoint one ply on")
     r = evaluate("health", READING["health"], {}, {}, bad)
     assert r.outcome == "fail" and "worse than random" in r.reason
     assert r.numbers["worse_than_random"] == [2000]

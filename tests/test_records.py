@@ -124,6 +124,21 @@ def test_ids_are_stable_for_the_same_run(bundle, plan, tmp_path) -> None:
     for kind, key in (("experiment", "experimentId"), ("run", "runId"),
                       ("seed-lease", "seedLeaseId"), ("result", "resultId")):
         assert other[kind][key] == recs[kind][key], kind
+    assert not any("played again" in x for x in other["result"]["limitations"])
+    # the block played again (the ledger keeps the new table's hash under differs): said so
+    replay = tmp_path / "replay"
+    write_bundle(replay, plan, _verdict(), {"commit": "a" * 40, "dirty": False, "stages": {}},
+                 opened={"blocks": {block: {"entry": {**entry, "differs": "f" * 64},
+                                            "reused": False}}}, table=table,
+                 table_sha256=lease["cohortManifestSha256"],
+                 now=datetime(2026, 12, 3, tzinfo=UTC))
+    said = (f"block {block} was played again after its first reading (the ledger keeps the new "
+            "games table's SHA-256 under differs): startedAt and endedAt are the first "
+            "reading's, the command, commit and resources this reading's")
+    replayed = _records(replay)
+    assert said in replayed["result"]["limitations"]
+    assert replayed["run"]["resourceObserved"]["measurementNotes"].endswith(said)
+    assert replayed["run"]["startedAt"] == entry["opened_utc"]
 
 
 def test_the_protocol_hash_ignores_titles_and_notes_but_not_arms(plan) -> None:

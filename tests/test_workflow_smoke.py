@@ -103,6 +103,9 @@ def test_every_claim_every_stage_and_figure(smoke: Path) -> None:
             assert all((smoke / t.checkpoint(s) / "manifest.json").exists() for s in t.steps)
             # smoke keeps no resume state (keep_final_state: false): temp states are gone
             assert not list((smoke / t.dir).glob("resume-*"))
+            for start, end in t.segments[1:]:  # a segment removes the state it started from
+                log = path(smoke, "log", claim=c, job=f"train/{w}/step-{end}").read_text()
+                assert f"removed the state it started from, {t.dir}/resume-{start}" in log
         gate = load(path(smoke, "gates", claim=c))
         assert gate["opens_screen"] and not gate["enforced"]
         for art in p.artefacts.values():

@@ -78,7 +78,7 @@ class Program:
         try:
             self.proc.stdin.write(line.encode("ascii") + b"\n")
         except (BrokenPipeError, OSError):
-            raise ProgramError(f"the program has exited{self._status()}") from None
+            raise self._exited() from None
 
     def read_line(self, deadline: float) -> str:
         """The next line, waiting until ``deadline`` (``time.monotonic``)."""
@@ -89,10 +89,15 @@ class Program:
                 raise TimeoutError
             data = os.read(self._fd, 65536)
             if not data:
-                raise ProgramError(f"the program exited{self._status()}")
+                raise self._exited()
             self._buf += data
         line, _, self._buf = self._buf.partition(b"\n")
         return line.decode("ascii", errors="replace").strip()
+
+    def _exited(self) -> ProgramError:
+        """The error of a program found gone, by a write (broken pipe) or a read (end of
+        file): which one comes first is a race, so both say the same."""
+        return ProgramError(f"the program exited{self._status()}")
 
     def _status(self) -> str:
         try:

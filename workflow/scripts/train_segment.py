@@ -1,8 +1,16 @@
-"""Adapter: train one segment of a claim's weights (``drop7 train --start``)."""
+"""Adapter: train one segment of a claim's weights (``drop7 train --start``).
 
+Once the segment's checkpoint and state are written, the state it started from is
+deleted here: Snakemake defers removing temp files while a checkpoint job (the gates) is
+pending, which would keep every state of a long training on disk at once.  A later segment
+never needs it (it resumes from this one's), and Snakemake accepts a missing temp input.
+"""
+
+import shutil
 import subprocess
 import sys
 
+from contracts.train_directory import resume_dir
 from protocol.jobs import log_to, run
 
 S = snakemake  # noqa: F821
@@ -18,6 +26,10 @@ def main() -> None:
         cmd += ["--alpha", str(r["alpha"])]
     print(" ".join(cmd), file=sys.stderr, flush=True)
     subprocess.run(cmd, check=True, stdout=sys.stderr, stderr=sys.stderr)
+    if S.params.start:
+        used = resume_dir(S.params.out, S.params.start)
+        shutil.rmtree(used, ignore_errors=True)
+        print(f"removed the state it started from, {used}", file=sys.stderr, flush=True)
 
 
 with log_to(S.log[0]):
