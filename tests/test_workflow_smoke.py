@@ -128,6 +128,12 @@ def test_every_claim_every_stage_and_figure(smoke: Path) -> None:
         for name in FIGURES:
             assert path(smoke, "figure", claim=c, figure=name).stat().st_size
         assert check_bundle(path(smoke, "records", claim=c)) == []
+        # the run record is the run that played the games, as its closing job saw it
+        played = load(path(smoke, "closed", claim=c, block=p.label))["played"]
+        run = load(next(path(smoke, "records", claim=c).glob("run-*.json")))
+        assert run["sourceState"]["gitCommit"] == played["commit"]
+        assert run["command"] == (played["command"] or ["snakemake"])
+        assert run["command"][0] == "snakemake"
         entries = ledger["blocks"][str(p.block)]
         assert [e["claim"] for e in entries] == [c] and entries[0]["status"] == "complete"
         if looks:

@@ -191,6 +191,7 @@ rule close_block:
     localrule: True
     params:
         ledger=PLAN.profile["ledger"],
+        repo=workflow.basedir,
     script:
         "../scripts/close_block.py"
 

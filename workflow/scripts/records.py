@@ -13,15 +13,18 @@ S = snakemake  # noqa: F821
 def main() -> None:
     inputs = dict(S.input.items())
     opened = "table" in inputs
-    provenance = {**git_state(S.params.repo),
+    closed = load_json(S.input.closed) if opened else {}
+    # the run that played the games (as its closing job saw it), else this checkout
+    played = closed.get("played") or {**git_state(S.params.repo), "command": invoking_command()}
+    provenance = {"commit": played["commit"], "dirty": played["dirty"],
                   "stages": stage_times(job_times(S.params.benchmarks))}
     write_bundle(S.output[0], S.params.plan, load_json(S.input.verdict), provenance,
                  opened=load_json(S.input.opened) if opened else None,
-                 closed=load_json(S.input.closed) if opened else None,
+                 closed=closed or None,
                  preregistered=load_json(S.input.preregistered) if opened else None,
                  table=read_rows(S.input.table) if opened else (),
                  table_sha256=file_sha256(S.input.table) if opened else None,
-                 command=invoking_command())
+                 command=played["command"])
     problems = check_bundle(S.output[0])
     if problems:
         raise RecordError("; ".join(problems))
