@@ -21,12 +21,22 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from protocol.paths import INDEX
+
 PACKAGES = ("drop7-harness", "numpy", "numba", "scipy", "pandas", "matplotlib", "jinja2",
             "pyyaml", "jsonschema", "snakemake")
 
 
-def git_state(repo: str | Path) -> dict[str, Any]:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout at ``repo``."""
+def written_by_runs(ledger: str | None) -> tuple[str, ...]:
+    """What a run itself writes into the checkout, to be committed as a record: the reports
+    (pages and bundles) and the ledger.  A run that opens a block always changes the ledger,
+    so these say nothing about the source a run used."""
+    return (str(Path(INDEX).parent), *([ledger] if ledger else []))
+
+
+def git_state(repo: str | Path, written: Iterable[str] = ()) -> dict[str, Any]:
+    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout at ``repo``;
+    ``dirty`` leaves out the paths ``written`` (:func:`written_by_runs`)."""
 
     def git(*args: str) -> str | None:
         try:
@@ -37,7 +47,8 @@ def git_state(repo: str | Path) -> dict[str, Any]:
         return out.stdout.strip()
 
     commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no")
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                 *(f":(exclude){w}" for w in written))
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
@@ -157,7 +168,7 @@ def collect(*, repo: str | Path, profile: Mapping[str, Any], declaration: Mappin
             games: Iterable[str | Path] = (), benchmarks: str | Path | None = None
             ) -> dict[str, Any]:
     """Everything the report's provenance section shows, as one JSON-ready dict."""
-    git = git_state(repo)
+    git = git_state(repo, written_by_runs(profile.get("ledger")))
     jobs = _benchmarks(benchmarks) if benchmarks else {}
     return {
         "commit": git["commit"],

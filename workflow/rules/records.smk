@@ -24,6 +24,7 @@ rule records:
     params:
         plan=lambda wc: CLAIMS[wc.claim].describe(),
         repo=workflow.basedir,
+        ledger=PLAN.profile["ledger"],
         benchmarks=lambda wc: PATHS.path("benchmarks", claim=wc.claim),
     script:
         "../scripts/records.py"

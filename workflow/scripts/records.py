@@ -3,7 +3,13 @@
 from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
-from protocol.provenance import git_state, invoking_command, job_times, stage_times
+from protocol.provenance import (
+    git_state,
+    invoking_command,
+    job_times,
+    stage_times,
+    written_by_runs,
+)
 from protocol.records import RecordError, check_bundle, write_bundle
 from protocol.stages import load_json
 
@@ -15,7 +21,9 @@ def main() -> None:
     opened = "table" in inputs
     closed = load_json(S.input.closed) if opened else {}
     # the run that played the games (as its closing job saw it), else this checkout
-    played = closed.get("played") or {**git_state(S.params.repo), "command": invoking_command()}
+    played = closed.get("played") or {
+        **git_state(S.params.repo, written_by_runs(S.params.ledger)),
+        "command": invoking_command()}
     provenance = {"commit": played["commit"], "dirty": played["dirty"],
                   "stages": stage_times(job_times(S.params.benchmarks))}
     write_bundle(S.output[0], S.params.plan, load_json(S.input.verdict), provenance,
