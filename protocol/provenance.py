@@ -52,6 +52,13 @@ def git_state(repo: str | Path, written: Iterable[str] = ()) -> dict[str, Any]:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
+def run_source(repo: str | Path, ledger: str | None) -> dict[str, Any]:
+    """The checkout and the Snakemake command of the run this job belongs to: ``commit``,
+    ``dirty`` (:func:`git_state`, leaving out :func:`written_by_runs`) and ``command``
+    (:func:`invoking_command`)."""
+    return {**git_state(repo, written_by_runs(ledger)), "command": invoking_command()}
+
+
 def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
     """Installed versions (None when absent), plus Python and the platform."""
     out: dict[str, str | None] = {"python": platform.python_version(),

@@ -7,7 +7,7 @@ from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, close_blocks
-from protocol.provenance import git_state, invoking_command, written_by_runs
+from protocol.provenance import run_source
 from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
@@ -25,8 +25,7 @@ def main() -> None:
                            games=len(rows), table_sha256=sha, unread=unread)
     print(f"{len(rows)} games in, table sha256 {sha}", file=sys.stderr)
     # the checkout and command that played these games (the records' run; docs/records.md)
-    played = {**git_state(S.params.repo, written_by_runs(S.params.ledger)),
-              "command": invoking_command()}
+    played = run_source(S.params.repo, S.params.ledger)
     write_json(S.output.closed, {"games": len(rows), "table_sha256": sha, "entries": entries,
                                  "played": played})
 

@@ -3,13 +3,7 @@
 from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
-from protocol.provenance import (
-    git_state,
-    invoking_command,
-    job_times,
-    stage_times,
-    written_by_runs,
-)
+from protocol.provenance import job_times, run_source, stage_times
 from protocol.records import RecordError, check_bundle, write_bundle
 from protocol.stages import load_json
 
@@ -21,9 +15,7 @@ def main() -> None:
     opened = "table" in inputs
     closed = load_json(S.input.closed) if opened else {}
     # the run that played the games (as its closing job saw it), else this checkout
-    played = closed.get("played") or {
-        **git_state(S.params.repo, written_by_runs(S.params.ledger)),
-        "command": invoking_command()}
+    played = closed.get("played") or run_source(S.params.repo, S.params.ledger)
     provenance = {"commit": played["commit"], "dirty": played["dirty"],
                   "stages": stage_times(job_times(S.params.benchmarks))}
     write_bundle(S.output[0], S.params.plan, load_json(S.input.verdict), provenance,
