@@ -129,6 +129,21 @@ ROWS = 7 * STRATA
 
 
 @njit(cache=True)
+def move_scratch(lead):
+    """Zeroed scratch arrays of one move's choice, the work tuple's ``W_WI`` .. ``W_SCOUNT``
+    in order, each with the leading dimensions ``lead`` (``()`` for one player; the lane
+    trainer's ``(workers, PAD)``), so the shapes are written once for both."""
+    i8 = np.int64
+    return (np.zeros(lead + (WI_LEN,), dtype=i8), np.zeros(lead + (7,), dtype=i8),
+            np.zeros(lead + (7,), dtype=i8), np.zeros(lead + (7,), dtype=i8),
+            np.zeros(lead + (7,), dtype=i8), np.zeros(lead + (2, N_SLOTS), dtype=i8),
+            np.zeros(lead + (STRATA_SCRATCH_LEN,), dtype=i8), np.zeros(lead + (OUT_LEN,), dtype=i8),
+            np.zeros(lead + (ROWS, 7), dtype=i8), np.zeros(lead + (ROWS, RES_LEN), dtype=i8),
+            np.zeros(lead + (ROWS, SI_LEN), dtype=i8), np.zeros(lead + (ROWS, N_SLOTS), dtype=i8),
+            np.zeros(lead + (ROWS,)), np.zeros(lead + (ROWS,)), np.zeros(lead + (7,), dtype=i8))
+
+
+@njit(cache=True)
 def new_work(spec):
     """The work tuple of :func:`choose_move` and friends (positions ``W_*``).
 
@@ -141,15 +156,7 @@ def new_work(spec):
     :func:`engines.train.entries.layout_maps`.  Seven-word boards are separate
     arrays, not rows of one, so the hot code passes them without views.
     """
-    soff, jslot, cs, cw, cn = layout_maps(spec)
-    return (np.zeros(WI_LEN, dtype=np.int64), np.zeros(7, dtype=np.int64),
-            np.zeros(7, dtype=np.int64), np.zeros(7, dtype=np.int64),
-            np.zeros(7, dtype=np.int64), np.zeros((2, N_SLOTS), dtype=np.int64),
-            np.zeros(STRATA_SCRATCH_LEN, dtype=np.int64), np.zeros(OUT_LEN, dtype=np.int64),
-            np.zeros((ROWS, 7), dtype=np.int64), np.zeros((ROWS, RES_LEN), dtype=np.int64),
-            np.zeros((ROWS, SI_LEN), dtype=np.int64), np.zeros((ROWS, N_SLOTS), dtype=np.int64),
-            np.zeros(ROWS), np.zeros(ROWS), np.zeros(7, dtype=np.int64), soff, jslot, cs, cw,
-            cn)
+    return move_scratch(()) + layout_maps(spec)
 
 
 def samples_of(work) -> tuple[np.ndarray, ...]:

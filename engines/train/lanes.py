@@ -44,7 +44,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from engines.drop7.chance import RES_LEN, STRATA_SCRATCH_LEN, canonicalise
+from engines.drop7.chance import canonicalise
 from engines.drop7.core import (
     OUT_LEN,
     SCRATCH_LEN,
@@ -62,13 +62,11 @@ from engines.train.kernel import (
     C_LOOKUPS,
     C_MOVES,
     C_SCORE_SUM,
-    ROWS,
-    SI_LEN,
-    WI_LEN,
     WI_LOOKUPS,
     _seed_of,
     clamp_delta,
     count_delta,
+    move_scratch,
     play_move_target,
     tc_entry,
 )
@@ -247,21 +245,7 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
     m = max(n, 1)
     workers = min(parts, lanes)
     soff, jslot, cs, cw, cn = layout_maps(spec)
-    wk = (np.zeros((workers, PAD, WI_LEN), dtype=np.int64),
-          np.zeros((workers, PAD, 7), dtype=np.int64),
-          np.zeros((workers, PAD, 7), dtype=np.int64),
-          np.zeros((workers, PAD, 7), dtype=np.int64),
-          np.zeros((workers, PAD, 7), dtype=np.int64),
-          np.zeros((workers, PAD, 2, N_SLOTS), dtype=np.int64),
-          np.zeros((workers, PAD, STRATA_SCRATCH_LEN), dtype=np.int64),
-          np.zeros((workers, PAD, OUT_LEN), dtype=np.int64),
-          np.zeros((workers, PAD, ROWS, 7), dtype=np.int64),
-          np.zeros((workers, PAD, ROWS, RES_LEN), dtype=np.int64),
-          np.zeros((workers, PAD, ROWS, SI_LEN), dtype=np.int64),
-          np.zeros((workers, PAD, ROWS, N_SLOTS), dtype=np.int64),
-          np.zeros((workers, PAD, ROWS)),
-          np.zeros((workers, PAD, ROWS)),
-          np.zeros((workers, PAD, 7), dtype=np.int64),
+    wk = move_scratch((workers, PAD)) + (
           np.zeros((workers, PAD, 7), dtype=np.int64),
           np.zeros((workers, PAD, N_SLOTS), dtype=np.int64),
           np.zeros((workers, PAD, 2 * SCRATCH_LEN), dtype=np.int64),
