@@ -4,9 +4,8 @@
 # loses at most one segment, and the tables are bit for bit those of one uninterrupted run.
 # A state is deleted once the next segment has run: by that segment's job (Snakemake defers
 # removing temp files while a checkpoint job is pending, and the gates are one), and as temp
-# by Snakemake all the same.  The last one of each trained
-# weights is kept (a longer budget goes on from it) unless the profile sets
-# keep_final_state: false.  One rule body serves both: the generic segment (temp state)
+# by Snakemake all the same.  The last one of each trained weights is kept (a longer budget
+# goes on from it) unless the profile sets keep_final_state: false.  One rule body serves both: the generic segment (temp state)
 # and, per trained weights, its last segment (kept state), preferred by ruleorder.
 from contracts.train_directory import RESUME, STEP
 from contracts.weights_dir import MANIFEST, TABLES
