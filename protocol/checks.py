@@ -20,6 +20,7 @@ from pathlib import Path
 from protocol import costs
 from protocol.ledger import Opener, check_ledger_file, read_ledger, refusal
 from protocol.plan_model import ClaimPlan, Plan
+from protocol.profile import source as profile_source
 from protocol.schema import DeclarationError
 
 
@@ -37,7 +38,7 @@ def before_any_job(plan: Plan) -> None:
     from protocol.stages import load_json
 
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
-                      f"config/profiles/{plan.name}.yaml")
+                      profile_source(plan.profile))
     for c, p in plan.claims.items():
         for key, art in p.artefacts.items():
             if art.sha256 is None or not Path(art.record).exists():
@@ -55,8 +56,7 @@ def before_any_job(plan: Plan) -> None:
                     f"({art.record}) has SHA-256 {sha[:16]}..., the declaration pins "
                     f"{art.sha256[:16]}...")
     ledger = read_ledger(plan.profile["ledger"])
-    for c in plan.run:
-        p = plan.claims[c]
+    for c, p in plan.claims.items():  # every claim: a single target runs any of them
         opener = Opener(c, {}, p.shares_block_of)
         for block in p.blocks:
             entries = [e for e in ledger["blocks"].get(str(block), []) if e["claim"] != c]

@@ -1,21 +1,22 @@
 """Claim declarations: ``config/claims/<id>.yaml``, loaded, schema-checked and cross-checked.
 
 :func:`load_claims` reads every declaration of a directory and returns them
-by id.  A declaration is first checked against ``claim.schema.yaml`` (a
-misspelt key, a bad value), then for what a schema cannot say: the id is the
-file's name; an arm's leaf names weights this claim trains or a claim and
-weights that exist; a contrast names declared arms; a reading has the keys
-its kind takes and names a contrast or trained weights; a gate is a
-validation reading; a verdict rule names declared readings and outcomes
-their kinds can give; a sequential screen (``screen.looks``) has one
-screen reading to stop on, no arm on a prefix and a design that keeps its
-error rate; a claim trains at most :data:`MAX_CHECKPOINTS`
-checkpoints (counted before any list of them is built).  Across claims:
-every claim and weights named exists, nothing is circular, a shared block
-is the block of a claim that owns it and that declares at least as many
-games.  Every file of the directory must be a ``*.yaml`` declaration (a
-``.yml`` would otherwise be skipped silently).  Any failure is one
-:class:`DeclarationError` line naming the file and the key.
+by id; :func:`load_claim_set` reads the shipped ones and those of a folder
+of one's own beside them (``claims_dir``). A declaration is first checked
+against ``claim.schema.yaml`` (a misspelt key, a bad value), then for what a
+schema cannot say: the id is the file's name; an arm's leaf names weights
+this claim trains or a claim and weights that exist; a contrast names
+declared arms; a reading has the keys its kind takes and names a contrast or
+trained weights; a gate is a validation reading; a verdict rule names
+declared readings and outcomes their kinds can give; a sequential screen
+(``screen.looks``) has one screen reading to stop on, no arm on a prefix and
+a design that keeps its error rate; a claim trains at most
+:data:`MAX_CHECKPOINTS` checkpoints (counted before any list of them is
+built). Across claims: every claim and weights named exists, nothing is
+circular, a shared block is the block of a claim that owns it and that
+declares at least as many games. Every file of the directory must be a
+``*.yaml`` declaration (a ``.yml`` would otherwise be skipped silently). Any
+failure is one :class:`DeclarationError` line naming the file and the key.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from protocol.schema import DeclarationError, check, read_yaml
 
 #: the claim declaration format
 FORMAT = "drop7-claim-v1"
+#: the folder of the shipped declarations (relative to the repository)
+DEFAULT_CLAIMS_DIR = "config/claims"
 #: the one suffix of a declaration file
 SUFFIX = ".yaml"
 #: policies that take a leaf; the rest are the engine's baselines and external programs
@@ -390,13 +393,15 @@ def check_pins(claims: Mapping[str, Claim], profiles: list[str]) -> None:
                                             "would never be checked")
 
 
-def load_claims(directory: str | Path, shown: str | Path | None = None) -> dict[str, Claim]:
-    """Every declaration ``<directory>/*.yaml`` by id, checked within and across claims
-    (``shown``: the directory as messages and reports name it).  Any other entry of the
-    directory (a ``.yml``, a backup, a folder) is refused rather than skipped."""
+def _load_folder(directory: str | Path, shown: str | Path | None = None) -> dict[str, Claim]:
+    """Every declaration of a folder (or the one declaration file ``directory``) by id,
+    each checked within itself."""
     directory = Path(directory)
+    if directory.is_file() and directory.suffix == SUFFIX:
+        return {(c := load_claim(directory, shown)).id: c}
     if not directory.is_dir():
-        raise DeclarationError(f"{shown or directory}: no such directory of claim declarations")
+        raise DeclarationError(f"{shown or directory}: no such directory of claim declarations "
+                               f"(nor a declaration file <id>{SUFFIX})")
     for entry in sorted(directory.iterdir()):
         if entry.suffix != SUFFIX or not entry.is_file():
             where = Path(shown) / entry.name if shown else entry
@@ -406,7 +411,34 @@ def load_claims(directory: str | Path, shown: str | Path | None = None) -> dict[
     paths = sorted(directory.glob(f"*{SUFFIX}"))
     if not paths:
         raise DeclarationError(f"{shown or directory}: no claim declarations (*.yaml)")
-    claims = {c.id: c for c in (load_claim(p, Path(shown) / p.name if shown else None)
-                                for p in paths)}
+    return {c.id: c for c in (load_claim(p, Path(shown) / p.name if shown else None)
+                              for p in paths)}
+
+
+def load_claims(directory: str | Path, shown: str | Path | None = None) -> dict[str, Claim]:
+    """Every declaration ``<directory>/*.yaml`` by id, checked within and across claims
+    (``shown``: the directory as messages and reports name it).  Any other entry of the
+    directory (a ``.yml``, a backup, a folder) is refused rather than skipped."""
+    claims = _load_folder(directory, shown)
     _check_references(claims)
     return claims
+
+
+def load_claim_set(shipped: str | Path, own: str | Path | None,
+                   shown: str | Path | None = None
+                   ) -> tuple[dict[str, Claim], list[str], list[str]]:
+    """The claims of a run: the shipped declarations (``config/claims``) and, when ``own``
+    names another folder (or one declaration file), its claims beside them, a claim of the
+    same id replacing the shipped one; checked across the whole set, so one's own claim may
+    read a shipped claim's frozen weights.  Returns ``(claims, ids declared in own, those of
+    them that replace a shipped claim)``."""
+    claims = _load_folder(shipped, DEFAULT_CLAIMS_DIR)
+    mine: list[str] = []
+    replaced: list[str] = []
+    if own is not None and Path(own).resolve() != Path(shipped).resolve():
+        extra = _load_folder(own, shown or own)
+        replaced = sorted(set(extra) & set(claims))
+        claims.update(extra)
+        mine = sorted(extra)
+    _check_references(claims)
+    return claims, mine, replaced

@@ -24,6 +24,7 @@ from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
 from protocol import costs
 from protocol.declaration import (
+    DEFAULT_CLAIMS_DIR,
     EXTERNAL,
     MAX_CHECKPOINTS,
     NO_PREFIX,
@@ -31,7 +32,7 @@ from protocol.declaration import (
     check_pins,
     checkpoint_count,
     is_checkpoint,
-    load_claims,
+    load_claim_set,
     sequential_contrast,
 )
 from protocol.paths import Paths
@@ -45,6 +46,8 @@ from protocol.plan_model import (
     Training,
     table_entries,
 )
+from protocol.profile import evidence_limits
+from protocol.profile import source as profile_source
 from protocol.schema import DeclarationError
 
 
@@ -56,7 +59,7 @@ class _Profile:
         self.claim = claim
         self.caps = profile["shrink"]
         self.over = profile["claims"].get(claim.id, {})
-        self.source = f"config/profiles/{profile['profile']}.yaml"
+        self.source = profile_source(profile)
 
     def fail(self, key: str, message: str) -> None:
         raise DeclarationError(f"{self.source}: key {key}: {message}")
@@ -173,7 +176,7 @@ def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int 
     sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime)
     shards = costs.shards_for(games, sec, profile["job_minutes"])
     if shards > costs.MAX_SHARDS:
-        raise DeclarationError(f"config/profiles/{profile['profile']}.yaml: key job_minutes: "
+        raise DeclarationError(f"{profile_source(profile)}: key job_minutes: "
                                f"{profile['job_minutes']} cuts arm {name} into {shards:,} game "
                                f"jobs; at most {costs.MAX_SHARDS:,} per arm")
     return Arm(name, _policy(play, leaf, depth, strata, declared), play, depth, strata, kind,
@@ -421,7 +424,7 @@ def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
     """The plan of a validated ``profile`` (:func:`~protocol.profile.load_profile`) of
     ``claims``."""
     paths = Paths(profile["profile"])
-    source = f"config/profiles/{profile['profile']}.yaml"
+    source = profile_source(profile)
     for key in ("claims", "run"):
         for c in profile.get(key) or []:
             if c not in claims:
@@ -438,14 +441,25 @@ def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
     plans = {c: plan_claim(claim, claims, profile, paths) for c, claim in claims.items()}
     _check_blocks(plans, source)
     _inherit_shrinks(plans)
+    limits = evidence_limits(profile)
+    for p in plans.values():
+        p.limits = list(limits)
     return Plan(dict(profile), plans, paths)
 
 
 def load_plan(basedir: str | Path, overrides: Mapping[str, Any]) -> Plan:
-    """Profile, declarations and plan of a run from the repository at ``basedir``."""
+    """Profile, declarations and plan of a run from the repository at ``basedir``: the shipped
+    claims and those of the profile's ``claims_dir`` (relative paths from the working
+    directory), if it names a folder of one's own."""
     from protocol.profile import load_profile, profile_names
 
     profile = load_profile(basedir, overrides)
-    claims = load_claims(Path(basedir) / profile["claims_dir"], profile["claims_dir"])
+    own = profile["claims_dir"]
+    shipped = Path(basedir) / DEFAULT_CLAIMS_DIR
+    if own == DEFAULT_CLAIMS_DIR:
+        own = shipped
+    claims, plan_own, replaces = load_claim_set(shipped, own, profile["claims_dir"])
     check_pins(claims, profile_names(basedir))
-    return build_plan(profile, claims)
+    plan = build_plan(profile, claims)
+    plan.own, plan.replaces = plan_own, replaces
+    return plan

@@ -186,6 +186,9 @@ class ClaimPlan:
     contrasts: dict[str, Contrast]
     shrunk: list[str] = field(default_factory=list)
     sequential: Sequential | None = None  # a screen with looks
+    #: why the profile can give no more than pilot evidence, shrunk or not
+    #: (:func:`protocol.profile.evidence_limits`)
+    limits: list[str] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -213,8 +216,14 @@ class ClaimPlan:
 
     @property
     def tier(self) -> str:
-        """Evidence tier: public-development only when nothing of the claim was shrunk."""
-        return PILOT if self.shrunk else PUBLIC
+        """Evidence tier: public-development only when nothing of the claim was shrunk and the
+        profile keeps every guard on and writes the committed ledger."""
+        return PILOT if self.lowered_by else PUBLIC
+
+    @property
+    def lowered_by(self) -> list[str]:
+        """What lowers the tier: what the profile shrank, then what it cannot prove."""
+        return [*self.shrunk, *self.limits]
 
     @property
     def readings(self) -> dict[str, Any]:
@@ -301,7 +310,7 @@ class ClaimPlan:
             "theory": doc.get("theory"), "path": str(self.claim.path), "block": self.block,
             "blocks": self.blocks, "seeds": list(self.seeds), "label": self.label,
             "shares_block_of": self.shares_block_of, "tier": self.tier,
-            "shrunk": list(self.shrunk),
+            "shrunk": list(self.shrunk), "limits": list(self.limits),
             "validation": {"games": self.validation_games,
                            "seeds": list(self.validation_seeds or ()),
                            "comparator": self.comparator,
@@ -337,6 +346,10 @@ class Plan:
     profile: dict[str, Any]
     claims: dict[str, ClaimPlan]
     paths: Paths
+    #: the claims declared in the run's own ``claims_dir`` (none when it is the shipped one)
+    own: list[str] = field(default_factory=list)
+    #: those of :attr:`own` that replace a shipped claim of the same id
+    replaces: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -345,8 +358,12 @@ class Plan:
 
     @property
     def run(self) -> list[str]:
-        """The claims the default target runs, with what they depend on, in dependency order."""
-        wanted = self.profile.get("run") or list(self.claims)
+        """The claims the default target runs, with what they depend on, in dependency order:
+        the profile's ``run`` list (every claim when absent) or, with a ``claims_dir`` of one's
+        own, its claims (one that replaces a shipped claim only if the profile runs that)."""
+        listed = self.profile.get("run") or list(self.claims)
+        wanted = ([c for c in self.own if c in listed or c not in self.replaces]
+                  if self.own else listed)
         return [c for c in self.order() if c in self.closure(wanted)]
 
     def closure(self, ids: list[str]) -> set[str]:

@@ -14,8 +14,9 @@ and ``invalidated-by-methodological-error``.  The decision, first match wins:
 The evidence tier is ``public-development`` when the profile shrank nothing
 of the claim and nothing of any frozen artefact it reads (another claim's
 tables: their training, and the validation that selected and gated them),
-else ``pilot``; the verdict lists what lowered it under ``tier_lowered_by``
-(:attr:`protocol.plan.ClaimPlan.shrunk`).
+and it writes the committed ledger with every guard on; else ``pilot``; the
+verdict lists what lowered it under ``tier_lowered_by``
+(:attr:`protocol.plan_model.ClaimPlan.lowered_by`).
 """
 
 from __future__ import annotations

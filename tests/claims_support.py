@@ -97,3 +97,21 @@ def sequential_claim(block: int = 32) -> dict[str, Any]:
                                "then": "not-supported-as-tested"}],
                     "otherwise": "supported-as-tested"},
     }
+
+
+def own_claim(block: int = 60) -> dict[str, Any]:
+    """A claim of one's own, cheap enough for a test under any profile: the fair leaf one ply
+    (three strata) against random play, on 8 games."""
+    return {
+        "format": "drop7-claim-v1", "id": "my-first-claim",
+        "title": "The fair leaf one ply beats random play",
+        "claim": "One ply of the fair leaf scores more than random legal play.",
+        "arms": {"fair-d1s3": {"play": "search", "depth": 1, "strata": 3, "leaf": "linear"},
+                 "random": {"play": "random"}},
+        "screen": {"games": 8, "block": block},
+        "contrasts": {"ply": {"difference": ["fair-d1s3", "random"]}},
+        "readings": {"ply-screen": {"kind": "screen", "contrast": "ply"}},
+        "verdict": {"rules": [{"when": {"ply-screen": ["fail", "not-run"]},
+                               "then": "not-supported-as-tested"}],
+                    "otherwise": "supported-as-tested"},
+    }

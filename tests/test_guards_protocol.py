@@ -77,8 +77,9 @@ def test_a_shared_block_is_a_block_its_owner_reads(tmp_path, extra, over, file, 
      "ntuple-line-tuples.yaml", "weights.ntuple-A.train.every"),
     (None, {"claims": {"ntuple-line-tuples": {"weights": {"ntuple-A": {"every": 1}}}}},
      "config/profiles/pilot.yaml", "claims.ntuple-line-tuples.weights.ntuple-A.every"),
-    (lambda d: d["screen"].update(games=10**18), {}, "ntuple-line-tuples.yaml",
-     "screen.games"),
+    # the paper profile: pilot caps every screen at 256 games
+    (lambda d: d["screen"].update(games=10**18), {"profile": "paper"},
+     "ntuple-line-tuples.yaml", "screen.games"),
 ])
 def test_checkpoints_and_blocks_are_bounded_before_any_list(tmp_path, edit, over, file,
                                                             key) -> None:
@@ -86,7 +87,8 @@ def test_checkpoints_and_blocks_are_bounded_before_any_list(tmp_path, edit, over
     claims = claims_copy(tmp_path / "c", edit)
     start = time.monotonic()
     with pytest.raises(DeclarationError) as err:
-        plan_of("pilot", claims, **over)
+        over = dict(over)
+        plan_of(over.pop("profile", "pilot"), claims, **over)
     assert time.monotonic() - start < 10
     path = file if file.startswith("config/") else str(claims / file)
     message = one_line(err, path, key)

@@ -73,6 +73,6 @@ rule verdict:
         readings=lambda wc: CLAIMS[wc.claim].readings,
         rule=lambda wc: CLAIMS[wc.claim].claim.doc["verdict"],
         tier=lambda wc: CLAIMS[wc.claim].tier,
-        lowered_by=lambda wc: CLAIMS[wc.claim].shrunk,
+        lowered_by=lambda wc: CLAIMS[wc.claim].lowered_by,
     script:
         "../scripts/verdict.py"
