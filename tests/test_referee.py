@@ -226,19 +226,21 @@ def test_serve_answers_the_protocol() -> None:
     state = np.zeros(core.ST_LEN, dtype=np.int64)
     cols = opening_cols()
     core.new_game(np.uint64(9), state, cols)
-    lines = [msg.hello_line(), msg.NEWGAME, msg.position_line(state, cols), msg.go_line(50),
+    lines = [msg.hello_line(), msg.NEWGAME, msg.position_line(state, cols), msg.go_line(7, 50),
              msg.QUIT]
     out = io.StringIO()
     assert serve(load_policy("lowest-column"), io.StringIO("\n".join(lines) + "\n"), out) == 0
-    assert out.getvalue() == "name lowest-column\nready\nmove 3\n"
+    assert out.getvalue() == "name lowest-column\nready\nmove 3 id 7\n"
 
 
 @pytest.mark.parametrize(("lines", "answer"), [
-    (["drop7 2"], "error this program speaks protocol version 1 only\n"),
+    (["drop7 1"], "error this program speaks protocol version 2 only\n"),
     (["hello"], ""),
-    (["drop7 1", "go"], "name centre-first\nready\n"),
-    (["drop7 1", "setoption side left"], "name centre-first\nready\n"),
-    (["drop7 1", "position board 1/2 disc 1 remaining 5 level 1 score 0"],
+    (["drop7 2", "go id 1"], "name centre-first\nready\n"),
+    (["drop7 2", "newgame", "position board 0000000/0000000/0000000/0000000/0000000/0000000/"
+      "8888888 disc 1 remaining 5 level 1 score 0", "go"], "name centre-first\nready\n"),
+    (["drop7 2", "setoption side left"], "name centre-first\nready\n"),
+    (["drop7 2", "position board 1/2 disc 1 remaining 5 level 1 score 0"],
      "name centre-first\nready\n"),
 ])
 def test_serve_refuses_what_it_cannot_read(capsys, lines, answer) -> None:
