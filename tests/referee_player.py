@@ -29,7 +29,7 @@ def main(argv):
         return 4
     if once:
         open(once, "w").close()
-    side, decisions, rows = "left", 0, None
+    side, decisions, rows, closed = "left", 0, None, False
     speaks = flag.get("--speaks", "2")
     for line in sys.stdin:
         words = line.split()
@@ -49,11 +49,12 @@ def main(argv):
             decisions += 1
             for key, act in (("--sleep-once", lambda: time.sleep(60)),
                              ("--crash-once", lambda: sys.exit(5)),
-                             ("--close-output-once", sys.stdout.close)):
+                             ("--close-output-once", lambda: os.close(1))):
                 if decisions == 2 and key in flag and not os.path.exists(flag[key]):
                     open(flag[key], "w").close()
                     act()
-            if sys.stdout.closed:
+                    closed = key == "--close-output-once"
+            if closed:
                 continue
             time.sleep(int(flag.get("--delay-ms", 0)) / 1000)
             legal = [c for c in range(7) if rows[0][c] == "0"]
