@@ -377,3 +377,14 @@ def test_no_game_wall_time_counts_the_harness_start_up() -> None:
     out = subprocess.run([sys.executable, "-c", _COMPILES, f"external:{PLAIN}", "1"],
                          capture_output=True, text=True, timeout=600, check=True).stdout
     assert out.strip() == "[0, 0]"
+
+
+def test_the_referee_bench_times_every_decision(capsys) -> None:
+    import json
+
+    assert main(["bench", "referee", "--policy", f"external:{PLAIN}", "--games", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["benchmark"] == "referee" and out["games"] == 2 and out["decisions"] > 10
+    assert 0 < out["us_median"] <= out["us_p90"] and len(out["load_1min"]) == 2
+    assert main(["bench", "referee", "--policy", "random"]) == 2
+    assert "times an external policy" in capsys.readouterr().err
