@@ -388,3 +388,35 @@ def test_the_referee_bench_times_every_decision(capsys) -> None:
     assert 0 < out["us_median"] <= out["us_p90"] and len(out["load_1min"]) == 2
     assert main(["bench", "referee", "--policy", "random"]) == 2
     assert "times an external policy" in capsys.readouterr().err
+
+
+def test_the_documented_centre_first_and_lowest_column_are_the_code() -> None:
+    """docs/referee.md defines both baselines by one order; rebuilt from the page's words, they
+    choose what the engine's baselines and the driver's fallback choose on real positions."""
+    import re
+
+    from engines.drop7 import baselines
+    from engines.drop7.nibbles import col_height
+    from engines.play.games import centre_first
+
+    page = (Path(__file__).parents[1] / "docs" / "referee.md").read_text()
+    order = [int(c) for c in re.search(r"\*\*(\d(?:,\s+\d){6})\*\*", page).group(1).split(",")]
+
+    def documented(cols: np.ndarray, lowest: bool) -> int:
+        legal = [c for c in order if core.is_legal(cols, c)]
+        return min(legal, key=lambda c: int(col_height(cols[c]))) if lowest else legal[0]
+
+    checked = 0
+    for seed in range(1, 41):
+        def choose(state: np.ndarray, cols: np.ndarray, seed=seed) -> int:
+            nonlocal checked
+            for lowest, policy in ((False, baselines.POLICY_CENTRE_FIRST),
+                                   (True, baselines.POLICY_LOWEST_COLUMN)):
+                assert documented(cols, lowest) == baselines.baseline_choice(policy, 0, state,
+                                                                             cols)
+            assert documented(cols, False) == centre_first(cols)
+            checked += 1
+            return int(baselines.baseline_choice(seed % 3, seed, state, cols))
+
+        play_out(seed, choose)
+    assert checked > 500 and documented(opening_cols(), True) == 3
