@@ -6,7 +6,8 @@
   claim owns in the ledger is refused unless the declaration shares it.
 * :func:`preflight` - the disk the run will write and the memory its largest
   job needs, against what the machine has: one line naming the shortfall;
-  every external arm's program is found.
+  every external arm's program starts, takes its options and answers a trial
+  decision (:func:`external_programs`).
 * :func:`estimate_table` - every claim's estimated CPU hours by stage.
 """
 
@@ -91,21 +92,36 @@ def _memory_bytes() -> int | None:
 
 
 def external_programs(plan: Plan, claims: Sequence[str]) -> None:
-    """Refuse with one line an external arm whose program is not found (on ``PATH``, or
-    as a path from the run's working directory, where its jobs start it)."""
+    """Refuse with one line an external arm whose program cannot play, before any block opens.
+
+    Each arm's program is started as its jobs will start it (from the run's working
+    directory, :func:`engines.play.referee.check_program`): every command word that names
+    a file must exist, the program must start, shake hands in this protocol version, take
+    the arm's options and answer a trial decision; then it is told to quit."""
+    from engines.play.policy import parse_policy
+    from engines.play.referee import OptionError, ProgramError, check_program
+
     for c in claims:
         p = plan.claims[c]
         for name, arm in p.claim.arms.items():
-            if "command" in arm and name in p.arms and shutil.which(arm["command"][0]) is None:
+            if "command" not in arm or name not in p.arms:
+                continue
+            if shutil.which(arm["command"][0]) is None:
                 raise DeclarationError(f"{p.claim.path}: key arms.{name}.command: program "
                                        f"{arm['command'][0]!r} not found on PATH or from "
                                        f"{Path.cwd()}")
+            try:
+                check_program(parse_policy(p.arms[name].policy).external)
+            except ProgramError as exc:
+                key = "options" if isinstance(exc, OptionError) else "command"
+                raise DeclarationError(f"{p.claim.path}: key arms.{name}.{key}: the program "
+                                       f"cannot play: {exc}") from None
 
 
 def preflight(plan: Plan, claims: Sequence[str], free: int | None = None,
               memory: int | None = None) -> None:
     """Refuse with one line when the disk or the memory cannot hold the run of ``claims``,
-    or an external arm's program is not found (:func:`external_programs`)."""
+    or an external arm's program cannot play (:func:`external_programs`)."""
     external_programs(plan, claims)
     need = sum(disk_need(plan.claims[c], plan.profile["keep_final_state"]) for c in claims)
     root = Path(plan.paths.root)

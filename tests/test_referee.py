@@ -226,19 +226,21 @@ def test_serve_answers_the_protocol() -> None:
     state = np.zeros(core.ST_LEN, dtype=np.int64)
     cols = opening_cols()
     core.new_game(np.uint64(9), state, cols)
-    lines = [msg.hello_line(), msg.NEWGAME, msg.position_line(state, cols), msg.go_line(50),
+    lines = [msg.hello_line(), msg.NEWGAME, msg.position_line(state, cols), msg.go_line(7, 50),
              msg.QUIT]
     out = io.StringIO()
     assert serve(load_policy("lowest-column"), io.StringIO("\n".join(lines) + "\n"), out) == 0
-    assert out.getvalue() == "name lowest-column\nready\nmove 3\n"
+    assert out.getvalue() == "name lowest-column\nready\nmove 3 id 7\n"
 
 
 @pytest.mark.parametrize(("lines", "answer"), [
-    (["drop7 2"], "error this program speaks protocol version 1 only\n"),
+    (["drop7 1"], "error this program speaks protocol version 2 only\n"),
     (["hello"], ""),
-    (["drop7 1", "go"], "name centre-first\nready\n"),
-    (["drop7 1", "setoption side left"], "name centre-first\nready\n"),
-    (["drop7 1", "position board 1/2 disc 1 remaining 5 level 1 score 0"],
+    (["drop7 2", "go id 1"], "name centre-first\nready\n"),
+    (["drop7 2", "newgame", "position board 0000000/0000000/0000000/0000000/0000000/0000000/"
+      "8888888 disc 1 remaining 5 level 1 score 0", "go"], "name centre-first\nready\n"),
+    (["drop7 2", "setoption side left"], "name centre-first\nready\n"),
+    (["drop7 2", "position board 1/2 disc 1 remaining 5 level 1 score 0"],
      "name centre-first\nready\n"),
 ])
 def test_serve_refuses_what_it_cannot_read(capsys, lines, answer) -> None:
@@ -247,3 +249,174 @@ def test_serve_refuses_what_it_cannot_read(capsys, lines, answer) -> None:
     assert out.getvalue() == answer
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("drop7 serve: error: ")
+
+
+def _leftmost(cols: np.ndarray) -> int:
+    return next(c for c in range(7) if core.is_legal(cols, c))
+
+
+def test_a_surplus_move_is_a_fault_and_does_not_shift_later_answers() -> None:
+    """The player writes its answer to its 3rd go twice: the copy is read while the 4th go is
+    pending, refused as a surplus line (that decision illegal, logged with the seed), and
+    every other answer is the program's own answer to its own position."""
+    log: list[str] = []
+    policy = _logged(f"external:{PLAIN} --extra-move-at 3", log)
+    answers: list[tuple[int, int]] = []
+
+    class Check(Policy):
+        spec = policy.spec
+
+        def new_game(self, seed: int) -> None:
+            policy.new_game(seed)
+
+        def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
+            answers.append((policy.choose(state, cols), _leftmost(cols)))
+            return answers[-1][0]
+
+    try:
+        row = play_game(Check(), 2)
+    finally:
+        policy.close()
+    assert row["illegal"] == 1 and row["unfinished"] == 0 and len(answers) > 6
+    assert answers[3][0] == -1
+    assert all(got == want for i, (got, want) in enumerate(answers) if i != 3)
+    assert log[0].startswith("seed 2 move 3: plain-python player wrote 'move 0 id 3' while "
+                             "go 4 was pending: a surplus line")
+    assert policy.surplus == 1 and len(log) == 2 and "1 surplus lines in 1 games" in log[1]
+
+
+def test_a_surplus_line_after_the_last_decision_is_logged_at_the_end() -> None:
+    decisions = len(_columns(f"external:{PLAIN}", 2))
+    log: list[str] = []
+    policy = _logged(f"external:{PLAIN} --extra-move-at {decisions}", log)
+    row = play_game(policy, 2)
+    assert row["illegal"] == 0 and not log
+    policy.close()
+    assert policy.surplus == 1 and f" id {decisions}' after its last decision" in log[0]
+    assert log[1].endswith("0 late answers (within the grace, played) and 1 surplus lines in 1 "
+                           "games")
+
+
+def test_an_illegal_answer_names_the_seed_and_the_move() -> None:
+    log: list[str] = []
+    row = play_game(_logged(f"external:{PLAIN} --answer banana", log), 3)
+    assert len(log) == row["illegal"] > 2
+    assert [line.split(":")[0] for line in log[:2]] == ["seed 3 move 0", "seed 3 move 1"]
+    assert "answered 'banana' to go 1, not 'move C id 1': an illegal decision" in log[0]
+
+
+def test_a_program_that_closes_its_output_is_reported_as_such(tmp_path) -> None:
+    log: list[str] = []
+    row = play_game(load_policy(f"external:{PLAIN} --close-output-once {tmp_path / 'c'}"), 1,
+                    log=log.append)
+    assert row["unfinished"] == 1 and row["decisions"] == row["moves"] > 2
+    assert "the program closed its output (it had not exited)" in log[0]
+    assert "the program exited" not in log[0]
+
+
+def test_a_late_answer_within_the_grace_is_played_logged_and_counted() -> None:
+    log: list[str] = []
+    policy = _logged(f"external[movetime=1,grace=5000]:{PLAIN} --delay-ms 5", log)
+    row = play_game(policy, 1)
+    assert row["illegal"] == row["unfinished"] == 0 and policy.late == row["decisions"] > 2
+    assert len(log) == 1 and log[0].startswith("seed 1 move 0: plain-python player answered in ")
+    assert "beyond its movetime of 1 ms (within the grace): a late answer, played" in log[0]
+    policy.close()
+    assert log[1].endswith(f"{row['decisions']} late answers (within the grace, played) and 0 "
+                           "surplus lines in 1 games")
+
+
+@pytest.mark.parametrize(("line", "answer"), [
+    ("move 3 id 7", (3, 7)),
+    ("move 3 id 7\r", (3, 7)),  # CRLF
+    ("move 3 id 7 ", (3, 7)),  # a trailing space
+    ("  move  03 id 007", (3, 7)),  # leading zeros, runs of spaces
+    ("move 9 id 7", (9, 7)),  # an answer, off the board: the harness says illegal
+    ("move +3 id 7", None),
+    ("move -1 id 7", None),
+    ("move 3", None),  # version 1's answer
+    ("move 3 id", None),
+    ("move 3 id 7 x", None),
+    ("move \uff13 id 7", None),
+    ("Move 3 id 7", None),
+])
+def test_what_an_answer_may_look_like(line: str, answer: tuple[int, int] | None) -> None:
+    assert msg.parse_move(line) == answer
+
+
+def test_go_lines_carry_the_decision_number() -> None:
+    assert msg.go_line(5, None) == "go id 5" and msg.go_line(5, 200) == "go id 5 movetime 200"
+    assert msg.parse_go("go id 5 movetime 200") == msg.Go(5, 200)
+    assert msg.parse_go(msg.go_line(12, None)) == msg.Go(12, None)
+    for bad in ("go", "go movetime 200", "go id x", "go id 5 movetime"):
+        with pytest.raises(msg.MessageError):
+            msg.parse_go(bad)
+
+
+_COMPILES = """
+import sys
+from numba.core import event
+from engines.play import runner
+compiles, game_row = [], runner._game_row
+def counted(*args, **kwargs):
+    with event.install_recorder("numba:compiler_lock") as rec:
+        row = game_row(*args, **kwargs)
+    compiles.append(len(rec.buffer))
+    return row
+runner._game_row = counted
+runner.run_shard([runner.Arm("a", sys.argv[1])], 1, 2, workers=int(sys.argv[2]), progress_s=-1)
+print(compiles)
+"""
+
+
+def test_no_game_wall_time_counts_the_harness_start_up() -> None:
+    """A fresh process compiles (or loads from numba's cache) the driver before the first game,
+    not inside it: no game of an external arm takes the compiler's lock."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _COMPILES, f"external:{PLAIN}", "1"],
+                         capture_output=True, text=True, timeout=600, check=True).stdout
+    assert out.strip() == "[0, 0]"
+
+
+def test_the_referee_bench_times_every_decision(capsys) -> None:
+    import json
+
+    assert main(["bench", "referee", "--policy", f"external:{PLAIN}", "--games", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["benchmark"] == "referee" and out["games"] == 2 and out["decisions"] > 10
+    assert 0 < out["us_median"] <= out["us_p90"] and len(out["load_1min"]) == 2
+    assert main(["bench", "referee", "--policy", "random"]) == 2
+    assert "times an external policy" in capsys.readouterr().err
+
+
+def test_the_documented_centre_first_and_lowest_column_are_the_code() -> None:
+    """docs/referee.md defines both baselines by one order; rebuilt from the page's words, they
+    choose what the engine's baselines and the driver's fallback choose on real positions."""
+    import re
+
+    from engines.drop7 import baselines
+    from engines.drop7.nibbles import col_height
+    from engines.play.games import centre_first
+
+    page = (Path(__file__).parents[1] / "docs" / "referee.md").read_text()
+    order = [int(c) for c in re.search(r"\*\*(\d(?:,\s+\d){6})\*\*", page).group(1).split(",")]
+
+    def documented(cols: np.ndarray, lowest: bool) -> int:
+        legal = [c for c in order if core.is_legal(cols, c)]
+        return min(legal, key=lambda c: int(col_height(cols[c]))) if lowest else legal[0]
+
+    checked = 0
+    for seed in range(1, 41):
+        def choose(state: np.ndarray, cols: np.ndarray, seed=seed) -> int:
+            nonlocal checked
+            for lowest, policy in ((False, baselines.POLICY_CENTRE_FIRST),
+                                   (True, baselines.POLICY_LOWEST_COLUMN)):
+                assert documented(cols, lowest) == baselines.baseline_choice(policy, 0, state,
+                                                                             cols)
+            assert documented(cols, False) == centre_first(cols)
+            checked += 1
+            return int(baselines.baseline_choice(seed % 3, seed, state, cols))
+
+        play_out(seed, choose)
+    assert checked > 500 and documented(opening_cols(), True) == 3

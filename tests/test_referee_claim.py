@@ -80,6 +80,53 @@ def test_a_program_that_is_not_found_is_refused_before_any_job(tmp_path) -> None
     external_programs(plan, ["fourth-ply"])  # other claims' arms are not external
 
 
+@pytest.mark.parametrize(("command", "options", "key", "message"), [
+    (["python3", "missing.py"], {}, "command", "missing.py: no such file (a command word that "
+     "names a file must exist"),
+    ([*COMMAND, "--no-start"], {}, "command", "the program exited (exit status 3)"),
+    ([*COMMAND, "--speaks", "1"], {}, "command",
+     "the program refused: this player speaks version 1 only"),
+    (COMMAND, {"side": "middle"}, "options",
+     "the program refused its options: side must be left or right, not middle"),
+    (COMMAND, {"depth": 3}, "options", "the program does not accept option 'depth' (it accepts: "
+     "side)"),
+    ([*COMMAND, "--answer", "banana"], {}, "command", "the program answered 'banana' to a trial "
+     "'go id 1' on the opening board, not 'move C id 1' (C 0-6)"),
+])
+def test_a_program_that_cannot_play_is_refused_before_any_block_opens(tmp_path, command, options,
+                                                                    key, message) -> None:
+    doc = external_claim(command)
+    doc["arms"]["mine"]["options"] = options
+    plan = _plan(claims_copy(tmp_path / "c", extra={"external-player": doc}))
+    with pytest.raises(DeclarationError) as err:
+        external_programs(plan, ["external-player"])
+    text = str(err.value)
+    assert text.startswith(f"{tmp_path / 'c' / 'external-player.yaml'}: key arms.mine.{key}: "
+                           "the program cannot play: ")
+    assert message in text and "\n" not in text
+
+
+def test_a_program_that_can_play_passes_the_check(tmp_path) -> None:
+    plan = _plan(claims_copy(tmp_path / "c", extra={"external-player": external_claim(COMMAND)}))
+    external_programs(plan, ["external-player"])
+
+
+def test_a_run_refuses_the_program_before_any_job(tmp_path) -> None:
+    """A real run (not a dry run) starts the program before any job: refused in one line, exit
+    status 2, no ledger entry, no results."""
+    doc = external_claim([*COMMAND, "--no-start"])
+    claims = claims_copy(tmp_path / "c", extra={"external-player": doc})
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "--cores", "1", "--config", "profile=smoke", f"claims_dir={claims}",
+                       "--", "external_player", timeout=600)
+    assert result.returncode == 2, result.stderr[-3000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == [f"error: {claims / 'external-player.yaml'}: key arms.mine.command: the "
+                      "program cannot play: the program exited (exit status 3)"]
+    assert not (work / "results").exists() and "Traceback" not in result.stderr
+
+
 def test_a_dry_run_plans_the_external_arm_in_shards(tmp_path) -> None:
     claims = claims_copy(tmp_path / "c", extra={"external-player": external_claim(COMMAND)})
     work = tmp_path / "run"

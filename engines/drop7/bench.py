@@ -2,8 +2,9 @@
 
 Targets live with their code: ``engine`` (:mod:`engines.drop7.engine_bench`),
 ``train`` (:mod:`engines.train.bench`), ``search`` (:mod:`engines.search.bench`)
-``leaf`` (:mod:`engines.leaves.bench`) and ``memory``
-(:mod:`engines.ntuple.memory_bench`).  Each module exposes
+``leaf`` (:mod:`engines.leaves.bench`), ``memory``
+(:mod:`engines.ntuple.memory_bench`) and ``referee``
+(:mod:`engines.play.referee_bench`).  Each module exposes
 ``add_arguments(parser)`` and ``run(args) -> int``.  Every benchmark warms
 numba up before it starts the clock.
 """
@@ -19,6 +20,7 @@ TARGETS = {
     "search": ("engines.search.bench", "dDsS search decisions/s and nodes/s"),
     "leaf": ("engines.leaves.bench", "frozen fair leaf: ns per evaluation"),
     "memory": ("engines.ntuple.memory_bench", "latency of a random read by table footprint"),
+    "referee": ("engines.play.referee_bench", "an external program's round trip per decision"),
 }
 
 

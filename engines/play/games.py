@@ -36,7 +36,7 @@ from engines.drop7 import baselines, core
 from engines.drop7.board import CENTRE_ORDER
 from engines.drop7.game_loop import play_out
 from engines.drop7.trajectory import replay_seeded, summary
-from engines.play.policy import BaselinePolicy, Policy
+from engines.play.policy import BaselinePolicy, Policy, parse_policy
 
 Log = Callable[[str], None]
 
@@ -73,6 +73,22 @@ def _row(seed: int, state: np.ndarray, columns: list[int], decisions: int, illeg
             "leaves": "" if work[1] is None else work[1], "illegal": illegal,
             "unfinished": unfinished, "wall_s": round(wall, 4),
             "trajectory": figures["trajectory"]}
+
+
+class _CentreFirst(Policy):
+    """The fallback as a Python player: what the driver runs around any decision."""
+
+    spec = parse_policy("centre-first")
+
+    def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
+        return centre_first(cols)
+
+
+def warm_up_driver() -> None:
+    """Compile (or load from numba's cache) what the driver runs around a player's decisions
+    and after a game (the game loop, the legality checks, the replay), by playing one game,
+    so that no game's ``wall_s`` counts it."""
+    play_game(_CentreFirst(), 1, log=lambda _message: None)
 
 
 def _baseline_game(policy: BaselinePolicy, seed: int) -> dict:

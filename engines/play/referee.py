@@ -4,25 +4,34 @@
 (:mod:`engines.play.policy`).  It starts the program (in the harness's
 working directory, with the harness's environment; its standard error goes
 to the harness's), shakes hands, sets the declared options, and then for
-each decision sends the public state and reads one column back.  The
-harness keeps the seed, the rules and the random streams; the program sees
-only what :func:`engines.play.referee_messages.position_line` writes.
+each decision sends the public state and ``go id N`` and reads the answer
+``move C id N``.  The harness keeps the seed, the rules and the random
+streams; the program sees only what
+:func:`engines.play.referee_messages.position_line` writes.
 
 Faults are recorded by the games driver (:mod:`engines.play.games`), never
 hidden, and the game goes on with the driver's fallback (centre-first):
 
-* a column that is off the board or full, or an answer that is not
-  ``move C``: :meth:`ExternalPolicy.choose` returns it (or -1), an
-  ``illegal`` decision;
-* no answer within ``movetime + grace``, or a program that exits: it raises
-  :class:`ProgramError`, an ``unfinished`` decision; the program is stopped
-  and started afresh (handshake, options, ``newgame``) at the next decision;
-  when that fails, every later decision of the game is ``unfinished`` and the
-  next game tries again.
+* a column that is off the board or full, an answer that is not
+  ``move C id N`` for the pending ``go``, or a surplus line (a ``move`` of an
+  earlier ``go``, read while waiting for this one's answer):
+  :meth:`ExternalPolicy.choose` returns it (or -1), an ``illegal`` decision;
+* no answer within ``movetime + grace``, or a program that exits or closes its
+  output: it raises :class:`ProgramError`, an ``unfinished`` decision; the
+  program is stopped and started afresh (handshake, options, ``newgame``) at
+  the next decision; when that fails, every later decision of the game is
+  ``unfinished`` and the next game tries again.
 
-A program that cannot start before the first game (not found, exits, no
-``ready`` within :data:`START_LIMIT_S`, an option it does not accept) is a
-:class:`~engines.play.policy.PolicyError`: one line, exit status 2.
+An answer after ``movetime`` but within the grace is played; it is logged
+and counted (the count is logged when the player closes).  Every log line
+names the game's seed and the move.
+
+A program that cannot start before the first game (a command word naming a
+file that does not exist, not found, exits, no ``ready`` within
+:data:`START_LIMIT_S`, an option it does not accept) is a
+:class:`~engines.play.policy.PolicyError`: one line, exit status 2;
+:func:`check_program` is the same start, for the workflow's check before any
+job.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from collections.abc import Callable
 import numpy as np
 
 from engines.drop7 import core
+from engines.drop7.board import opening_cols
 from engines.play import referee_messages as msg
 from engines.play.policy import ExternalSpec, Policy, PolicyError, PolicySpec
 
@@ -48,8 +58,41 @@ START_LIMIT_S = 120.0
 QUIT_LIMIT_S = 2.0
 
 
+#: endings of a command word taken to name a script (besides any word with a ``/``)
+SCRIPT_SUFFIXES = (".py", ".pyc", ".pyz", ".sh", ".bash", ".pl", ".rb", ".jl", ".r", ".js",
+                   ".mjs", ".lua", ".jar")
+
+
 class ProgramError(RuntimeError):
-    """A decision the program did not give: a time-out, or the program exited."""
+    """A decision the program did not give (a time-out, the program exited or closed its
+    output), or a program that cannot start."""
+
+
+class OptionError(ProgramError):
+    """The program does not offer an option the arm sets."""
+
+
+def command_files(command: tuple[str, ...] | list[str]) -> list[str]:
+    """The words after the first that name a file the program reads.
+
+    A word that is not an option (no leading ``-``) and holds no ``=`` or ``:`` (not
+    ``KEY=VALUE``, a policy or a URL) names a file when it ends in one of
+    :data:`SCRIPT_SUFFIXES` (any case), or when it holds a ``/`` and is not an option's
+    value (the word after one starting with ``-``, which may name a file the program
+    writes)."""
+    return [w for before, w in zip(command, command[1:], strict=False)
+            if not w.startswith("-") and "=" not in w and ":" not in w
+            and (w.lower().endswith(SCRIPT_SUFFIXES)
+                 or ("/" in w and not before.startswith("-")))]
+
+
+def check_files(command: tuple[str, ...] | list[str]) -> None:
+    """A :class:`ProgramError` naming the first word of :func:`command_files` that names
+    no file, from the working directory (where the program starts)."""
+    for word in command_files(command):
+        if not os.path.exists(word):
+            raise ProgramError(f"{word}: no such file (a command word that names a file must "
+                               f"exist, from {os.getcwd()})")
 
 
 def _stderr(message: str) -> None:
@@ -78,7 +121,7 @@ class Program:
         try:
             self.proc.stdin.write(line.encode("ascii") + b"\n")
         except (BrokenPipeError, OSError):
-            raise self._exited() from None
+            raise self._gone("input") from None
 
     def read_line(self, deadline: float) -> str:
         """The next line, waiting until ``deadline`` (``time.monotonic``)."""
@@ -89,22 +132,20 @@ class Program:
                 raise TimeoutError
             data = os.read(self._fd, 65536)
             if not data:
-                raise self._exited()
+                raise self._gone("output")
             self._buf += data
         line, _, self._buf = self._buf.partition(b"\n")
         return line.decode("ascii", errors="replace").strip()
 
-    def _exited(self) -> ProgramError:
-        """The error of a program found gone, by a write (broken pipe) or a read (end of
-        file): which one comes first is a race, so both say the same."""
-        return ProgramError(f"the program exited{self._status()}")
-
-    def _status(self) -> str:
+    def _gone(self, pipe: str) -> ProgramError:
+        """The error of a pipe found closed, by a write (broken pipe: ``pipe`` is "input")
+        or a read (end of file: "output").  A program that has exited says so with its
+        status, whichever pipe found it first (a race); one still running closed the pipe."""
         try:
             code = self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            return ""
-        return f" (exit status {code})"
+            return ProgramError(f"the program closed its {pipe} (it had not exited)")
+        return ProgramError(f"the program exited (exit status {code})")
 
     def kill(self) -> None:
         """Stop the program and its process group, and reap it."""
@@ -116,22 +157,30 @@ class Program:
             with contextlib.suppress(OSError):
                 pipe.close()
 
-    def quit(self) -> None:
-        """Send ``quit``, give the program :data:`QUIT_LIMIT_S` to exit, then stop it."""
-        try:
+    def quit(self) -> list[str]:
+        """Send ``quit``, give the program :data:`QUIT_LIMIT_S` to exit, then stop it; the
+        lines it wrote that no one read (read until it closes its output)."""
+        deadline = time.monotonic() + QUIT_LIMIT_S
+        left: list[str] = []
+        with contextlib.suppress(ProgramError, OSError):
             self.send(msg.QUIT)
             self.proc.stdin.close()
-            self.proc.wait(timeout=QUIT_LIMIT_S)
-        except (ProgramError, OSError, subprocess.TimeoutExpired):
-            pass
+        with contextlib.suppress(ProgramError, OSError, TimeoutError):
+            while True:
+                left.append(self.read_line(deadline))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=max(deadline - time.monotonic(), 0))
         self.kill()
+        return left
 
 
 def start(ext: ExternalSpec) -> tuple[Program, str]:
     """Start the program, shake hands and set the options; returns it and its name.
 
-    Raises :class:`ProgramError` naming what went wrong.
+    Raises :class:`ProgramError` naming what went wrong (:class:`OptionError` for an
+    option the program does not offer).
     """
+    check_files(ext.command)
     try:
         program = Program(ext.command)
     except OSError as exc:
@@ -140,13 +189,56 @@ def start(ext: ExternalSpec) -> tuple[Program, str]:
         name, accepted = _handshake(program, time.monotonic() + START_LIMIT_S)
         for key, value in ext.options:
             if key not in accepted:
-                raise ProgramError(f"the program does not accept option {key!r} (it "
-                                    f"accepts: {', '.join(accepted) or 'none'})")
+                raise OptionError(f"the program does not accept option {key!r} (it "
+                                  f"accepts: {', '.join(accepted) or 'none'})")
             program.send(f"{msg.SETOPTION} {key} {value}")
     except BaseException:
         program.kill()
         raise
     return program, name
+
+
+def check_program(ext: ExternalSpec) -> str:
+    """Start the program as a game would (its files, the start, the handshake, the options),
+    ask it one trial decision on a position of no seed (the opening board, disc 1), and
+    tell it to quit; its name.  Raises :class:`ProgramError` as :func:`start` does, or when
+    the trial gets no ``move C id 1`` with C a column within ``movetime + grace`` (an
+    ``error`` there, after options were set, is an :class:`OptionError`)."""
+    program, name = start(ext)
+    try:
+        cols = opening_cols()
+        state = np.zeros(core.ST_LEN, dtype=np.int64)
+        state[core.ST_NEXT_DISC], state[core.ST_MOVES_REMAINING], state[core.ST_LEVEL] = 1, 5, 1
+        deadline = time.monotonic() + ext.limit_s
+        program.send(msg.NEWGAME, deadline)
+        program.send(msg.position_line(state, cols), deadline)
+        program.send(msg.go_line(1, ext.movetime_ms), deadline)
+        line = program.read_line(deadline)
+        while msg.split(line)[0] == msg.INFO:
+            line = program.read_line(deadline)
+    except TimeoutError:
+        program.kill()
+        raise ProgramError(f"no answer to a trial 'go' within {ext.limit_s * 1000:.0f} ms "
+                           "(movetime + grace)") from None
+    except ProgramError as exc:  # gone: an 'error' it wrote first says why
+        left = program.quit()
+        line = next((x for x in left if msg.split(x)[0] == msg.ERROR), None)
+        if line is None:
+            raise exc from None
+    except BaseException:
+        program.kill()
+        raise
+    answer = msg.parse_move(line)
+    if answer is None or answer[1] != 1 or not 0 <= answer[0] <= 6:
+        program.kill()
+        word, rest = msg.split(line)
+        if word == msg.ERROR:
+            error = OptionError if ext.options else ProgramError
+            raise error(f"the program refused{' its options' if ext.options else ''}: {rest}")
+        raise ProgramError(f"the program answered {line!r} to a trial 'go id 1' on the "
+                           f"opening board, not '{msg.MOVE} C id 1' (C 0-6)")
+    program.quit()
+    return name
 
 
 def _handshake(program: Program, deadline: float) -> tuple[str, dict[str, str]]:
@@ -178,11 +270,17 @@ def _handshake(program: Program, deadline: float) -> tuple[str, dict[str, str]]:
 
 
 class ExternalPolicy(Policy):
-    """An external program as a player (see the module's docstring for its faults)."""
+    """An external program as a player (see the module's docstring for its faults).
+
+    ``late`` and ``surplus`` count the answers after ``movetime`` (within the grace) and
+    the surplus lines since the player was made; :meth:`close` logs them."""
 
     def __init__(self, spec: PolicySpec, log: Callable[[str], None] = _stderr) -> None:
         assert spec.external is not None
         self.spec, self.ext, self.log = spec, spec.external, log
+        self.seed: int | None = None
+        self._late_seed: int | None = None
+        self.decision = self.games = self.late = self.surplus = 0
         try:
             self.program: Program | None
             self.program, self.program_name = start(self.ext)
@@ -190,9 +288,18 @@ class ExternalPolicy(Policy):
             raise PolicyError(f"{self.name}: the program cannot start: {exc}") from None
         self._newgame = self._gave_up = False
 
+    def warm_up(self) -> None:
+        """Compile the position line's writer, so a game's wall time excludes it."""
+        state = np.zeros(core.ST_LEN, dtype=np.int64)
+        cols = np.zeros(7, dtype=np.int64)
+        core.new_game(np.uint64(0), state, cols)
+        msg.position_line(state, cols)
+
     def new_game(self, seed: int) -> None:
-        """Tell the program a game starts (the seed stays with the harness)."""
+        """Tell the program a game starts (the seed stays with the harness, for the logs)."""
         self._newgame, self._gave_up = True, False
+        self.seed = seed
+        self.games += 1
 
     def _ready(self) -> Program:
         """The running program, started again after a fault, told of a new game."""
@@ -216,39 +323,74 @@ class ExternalPolicy(Policy):
             self.program = None
         return ProgramError(message)
 
+    def _say(self, move: int, text: str) -> None:
+        """One log line naming the game's seed, the move and the program."""
+        self.log(f"seed {self.seed} move {move}: {self.program_name or self.name} {text}")
+
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
-        """Send the position and ``go``; the column answered (-1 for a malformed answer)."""
+        """Send the position and ``go id N``; the column of the answer ``move C id N``
+        (-1 for a malformed answer or when a surplus line came first)."""
         deadline = time.monotonic() + self.ext.limit_s
+        move = int(state[core.ST_MOVES_PLAYED])
+        surplus: list[str] = []
         try:
             program = self._ready()
-            deadline = time.monotonic() + self.ext.limit_s  # a restart is not its time
+            self.decision += 1
+            sent = time.monotonic()
+            deadline = sent + self.ext.limit_s  # a restart is not its time
             program.send(msg.position_line(state, cols), deadline)
-            program.send(msg.go_line(self.ext.movetime_ms), deadline)
+            program.send(msg.go_line(self.decision, self.ext.movetime_ms), deadline)
             while True:
                 line = program.read_line(deadline)
-                if msg.split(line)[0] != msg.INFO:
+                answer = msg.parse_move(line)
+                if answer is not None and answer[1] < self.decision:
+                    surplus.append(line)  # an earlier go's answer, however late it came
+                elif msg.split(line)[0] != msg.INFO:
                     break
+            took_ms = (time.monotonic() - sent) * 1000
         except TimeoutError:
             raise self._fault(f"no answer within {self.ext.limit_s * 1000:.0f} ms (time-out); "
                               "the program is stopped") from None
         except ProgramError as exc:
             raise self._fault(str(exc)) from None
-        column = msg.parse_move(line)
-        move = int(state[core.ST_MOVES_PLAYED])
-        if column is None:
-            self.log(f"move {move}: {self.program_name or self.name} answered {line!r}, not "
-                     f"'{msg.MOVE} C': an illegal decision")
+        finally:
+            for extra in surplus:
+                self.surplus += 1
+                self._say(move, f"wrote {extra!r} while go {self.decision} was pending: a "
+                                "surplus line, answering no pending 'go'; an illegal decision")
+        if self.ext.movetime_ms is not None and took_ms > self.ext.movetime_ms:
+            self.late += 1
+            if self._late_seed != self.seed:  # the first of the game is logged, all counted
+                self._late_seed = self.seed
+                self._say(move, f"answered in {took_ms:.0f} ms, beyond its movetime of "
+                                f"{self.ext.movetime_ms} ms (within the grace): a late "
+                                "answer, played (later ones of this game are only counted)")
+        if answer is None or answer[1] != self.decision:
+            self._say(move, f"answered {line!r} to go {self.decision}, not "
+                            f"'{msg.MOVE} C id {self.decision}': an illegal decision")
+            return -1
+        column = answer[0]
+        if surplus:
             return -1
         if not (0 <= column <= 6 and core.is_legal(cols, column)):
-            self.log(f"move {move}: {self.program_name or self.name} answered column {column},"
-                     " which is not legal: an illegal decision")
+            self._say(move, f"answered column {column}, which is not legal: an illegal "
+                            "decision")
         return column
 
     def close(self) -> None:
-        """Send ``quit`` and stop the program."""
+        """Send ``quit`` and stop the program; log the lines it left unread (surplus lines
+        after its last decision) and the counts of late answers and surplus lines."""
         program, self.program = getattr(self, "program", None), None
-        if program is not None:
-            program.quit()
+        if program is None:
+            return
+        for line in program.quit():
+            if msg.split(line)[0] != msg.INFO:
+                self.surplus += 1
+                self.log(f"{self.program_name or self.name} wrote {line!r} after its last "
+                         "decision: a surplus line, answering no 'go' (no game charged)")
+        if self.late or self.surplus:
+            self.log(f"{self.program_name or self.name}: {self.late} late answers (within the "
+                     f"grace, played) and {self.surplus} surplus lines in {self.games} games")
 
     def __del__(self) -> None:
         self.close()

@@ -1,10 +1,12 @@
-"""The referee protocol's messages, version 1: every line either side writes, in one place.
+"""The referee protocol's messages, version 2: every line either side writes, in one place.
 
 The harness (:mod:`engines.play.referee`) and ``drop7 serve``
 (:mod:`engines.play.serve`) both build and parse their lines here, so the two
 sides cannot drift apart; docs/referee.md describes the protocol for anyone
 writing a program of their own.  A line is ASCII words separated by single
-spaces, ended by ``\\n``.  The board is the replay format's notation (seven
+spaces, ended by ``\\n``; each ``go`` carries a number the answer echoes
+(``go id N`` / ``move C id N``), so an answer is tied to the ``go`` it answers
+and a surplus line cannot pass as a later answer.  The board is the replay format's notation (seven
 rows of seven digits, top row first, :mod:`engines.drop7.board`), its rows
 joined by ``/``.
 """
@@ -19,7 +21,7 @@ from engines.drop7 import core
 from engines.drop7.board import BoardError, cols_to_rows, rows_to_cols
 
 #: the protocol's version, sent in the harness's first line
-VERSION = 1
+VERSION = 2
 #: the harness's first word
 HELLO = "drop7"
 # harness -> program
@@ -89,34 +91,51 @@ def parse_position(line: str) -> Position:
     return Position(cols, *numbers)
 
 
-def go_line(movetime_ms: int | None) -> str:
-    """``go`` or ``go movetime MS``."""
-    return GO if movetime_ms is None else f"{GO} movetime {movetime_ms}"
+def go_line(decision: int, movetime_ms: int | None) -> str:
+    """``go id N`` or ``go id N movetime MS`` (``N`` the decision's number)."""
+    line = f"{GO} id {decision}"
+    return line if movetime_ms is None else f"{line} movetime {movetime_ms}"
 
 
-def parse_go(line: str) -> int | None:
-    """The movetime of a ``go`` line (``None`` when not given)."""
+@dataclass(frozen=True)
+class Go:
+    """A parsed ``go``: the decision's number and the movetime (``None`` when not given)."""
+
+    decision: int
+    movetime_ms: int | None
+
+
+def _number(word: str) -> int | None:
+    """A non-negative decimal integer of ASCII digits (leading zeros allowed), else None."""
+    return int(word) if word.isascii() and word.isdigit() else None
+
+
+def parse_go(line: str) -> Go:
+    """Parse ``go id N`` or ``go id N movetime MS``."""
     words = line.split()
-    if words == [GO]:
+    if (len(words) in (3, 5) and words[:2] == [GO, "id"] and _number(words[2]) is not None
+            and (len(words) == 3 or (words[3] == "movetime" and _number(words[4]) is not None))):
+        return Go(int(words[2]), int(words[4]) if len(words) == 5 else None)
+    raise MessageError(f"expected 'go id N' or 'go id N movetime MS', got {line.strip()!r}")
+
+
+def move_line(column: int, decision: int) -> str:
+    """The program's answer ``move C id N`` to ``go id N``."""
+    return f"{MOVE} {column} id {decision}"
+
+
+def parse_move(line: str) -> tuple[int, int] | None:
+    """``(column, decision)`` of an answer ``move C id N``; ``None`` for any other line.
+
+    The line is split at runs of ASCII whitespace, so surrounding spaces and a ``\\r``
+    before the newline are dropped; C and N are ASCII digits, leading zeros
+    allowed (``move 03 id 7`` is column 3), no sign (``move +3 id 7`` and ``move -1 id 7``
+    are not answers).  Any C is returned; the harness checks it is legal."""
+    words = line.split()
+    if len(words) != 4 or words[0] != MOVE or words[2] != "id":
         return None
-    if len(words) == 3 and words[:2] == [GO, "movetime"] and words[2].isdigit():
-        return int(words[2])
-    raise MessageError(f"expected 'go' or 'go movetime MS', got {line.strip()!r}")
-
-
-def move_line(column: int) -> str:
-    """The program's answer ``move C``."""
-    return f"{MOVE} {column}"
-
-
-def parse_move(line: str) -> int | None:
-    """The column of a ``move C`` answer, any integer C (the harness checks it is legal);
-    ``None`` for a line that is not ``move`` and one integer."""
-    words = line.split()
-    if (len(words) == 2 and words[0] == MOVE and words[1].lstrip("-").isdigit()
-            and words[1].isascii()):
-        return int(words[1])
-    return None
+    column, decision = _number(words[1]), _number(words[3])
+    return None if column is None or decision is None else (column, decision)
 
 
 def split(line: str) -> tuple[str, str]:

@@ -27,7 +27,7 @@ from multiprocessing import get_context
 from contracts.cli_numbers import INT64_MAX, parse_int, parse_seed_block
 from contracts.errors import InputError, clip
 from contracts.games_table import GamesTableError, read_rows
-from engines.play.games import Log, _stderr, play_game
+from engines.play.games import Log, _stderr, play_game, warm_up_driver
 from engines.play.policy import Policy, canonical_policy, load_policy
 
 _ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
@@ -145,6 +145,7 @@ def _worker_init(arms: Sequence[Arm], budget_s: float | None) -> None:
     atexit.register(_close_all, _WORKER["policies"])
     for policy in _WORKER["policies"]:
         policy.warm_up()
+    warm_up_driver()
     _WORKER["budget_s"] = budget_s
 
 
@@ -185,6 +186,7 @@ def _run_games(arms: Sequence[Arm], policies: list[Policy], start: int, games: r
     if sequential:
         for policy in policies:
             policy.warm_up()
+        warm_up_driver()
     label = f"shard {shard}/{shards} ({len(arms)} arm{'s' if len(arms) > 1 else ''})"
     progress = Progress(len(tasks), label, log, progress_s)
     rows: dict[tuple[int, int], dict] = {}

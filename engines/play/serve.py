@@ -62,10 +62,10 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
             elif word == msg.POSITION:
                 position = msg.parse_position(line)
             elif word == msg.GO:
-                msg.parse_go(line)
+                go = msg.parse_go(line)
                 if position is None:
                     return _refuse("'go' before any 'position'")
-                say(msg.move_line(policy.choose(position.state(), position.cols)))
+                say(msg.move_line(policy.choose(position.state(), position.cols), go.decision))
             elif word == msg.SETOPTION:
                 return _refuse(f"no option {rest.split()[0] if rest else ''!r} (this program "
                                "offers none)")
