@@ -8,6 +8,7 @@ from analysis.games_table import read_games
 from analysis.report.page import ClaimRun, build_figures, render_claim, run_summary, write_public
 from protocol.jobs import log_to, run
 from protocol.provenance import collect
+from protocol.records import bundle_files
 from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
@@ -48,7 +49,7 @@ def main() -> None:
         hashes=load_json(S.input.hashes) if opened else {},
         contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
         games=read_games(S.input.table) if opened else None,
-        records=[record_link(f) for f in sorted(Path(S.input.records).iterdir())],
+        records=[record_link(f) for f in bundle_files(S.input.records)],
     )
     figures = build_figures(claim_run)
     for name in figures:
