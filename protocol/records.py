@@ -48,6 +48,8 @@ FORMATS = {"experiment": "drop7-experiment-v1", "seed-lease": "drop7-seed-lease-
 #: the id field of each record kind written as its own file
 ID_FIELDS = {"experiment": "experimentId", "seed-lease": "seedLeaseId", "run": "runId",
              "machine": "machineProfileId", "result": "resultId"}
+#: what of a verdict the run and result ids hash: the decision, not the readings' numbers
+VERDICT_KEY = ("verdict", "tier", "reason", "outcomes", "methodological_errors")
 #: the per-game rows' file in a bundle
 GAMES_FILE = "games.jsonl"
 #: the register's schema URI of a format (the records' ``$schema``)
@@ -710,9 +712,10 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     experiment["gate"]["fixedBeforeControlledData"] = screened and not unproven
     machine_rec = _machine_at(closed, machine, now_utc)
     check_record(machine_rec, "machine", "machine record")
+    decision = canonical_sha256({k: verdict.get(k) for k in VERDICT_KEY})
     run_content = {"claim": plan["id"], "commit": provenance.get("commit"),
                    "protocol": protocol, "leases": sorted(leases.values()),
-                   "verdict": canonical_sha256(verdict)}
+                   "verdict": decision}
     run_id = f"RUN-{_compact(first_open)}-{sha8(run_content)}"
     invalid = bool(verdict.get("methodological_errors"))
     replayed = replay_note(entries, table_sha256)
@@ -727,7 +730,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     source_notes = ([] if not dirty or diff else
                     ["the tree was dirty and its diff was not recorded: diffSha256 unknown"])
     source_notes.append("sourceArchiveSha256: no source archive is made (null)")
-    result_id = f"RS-{_compact(ended)}-{sha8(run_id, canonical_sha256(verdict), table_sha256)}"
+    result_id = f"RS-{_compact(ended)}-{sha8(run_id, decision, table_sha256)}"
     contribution = contribution_id(result_id, ended)
     run = {
         "$schema": SCHEMA_URI.format(kind="run"), "format": FORMATS["run"], "runId": run_id,
