@@ -196,11 +196,13 @@ def _check_readings(plan: Any, contrasts: Mapping[str, Any],
 
 
 def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITTED,
-            now: datetime | None = None) -> dict[str, Any]:
-    """Write the committed bundle ``directory`` (``reports/<profile>/records/<claim>``) again;
-    returns the new result record.  Refuses (:class:`RecordError`) before writing anything
-    when the declaration's protocol hash, a reading or the verdict rule disagrees with it."""
+            now: datetime | None = None, out: str | Path | None = None) -> dict[str, Any]:
+    """Write the committed bundle ``directory`` (``reports/<profile>/records/<claim>``) again,
+    in place or into ``out``; returns the new result record.  Refuses (:class:`RecordError`)
+    before writing anything when the declaration's protocol hash, a reading or the verdict
+    rule disagrees with it."""
     directory, repo = Path(directory), Path(repo)
+    target = Path(out) if out is not None else directory
     if directory.parent.name != "records":
         raise RecordError(f"{directory}: not a bundle directory reports/<profile>/records/<claim>")
     profile, claim = directory.parent.parent.name, directory.name
@@ -234,13 +236,13 @@ def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITT
             decided = (f"{decided[:4]}-{decided[4:6]}-{decided[6:8]}T{decided[9:11]}:"
                        f"{decided[11:13]}:{decided[13:15]}Z")
         common.pop("preregistered")
-        return write_bundle(directory, described, verdict, provenance, decided_utc=decided,
+        return write_bundle(target, described, verdict, provenance, decided_utc=decided,
                             **common)
     if len(entries) != 1:
         raise RecordError(f"{directory}: {len(entries)} blocks in the ledger, one expected")
     (block, entry), = entries.items()
     rows = table_rows(directory / GAMES_FILE)
-    work = directory.parent / f".{claim}.rebuild.csv"
+    work = target.parent / f".{claim}.rebuild.csv"
     try:
         write_rows(rows, work)
         contrasts = _contrasts(plan, loaded.profile, work, entry)
@@ -249,11 +251,11 @@ def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITT
     _check_readings(plan, contrasts, verdict)
     first = _first_commit(repo, entry["opened_utc"], ledger)
     result = write_bundle(
-        directory, described, verdict, provenance,
+        target, described, verdict, provenance,
         closed={"entries": {str(block): entry}}, table=rows,
         table_sha256=_rows_table(repo, directory, entry, block, ledger), contrasts=contrasts,
         opened_in={block: first} if first else None, **common)
-    problems = check_bundle(directory)
+    problems = check_bundle(target)
     if problems:
         raise RecordError("; ".join(problems))
     return result
