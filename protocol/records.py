@@ -630,7 +630,8 @@ def run_resources(entries: Mapping[int, Mapping[str, Any]],
                         "span (the claim's training, gates and statistics are not counted)")
 
 
-_AT_RUN = "captured at the run (by the job that closed the block)"
+_AT_RUN = ("captured at the run, by the job that closed the block (the run that wrote the "
+           "per-game rows)")
 
 
 def _machine_at(closed: Mapping[str, Any] | None, machine: Mapping[str, Any] | None,
