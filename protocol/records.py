@@ -616,8 +616,8 @@ def run_resources(entries: Mapping[int, Mapping[str, Any]],
                             "available to these records")
     if not mine or late:
         return out, note + ("CPU and peak memory unknown: " + (
-            f"the benchmark files of {len(late)} of the block's game jobs were written after "
-            "its first reading (a later run replaced them)" if late else
+            f"the benchmark files of {len(late)} of the block's game jobs were written outside "
+            "its first reading's span (a later run replaced them)" if late else
             "no benchmark file of the block's game jobs"))
     cpu = round(sum(float(j.get("cpu_s") or 0) for j in mine.values()), 3)
     if cores is not None and cpu > cores * wall:

@@ -397,7 +397,7 @@ def test_the_run_resources_are_its_own_block_s_jobs_in_its_span(bundle, plan,
              "status": "complete", "completed_utc": "2026-12-02T02:40:00Z",
              "table_sha256": "c" * 64}
     rewritten = {k: {**j, "written_utc": "2026-12-02T09:00:00Z"} for k, j in JOBS.items()}
-    for jobs, why in ((rewritten, "written after its first reading"),
+    for jobs, why in ((rewritten, "written outside its first reading's span"),
                       (None, "benchmark files were not available"),
                       ({k: {**j, "cpu_s": 1e6} for k, j in JOBS.items()}, "cores times")):
         out = tmp_path / str(len(why))
