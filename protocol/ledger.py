@@ -30,7 +30,9 @@ File format (``drop7-screen-ledger-v3``; a ``v2`` file, without ``looks`` and
                        "looks": [{"look": k, "seeds": [start, n], "statistic": t,
                                   "efficacy_bound": c, "futility_bound": a,
                                   "decision": "...", "utc": "..."}, ...],
-                       "unread": [first seed, count] | null}, ...]}}
+                       "unread": [first seed, count] | null,
+                       "replays": [{"table_sha256": "...", "utc": "...",
+                                    "looks": [...]}, ...]}, ...]}}
 
 ``protocol_sha256`` is the preregistered experiment's hash of what decides the
 verdict (:func:`protocol.records.protocol_sha256`): an opener whose hash
@@ -41,6 +43,12 @@ kept) is accepted and flagged ``no_protocol_hash`` in the answer.
 A sequential screen records every look when it is made (:func:`record_look`)
 and, when it stops before its last look, the seeds of its block it never
 read (``unread``, written when the block is closed).
+
+What the first reading recorded (its looks and their times, its games table's
+hash, its completion time) is never rewritten.  A block played again after it
+was complete is a *replay*: its looks and its table's hash are appended to the
+entry's ``replays`` (one item per replay, in order; :func:`replays` reads them,
+and the single ``differs`` hash an older ledger kept, as one replay).
 
 Every read checks the file against ``protocol/schemas/ledger.schema.yaml``:
 an entry with a missing field or a wrong type is one :class:`LedgerError`
@@ -244,18 +252,41 @@ def _entry(doc: Mapping[str, Any], block: int, opener: Opener, what: str) -> dic
     return mine
 
 
+def replays(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The replays of a ledger entry, in order (``replays``; an older entry's single
+    ``differs`` hash reads as one replay without a time)."""
+    if "replays" in entry:
+        return [dict(r) for r in entry["replays"]]
+    if entry.get("differs"):
+        return [{"table_sha256": entry["differs"]}]
+    return []
+
+
+def _open_replay(mine: dict[str, Any]) -> dict[str, Any]:
+    """The replay under way of a complete entry (appended when none is): the last one that
+    has no games table yet."""
+    mine["replays"] = replays(mine)
+    mine.pop("differs", None)
+    if not mine["replays"] or "table_sha256" in mine["replays"][-1]:
+        mine["replays"].append({"looks": []})
+    return mine["replays"][-1]
+
+
 def record_look(path: str | Path, blocks: Sequence[int], opener: Opener,
                 look: Mapping[str, Any], now: datetime | None = None) -> None:
     """Record a sequential screen's look (``look``, ``seeds``, ``statistic``, the bounds and the
-    ``decision``) in ``opener``'s entries of ``blocks``; a look made again (a rerun after a
-    crash) replaces the one of the same number."""
+    ``decision``) in ``opener``'s entries of ``blocks``; a look made again before the block is
+    complete (a rerun after a crash) replaces the one of the same number; a look of a block
+    already complete belongs to a replay and is appended to it (the first reading's looks are
+    kept as they were)."""
     keys = ("look", "seeds", "statistic", "efficacy_bound", "futility_bound", "decision")
     record = {**{k: look[k] for k in keys}, "utc": _stamp(now)}
     with _locked(Path(path)) as doc:
         for block in blocks:
             mine = _entry(doc, block, opener, "record a look in")
-            looks = [x for x in mine.get("looks", []) if x["look"] != record["look"]]
-            mine["looks"] = sorted([*looks, record], key=lambda x: x["look"])
+            target = _open_replay(mine) if mine.get("status") == COMPLETE else mine
+            looks = [x for x in target.get("looks", []) if x["look"] != record["look"]]
+            target["looks"] = sorted([*looks, record], key=lambda x: x["look"])
 
 
 def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, games: int,
@@ -265,18 +296,25 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
     and (a sequential screen that stopped early) ``unread``, ``[first seed, count]`` of the
     seeds never read.
 
-    A block completed before with a different games table keeps its first
-    hash, and the entry records the new one under ``differs``.
+    A block completed before keeps what its first reading recorded; a replay
+    (looks recorded since, or a different games table) is appended to the
+    entry's ``replays`` with its table's hash and time.
     """
     with _locked(Path(path)) as doc:
         out = {}
         for block in blocks:
             mine = _entry(doc, block, opener, "complete")
-            if unread is not None:
+            if mine.get("status") != COMPLETE and unread is not None:
                 mine["unread"] = [int(x) for x in unread]
-            if mine.get("status") == COMPLETE and mine.get("table_sha256") != table_sha256:
-                mine["differs"] = table_sha256
-            elif mine.get("status") != COMPLETE:
+            if mine.get("status") == COMPLETE:
+                seen = [mine.get("table_sha256"), *(r.get("table_sha256") for r in replays(mine))]
+                under_way = seen[-1] is None
+                if under_way or table_sha256 not in seen:
+                    replay = _open_replay(mine)
+                    replay.update(table_sha256=table_sha256, utc=_stamp(now))
+                    if not replay.get("looks"):
+                        replay.pop("looks", None)
+            else:
                 mine.update(status=COMPLETE, games=int(games), table_sha256=table_sha256,
                             completed_utc=_stamp(now))
             out[str(block)] = dict(mine)

@@ -17,6 +17,7 @@ import os
 import platform
 import subprocess
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -35,21 +36,29 @@ def written_by_runs(ledger: str | None) -> tuple[str, ...]:
 
 
 def git_state(repo: str | Path, written: Iterable[str] = ()) -> dict[str, Any]:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout at ``repo``;
-    ``dirty`` leaves out the paths ``written`` (:func:`written_by_runs`)."""
+    """``{"commit": sha or None, "dirty": bool or None, "diff_sha256": ...}`` of the checkout
+    at ``repo``; ``dirty`` leaves out the paths ``written`` (:func:`written_by_runs`), and
+    ``diff_sha256`` (None when clean) is the SHA-256 of ``git diff HEAD --binary`` over the
+    same paths: the local changes the run used (untracked files are not in it)."""
 
     def git(*args: str) -> str | None:
+        raw = git_bytes(*args)
+        return None if raw is None else raw.decode(errors="replace").strip()
+
+    def git_bytes(*args: str) -> bytes | None:
         try:
             out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
-                                 text=True, timeout=30, check=True)
+                                 timeout=30, check=True)
         except (OSError, subprocess.SubprocessError):
             return None
-        return out.stdout.strip()
+        return out.stdout
 
     commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no", "--", ".",
-                 *(f":(exclude){w}" for w in written))
-    return {"commit": commit, "dirty": None if status is None else bool(status)}
+    paths = ("--", ".", *(f":(exclude){w}" for w in written))
+    status = git("status", "--porcelain", "--untracked-files=no", *paths)
+    diff = git_bytes("diff", "HEAD", "--binary", *paths) if status else None
+    return {"commit": commit, "dirty": None if status is None else bool(status),
+            "diff_sha256": None if diff is None else hashlib.sha256(diff).hexdigest()}
 
 
 def run_source(repo: str | Path, ledger: str | None) -> dict[str, Any]:
@@ -154,6 +163,15 @@ def invoking_command(levels: int = 6) -> list[str] | None:
 def job_times(directory: str | Path) -> dict[str, dict[str, float]]:
     """Every job's last benchmark row under ``directory`` (wall s, CPU s, peak RSS MB)."""
     return _benchmarks(directory)
+
+
+def jobs_written(directory: str | Path) -> dict[str, dict[str, Any]]:
+    """:func:`job_times` with the time each job's benchmark file was written (``written_utc``,
+    RFC 3339): which run a job's figures belong to."""
+    root = Path(directory)
+    return {name: {**job, "written_utc": datetime.fromtimestamp(
+                (root / f"{name}.tsv").stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            for name, job in _benchmarks(directory).items()}
 
 
 def stage_times(jobs: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:

@@ -36,6 +36,9 @@ from jsonschema import Draft202012Validator
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.hashing import file_sha256
+from protocol.ledger import replays
+from protocol.paths import screen_label
+from protocol.records_metrics import result_metrics
 from protocol.schema import key_path, load_schema
 
 #: record kind -> format identifier (the schema file is ``records/<kind>-v1``)
@@ -45,6 +48,8 @@ FORMATS = {"experiment": "drop7-experiment-v1", "seed-lease": "drop7-seed-lease-
 #: the id field of each record kind written as its own file
 ID_FIELDS = {"experiment": "experimentId", "seed-lease": "seedLeaseId", "run": "runId",
              "machine": "machineProfileId", "result": "resultId"}
+#: what of a verdict the run and result ids hash: the decision, not the readings' numbers
+VERDICT_KEY = ("verdict", "tier", "reason", "outcomes", "methodological_errors")
 #: the per-game rows' file in a bundle
 GAMES_FILE = "games.jsonl"
 #: the register's schema URI of a format (the records' ``$schema``)
@@ -57,6 +62,7 @@ NOT_MEASURED = ("logicalWork",)
 #: a row's work figures from the games table's columns (empty: the player did not report it)
 WORK_COLUMNS = {"nodesOrTransitions": "nodes", "modelInferences": "leaves"}
 
+_ID_TIME = re.compile(r"^[A-Z]+-[0-9]{8}T[0-9]{6}Z-[a-f0-9]{8}$")
 _THEORY = re.compile(r"^TH-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
 _EXPERIMENT = re.compile(r"^EX-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
 #: keys that never decide a verdict: names, texts, notes and the register's figures
@@ -208,9 +214,11 @@ def read_span(entry: Mapping[str, Any]) -> tuple[tuple[int, int], tuple[int, int
 
 def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence[str],
                       lifecycle: str = "preregistered", updated_utc: str | None = None,
-                      reused: bool = False, id_date: str | None = None) -> dict[str, Any]:
+                      reused: bool = False, id_date: str | None = None,
+                      screened: bool = True) -> dict[str, Any]:
     """The claim's ``drop7-experiment-v1`` (``opened_utc``: when its first block opened;
-    ``id_date``, the time whose date the derived ids carry, default ``opened_utc``)."""
+    ``id_date``, the time whose date the derived ids carry, default ``opened_utc``;
+    ``screened``: whether its screen was opened, else no games are expected)."""
     protocol = protocol_sha256(plan)
     date = _compact(id_date or opened_utc)[:8]
     doc = plan["declaration"]
@@ -250,8 +258,8 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
                       "maxGpuBytes": None, "gpuDevices": []},
         "stopConditions": ["every game of every arm is in (the block is closed in the ledger)",
                            "illegal or unfinished decisions invalidate the verdict"],
-        "expectedArtifacts": ["games table (CSV) of the screen", GAMES_FILE,
-                              "verdict and report page"],
+        "expectedArtifacts": (["games table (CSV) of the screen", GAMES_FILE]
+                              if screened else []) + ["verdict and report page"],
         "lifecycle": lifecycle, "protocolSha256": protocol, "amendments": [],
         "createdBy": dict(CREATED_BY), "createdAt": opened_utc,
         "updatedAt": updated_utc or opened_utc,
@@ -325,8 +333,11 @@ def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experi
               run: str, leases: Mapping[int, tuple[int, int, str]]) -> list[dict[str, Any]]:
     """``drop7-game-result-v1`` rows of a games table (values as text, the runner's columns).
 
-    ``leases`` maps each block to ``(first seed, end seed, lease id)``.
+    ``leases`` maps each block to ``(first seed, end seed, lease id)``; a game's
+    ``cohortOrdinal`` is its seed's place in the block (unique in its arm's cohort, whatever
+    look played it).
     """
+    first = {sl: lo for lo, _, sl in leases.values()}
     out = []
     for i, row in enumerate(rows):
         missing = [c for c in _PER_GAME if not row.get(c)]
@@ -342,7 +353,8 @@ def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experi
         record = {
             "format": FORMATS["game-result"], "experimentId": experiment, "runId": run,
             "policyId": row["policy"], "cohortId": f"{plan['id']}/{plan['label']}/{row['arm']}",
-            "seedLeaseId": lease, "cohortOrdinal": int(row["game"]), "seedHex": seed_hex(seed),
+            "seedLeaseId": lease, "cohortOrdinal": seed - first[lease],
+            "seedHex": seed_hex(seed),
             "score": int(float(row["score"])), "moves": int(row["moves"]),
             "censored": row["censored"] in ("1", "True", "true"),
             "numberedClears": int(row["popped"]), "coveredReveals": int(row["reveals"]),
@@ -362,12 +374,19 @@ _OUTCOME = {"supported-as-tested": "pass", "not-supported-as-tested": "fail",
             "mixed": "inconclusive", "invalidated-by-methodological-error": "not-applicable"}
 
 
+#: whether a reading's criterion, as its title states it, held: by outcome, and where the
+#: kind reads an outcome otherwise, by (kind, outcome); ``not-run`` is None
+PASSED = {"pass": True, "fail": False, "supported": True, "inconclusive": False,
+          "refuted": False, "not-refuted": False,
+          ("upper-below-zero", "refuted"): True}
+
+
 def gate_checks(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The readings as the register's gate checks: criterion, passed (None unless the
-    reading passed or failed) and what was observed."""
+    """The readings as the register's gate checks: criterion, passed (whether the reading's
+    criterion held, :data:`PASSED`; None only for a reading not run) and what was observed."""
     checks = []
     for r in verdict["readings"]:
-        passed = {"pass": True, "fail": False}.get(r["outcome"])
+        passed = PASSED.get((r.get("kind"), r["outcome"]), PASSED.get(r["outcome"]))
         checks.append({"criterion": f"{r['name']}: {r['title']}", "passed": passed,
                        "observed": f"{r['outcome']}: {r['reason']}"})
     return checks or [{"criterion": "the declared verdict rules", "passed": None,
@@ -390,6 +409,12 @@ def record_file(kind: str, record_id: str) -> str:
     return f"{kind}-{record_id}.json"
 
 
+def bundle_files(directory: str | Path) -> list[Path]:
+    """A bundle's files, sorted: every file but the hidden ones (Snakemake's directory
+    timestamp ``.snakemake_timestamp`` is not a record; it is never listed nor committed)."""
+    return sorted(p for p in Path(directory).iterdir() if not p.name.startswith("."))
+
+
 def check_bundle(directory: str | Path) -> list[str]:
     """Every problem of a bundle, one line each naming the file and the key: a record that
     breaks its schema, a file named for another id, an id named but absent, a protocol
@@ -399,9 +424,9 @@ def check_bundle(directory: str | Path) -> list[str]:
         return [f"{root}: not a directory"]
     problems: list[str] = []
     records: dict[str, list[tuple[str, dict[str, Any]]]] = {k: [] for k in FORMATS}
-    for path in sorted(root.iterdir()):
-        if path.name == GAMES_FILE or path.name.startswith("."):
-            continue  # a hidden file (Snakemake's directory timestamp) is not part of it
+    for path in bundle_files(root):
+        if path.name == GAMES_FILE:
+            continue
         if path.suffix != ".json":
             problems.append(f"{path}: not a record of a bundle (*.json or {GAMES_FILE})")
             continue
@@ -461,7 +486,20 @@ def check_bundle(directory: str | Path) -> list[str]:
             need(f"{GAMES_FILE}: line {line}", key, row.get(key), kind)
     if not records["result"]:
         problems.append(f"{root}: no result record")
+    problems += _check_contributions(root, records)
     return problems
+
+
+def _check_contributions(root: Path, records: Mapping[str, list[tuple[str, dict[str, Any]]]],
+                         ) -> list[str]:
+    """Every contribution id a run or result names is the bundle's own: the one derived from
+    its result (:func:`contribution_id`)."""
+    own = {contribution_id(str(r.get("resultId")), str(r.get("resultId"))[3:19])
+           for _, r in records["result"] if _ID_TIME.match(str(r.get("resultId")))}
+    return [f"{root / name}: key contributionIds[{i}]: {ct!r} is not the bundle's contribution "
+            f"(derived from its result id)"
+            for kind in ("run", "result") for name, r in records[kind]
+            for i, ct in enumerate(r.get("contributionIds") or []) if ct not in own]
 
 
 def _read_games(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
@@ -502,32 +540,158 @@ def _check_artifact(root: Path, name: str, art: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _seconds(start: str, end: str) -> float:
+    parse = lambda s: datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
+    return (parse(end) - parse(start)).total_seconds()
+
+
+def replay_note(entries: Mapping[int, Mapping[str, Any]],
+                table_sha256: str | None) -> str | None:
+    """What the records say of blocks played again after their first reading (None if none):
+    which tables the replays wrote, and which table the per-game rows are from."""
+    parts = []
+    for b, e in sorted(entries.items()):
+        again = replays(e)
+        if not again:
+            continue
+        tables = ", ".join(str(r.get("table_sha256", "not closed"))[:16] for r in again)
+        rows = ("the first reading's" if table_sha256 == e.get("table_sha256") else
+                "replay " + str(1 + [r.get("table_sha256") for r in again].index(table_sha256))
+                + "'s" if table_sha256 in [r.get("table_sha256") for r in again] else
+                "a table the ledger does not name")
+        parts.append(f"block {b} was played again after its first reading, {len(again)} "
+                     f"time{'s' if len(again) > 1 else ''} (games tables {tables}; the ledger "
+                     f"appends them under replays and keeps the first table "
+                     f"{str(e.get('table_sha256'))[:16]}, the seed lease's): the per-game rows "
+                     f"are {rows} games; startedAt and endedAt are the first reading's, the "
+                     "command, commit and source state those of the run that wrote the rows")
+    return "; ".join(parts) or None
+
+
+def preregistration(entries: Mapping[int, Mapping[str, Any]], protocol: str,
+                    opened_in: Mapping[int, str] | None = None) -> list[str]:
+    """The limitations of blocks whose ledger entry kept no protocol hash at opening (empty
+    when every block's opening kept this protocol's hash): the commit that opened each."""
+    out = []
+    for b, e in sorted(entries.items()):
+        kept = e.get("protocol_sha256")
+        if kept == protocol:
+            continue
+        if kept is not None:
+            raise RecordError(f"block {b}: the ledger kept protocol hash {kept[:12]} at "
+                              f"opening, the plan's is {protocol[:12]}")
+        where = (f"recorded in the ledger by commit {opened_in[b]}, "
+                 if opened_in and b in opened_in else "")
+        out.append(f"preregistration not proven for block {b}: it was opened on "
+                   f"{e['opened_utc']} ({where}source commit {e.get('commit') or 'unknown'}) "
+                   "before the ledger kept protocol hashes, so protocolSha256 is the hash of "
+                   "the declaration when these records were written, not one recorded at "
+                   "opening")
+    return out
+
+
+def run_resources(entries: Mapping[int, Mapping[str, Any]],
+                  jobs: Mapping[str, Mapping[str, Any]] | None, cores: int | None,
+                  ) -> tuple[dict[str, Any], str]:
+    """``resourceObserved`` of the run that first read ``entries``' blocks, and what it says.
+
+    Wall is the first reading's span (opening to completion); CPU and peak memory
+    the blocks' game jobs (benchmark names under ``screen-<block>/``) whose
+    benchmark files were written in that span.  Null, with the reason, when the
+    benchmark files are not available, a job was rewritten after the span (a
+    replay), or the CPU exceeds the cores times the span.
+    """
+    started = min(e["opened_utc"] for e in entries.values())
+    ended = max(e.get("completed_utc") or started for e in entries.values())
+    wall = _seconds(started, ended)
+    labels = {screen_label(b) for b in entries}
+    out = {"wallSeconds": wall, "cpuSeconds": None, "peakHostBytes": None, "peakGpuBytes": None}
+    note = (f"wallSeconds: the first reading's span, from the opening ({started}) to the "
+            f"completion ({ended}) of the block in the ledger; ")
+    mine = {k: j for k, j in (jobs or {}).items() if k.split("/")[0] in labels}
+    late = sorted(k for k, j in mine.items()
+                  if not started <= str(j.get("written_utc")) <= ended)
+    if jobs is None:
+        return out, note + ("CPU and peak memory unknown: the run's benchmark files were not "
+                            "available to these records")
+    if not mine or late:
+        return out, note + ("CPU and peak memory unknown: " + (
+            f"the benchmark files of {len(late)} of the block's game jobs were written outside "
+            "its first reading's span (a later run replaced them)" if late else
+            "no benchmark file of the block's game jobs"))
+    cpu = round(sum(float(j.get("cpu_s") or 0) for j in mine.values()), 3)
+    if cores is not None and cpu > cores * wall:
+        return out, note + (f"CPU unknown: the game jobs' benchmark files sum {cpu} s, more "
+                            f"than {cores} cores times the span; peak memory unknown")
+    peak = max(float(j.get("max_rss_mb") or 0) for j in mine.values())
+    out.update(cpuSeconds=cpu, peakHostBytes=int(peak * 2**20) if peak else None)
+    return out, note + (f"cpuSeconds and peakHostBytes: the sum and the largest of the "
+                        f"block's {len(mine)} game jobs' benchmark files, all written in the "
+                        "span (the claim's training, gates and statistics are not counted)")
+
+
+_AT_RUN = ("captured at the run, by the job that closed the block (the run that wrote the "
+           "per-game rows)")
+
+
+def _machine_at(closed: Mapping[str, Any] | None, machine: Mapping[str, Any] | None,
+                now_utc: str) -> dict[str, Any]:
+    """The machine record: the one the closing job captured, else ``machine`` or this machine
+    now, saying that it was not captured at the run."""
+    if closed and closed.get("machine"):
+        record = dict(closed["machine"])
+        record["notes"] = [*record.get("notes", []), _AT_RUN]
+        return record
+    record = dict(machine) if machine is not None else machine_record(now_utc)
+    said = (f"captured at {record['capturedAt']}, when the records were written, not at the "
+            "run: the run's machine was not recorded")
+    if said not in record.get("notes", []):
+        record["notes"] = [*record.get("notes", []), said]
+    return record
+
+
+def contribution_id(result_id: str, when: str) -> str:
+    """The bundle's contribution (the result it adds to the register): ``when`` (RFC 3339 or
+    compact) and a hash of the result id; the run and the result name it."""
+    return f"CT-{_compact(when)}-{sha8('contribution', result_id)}"
+
+
 def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mapping[str, Any],
                  provenance: Mapping[str, Any], *, opened: Mapping[str, Any] | None = None,
                  closed: Mapping[str, Any] | None = None,
                  preregistered: Mapping[str, Any] | None = None,
                  table: Sequence[Mapping[str, str]] = (), table_sha256: str | None = None,
                  command: Sequence[str] | None = None,
+                 contrasts: Mapping[str, Mapping[str, Any]] | None = None,
+                 machine: Mapping[str, Any] | None = None, decided_utc: str | None = None,
+                 opened_in: Mapping[int, str] | None = None,
                  now: datetime | None = None) -> dict[str, Any]:
     """Write a claim's bundle into ``directory``; returns the result record.
 
     ``opened`` and ``closed`` are the screen's ``opened.json`` and ``closed.json``
     (None when the block was never opened or not closed; a closed entry
-    replaces the opened one), ``preregistered`` the experiment record written
-    before the block was opened (its creation time is kept; a protocol hash
-    that differs from the plan's is refused), ``table`` the rows of its games
-    table, ``command`` the invoking command line (None: not visible to the job,
-    written as ``["snakemake"]`` and said in the measurement notes).  Every
-    record is checked against its format before anything is written.
+    replaces the opened one; ``closed["machine"]`` is the machine captured at
+    the run), ``preregistered`` the experiment record written before the block
+    was opened (its creation time is kept; a protocol hash that differs from
+    the plan's is refused), ``table`` the rows of its games table,
+    ``command`` the invoking command line (None: not visible to the job,
+    written as ``["snakemake"]`` and said in the measurement notes).
+    ``provenance``: ``commit``, ``dirty``, ``diff_sha256`` and ``jobs`` (each
+    job's benchmark figures and ``written_utc``; None: not available).
+    ``contrasts``: the contrasts' JSON (the result's figures); ``machine``: a
+    machine record to use when none was captured at the run; ``decided_utc``:
+    when the verdict was decided (the time of a claim never screened);
+    ``opened_in``: the ledger commit that recorded each block's opening.
+    Every record is checked against its format before anything is written.
     """
     now_utc = stamp(now or datetime.now(UTC))
     blocks = (opened or {}).get("blocks", {})
     entries = {int(b): a["entry"] for b, a in blocks.items()}
     entries.update({int(b): e for b, e in (closed or {}).get("entries", {}).items()})
-    first_open = min((e["opened_utc"] for e in entries.values()), default=now_utc)
-    # the time in the ids: the first opening, else (never screened) the declared theory's date
-    id_stamp = first_open if entries else _declared_date(plan) or now_utc
-    ended = max((e.get("completed_utc") or now_utc for e in entries.values()), default=id_stamp)
+    screened = bool(entries)
+    decided = decided_utc or now_utc
+    first_open = min((e["opened_utc"] for e in entries.values()), default=decided)
+    ended = max((e.get("completed_utc") or now_utc for e in entries.values()), default=decided)
 
     leases = {b: lease_id(plan["id"], b, e) for b, e in entries.items()}
     unread = {b: u for b, e in entries.items() if (u := read_span(e)[1]) is not None}
@@ -536,7 +700,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     reused = any(a.get("reused") for a in blocks.values())
     experiment = experiment_record(plan, first_open,
                                    [*leases.values(), *unread_leases.values()], "completed",
-                                   now_utc, reused, id_date=id_stamp)
+                                   now_utc, reused, screened=screened,
+                                   id_date=None if screened else _declared_date(plan) or decided)
     protocol = experiment["protocolSha256"]
     if preregistered is not None:
         if preregistered.get("protocolSha256") != protocol:
@@ -544,53 +709,63 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                               f"{str(preregistered.get('protocolSha256'))[:12]} differs from "
                               f"the plan's {protocol[:12]}")
         experiment["createdAt"] = min(preregistered["createdAt"], experiment["createdAt"])
-    machine = machine_record(now_utc)
-    stages = provenance.get("stages", {})
+    unproven = preregistration(entries, protocol, opened_in)
+    experiment["gate"]["fixedBeforeControlledData"] = screened and not unproven
+    machine_rec = _machine_at(closed, machine, now_utc)
+    check_record(machine_rec, "machine", "machine record")
+    decision = canonical_sha256({k: verdict.get(k) for k in VERDICT_KEY})
     run_content = {"claim": plan["id"], "commit": provenance.get("commit"),
                    "protocol": protocol, "leases": sorted(leases.values()),
-                   "verdict": canonical_sha256(verdict)}
-    run_id = f"RUN-{_compact(id_stamp)}-{sha8(run_content)}"
-    peak = max((s.get("max_rss_mb") or 0 for s in stages.values()), default=0)
+                   "verdict": decision}
+    run_id = f"RUN-{_compact(first_open)}-{sha8(run_content)}"
     invalid = bool(verdict.get("methodological_errors"))
-    replayed = sorted(b for b, e in entries.items() if e.get("differs"))
-    replay_note = (f"block {', '.join(map(str, replayed))} was played again after its first "
-                   "reading (the ledger keeps the new games table's SHA-256 under differs): "
-                   "startedAt and endedAt are the first reading's, the command, commit and "
-                   "resources this reading's") if replayed else None
+    replayed = replay_note(entries, table_sha256)
+    cores = machine_rec["cpu"].get("affinityLogicalCpus") or machine_rec["cpu"].get("logicalCpus")
+    if screened:
+        observed, resource_note = run_resources(entries, provenance.get("jobs"), cores)
+    else:
+        observed = {"wallSeconds": None, "cpuSeconds": None, "peakHostBytes": None,
+                    "peakGpuBytes": None}
+        resource_note = "no screen was run: its block was never opened"
+    dirty, diff = provenance.get("dirty"), provenance.get("diff_sha256")
+    source_notes = ([] if not dirty or diff else
+                    ["the tree was dirty and its diff was not recorded: diffSha256 unknown"])
+    source_notes.append("sourceArchiveSha256: no source archive is made (null)")
+    result_id = f"RS-{_compact(ended)}-{sha8(run_id, decision, table_sha256)}"
+    contribution = contribution_id(result_id, ended)
     run = {
         "$schema": SCHEMA_URI.format(kind="run"), "format": FORMATS["run"], "runId": run_id,
-        "experimentId": experiment["experimentId"], "lifecycle": "completed",
-        "runValidity": "invalid" if invalid else "valid",
-        "startedAt": first_open if entries else None, "endedAt": ended if entries else None,
-        "protocolSha256": protocol, "machineProfileRef": machine["machineProfileId"],
-        "sourceState": {"gitCommit": provenance.get("commit"), "dirty": provenance.get("dirty"),
-                        "diffSha256": None, "sourceArchiveSha256": None},
+        "experimentId": experiment["experimentId"],
+        "lifecycle": "completed" if screened else "planned",
+        "runValidity": "invalid" if invalid else "valid" if screened else "pending",
+        "startedAt": first_open if screened else None, "endedAt": ended if screened else None,
+        "protocolSha256": protocol, "machineProfileRef": machine_rec["machineProfileId"],
+        "sourceState": {"gitCommit": provenance.get("commit"), "dirty": dirty,
+                        "diffSha256": diff if dirty else None, "sourceArchiveSha256": None},
         "command": list(command or ["snakemake"]), "seedLeaseRefs": list(leases.values()),
         "resourceLimits": {"wallSeconds": None, "cpuThreads": None, "maxHostBytes": None,
                            "maxGpuBytes": None},
         "resourceObserved": {
-            "wallSeconds": round(sum(s.get("wall_s") or 0 for s in stages.values()), 3),
-            "cpuSeconds": round(sum(s.get("cpu_s") or 0 for s in stages.values()), 3),
-            "peakHostBytes": int(peak * 2**20) if peak else None, "peakGpuBytes": None,
-            "measurementNotes": "sums over the claim's Snakemake jobs of their benchmark "
-                                "files (wall and CPU seconds), peak: the largest job's "
-                                "maximum resident set; the jobs may span several "
-                                "Snakemake invocations"
-                                + ("" if command else "; the invoking command line was not "
-                                   "visible to the records job")
-                                + (f"; {replay_note}" if replay_note else "")},
+            **observed,
+            "measurementNotes": "; ".join(
+                [resource_note, f"machine {machine_rec['notes'][-1]}", *source_notes]
+                + ([] if command else ["the invoking command line was not visible to the "
+                                       "records job"])
+                + ([replayed] if replayed else []))},
         "exitCode": None,
-        "stopReason": "the records are written by a job of the run, before it ends: its exit "
-                      "code is not known to them",
-        "artifactRefs": [GAMES_FILE] if table else [], "contributionIds": [],
+        "stopReason": ("the records are written by a job of the run, before it ends: its exit "
+                       "code is not known to them") if screened else
+                      f"the screen was never opened: {verdict['reason']}",
+        "artifactRefs": [GAMES_FILE] if table else [], "contributionIds": [contribution],
     }
     check_record(run, "run", f"run record of claim {plan['id']}")
-    records: list[tuple[str, dict[str, Any]]] = [("experiment", experiment), ("machine", machine),
-                                                 ("run", run)]
+    records: list[tuple[str, dict[str, Any]]] = [("experiment", experiment),
+                                                 ("machine", machine_rec), ("run", run)]
     spans = {}
     for b, e in entries.items():
         (lo, count), rest = read_span(e)
         spans[b] = (lo, lo + count, leases[b])
+        again = replays(e)
         lease = {
             "$schema": SCHEMA_URI.format(kind="seed-lease"), "format": FORMATS["seed-lease"],
             "seedLeaseId": leases[b], "experimentId": experiment["experimentId"],
@@ -605,7 +780,12 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
             "notes": [f"screen block {b} of the seed bank, opened for claim {plan['id']} "
                       f"({e['profile']} profile) through the screen ledger"]
                      + (["read before by another opener (reused)"]
-                        if blocks[str(b)].get("reused") else []),
+                        if blocks.get(str(b), {}).get("reused") or e.get("reused") else [])
+                     + ([f"played again {len(again)} time(s) after its first reading: "
+                         "cohortManifestSha256 is the first reading's games table; the "
+                         "replays' tables: " + ", ".join(
+                             str(r.get("table_sha256", "not closed")) for r in again)]
+                        if again else []),
         }
         check_record(lease, "seed-lease", f"seed lease of block {b}")
         records.append(("seed-lease", lease))
@@ -623,20 +803,20 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                           "every other claim's screens"]}))
             check_record(records[-1][1], "seed-lease", f"unread seed lease of block {b}")
     rows = game_rows(table, plan, experiment["experimentId"], run_id, spans)
-    result_id = f"RS-{_compact(ended)}-{sha8(run_id, canonical_sha256(verdict), table_sha256)}"
     limitations = [*verdict.get("tier_lowered_by", []),
                    "not measured per game (null): " + ", ".join(
                        [*NOT_MEASURED, *(k for k in WORK_COLUMNS
                                          if any(r[k] is None for r in rows))]),
                    "run exit code unknown to the records (written during the run)",
-                   *([replay_note] if replay_note else [])]
+                   *unproven, *source_notes[:-1], *([replayed] if replayed else [])]
     if plan.get("theory") and not _THEORY.match(str(plan["theory"])):
         limitations.append(f"theory id derived from the declared {plan['theory']!r}: declare "
                            "the register's full id")
+    frozen = {k: v for e in entries.values() for k, v in e.get("hashes", {}).items()}
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.iterdir():  # a bundle is rewritten whole
-        if old.suffix in (".json", ".jsonl"):
+        if old.suffix in (".json", ".jsonl") or old.name.startswith("."):
             old.unlink()
     games_sha, count = write_games(directory / GAMES_FILE, rows) if rows else (None, None)
     result = {
@@ -646,15 +826,12 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
         "runValidity": "invalid" if invalid else "valid",
         "scientificOutcome": _OUTCOME[verdict["verdict"]], "assessment": verdict["verdict"],
         "evidenceTier": verdict["tier"], "summary": verdict["reason"],
-        "metrics": {"outcomes": dict(verdict.get("outcomes", {})),
-                    "rule": verdict.get("rule"),
-                    "methodologicalErrors": list(verdict.get("methodological_errors", []))},
+        "metrics": result_metrics(verdict, contrasts or {}, frozen),
         "gateChecks": gate_checks(verdict),
         "perGameArtifact": {"path": GAMES_FILE if rows else None, "sha256": games_sha,
                             "recordCount": count},
-        "machineProfileRefs": [machine["machineProfileId"]], "artifactManifestRef": None,
-        "limitations": limitations,
-        "contributionIds": [f"CT-{_compact(ended)}-{sha8('contribution', result_id)}"],
+        "machineProfileRefs": [machine_rec["machineProfileId"]], "artifactManifestRef": None,
+        "limitations": limitations, "contributionIds": [contribution],
         "recordedAt": now_utc,
     }
     check_record(result, "result", f"result record of claim {plan['id']}")

@@ -1,10 +1,13 @@
-"""``drop7 records validate DIR``: check a record bundle (protocol/records.py).
+"""``drop7 records validate DIR``: check a record bundle (protocol/records.py);
+``drop7 records rebuild DIR``: write a committed bundle and its page's records again
+(protocol/records_rebuild.py).
 
 Every problem is one line on standard error naming the file and the key
 (a record breaking its format, an id named but absent from the bundle, a
 protocol hash differing from the experiment's, a per-game file whose hash or
 count differs from the result's); exit status 2 on any, else one line on
-standard output and 0.
+standard output and 0.  A bundle that cannot be rebuilt is one line, exit 2,
+and nothing written.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from protocol.records import check_bundle
+from protocol.records import RecordError, check_bundle
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,10 +23,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verbs = parser.add_subparsers(dest="verb", required=True)
     validate = verbs.add_parser("validate", help="check a bundle's records and their links")
     validate.add_argument("directory", help="a bundle: reports/<profile>/records/<claim>")
+    rebuild = verbs.add_parser("rebuild", help="write a committed bundle again from the "
+                               "bundle, the ledger and its git history")
+    rebuild.add_argument("directory", help="a committed bundle: reports/<profile>/records/<claim>")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Validate the bundle; one line per problem, exit 2 on any."""
+    """Validate (one line per problem, exit 2 on any) or rebuild the bundle."""
+    if args.verb == "rebuild":
+        from protocol.records_rebuild import rebuild, refresh_claim_page
+
+        try:
+            result = rebuild(args.directory)
+        except (RecordError, OSError, ValueError) as exc:
+            print(f"drop7 records: error: {args.directory}: {exc}", file=sys.stderr)
+            return 2
+        page = refresh_claim_page(args.directory)
+        print(f"{args.directory}: written again ({result['resultId']})"
+              + (f"; {page} refreshed" if page else ""))
+        return 0
     problems = check_bundle(args.directory)
     for line in problems:
         print(f"drop7 records: {line}", file=sys.stderr)

@@ -17,6 +17,7 @@ from protocol.ledger import (
     opened_blocks,
     read_ledger,
     record_look,
+    replays,
 )
 
 A, B = "a" * 64, "b" * 64
@@ -76,7 +77,12 @@ def test_completion_records_the_table_and_keeps_the_first(tmp_path) -> None:
     done = close_blocks(ledger, [3], ONE, games=24, table_sha256="c" * 64, now=NOW)
     assert done["3"]["status"] == "complete" and done["3"]["games"] == 24
     again = close_blocks(ledger, [3], ONE, games=24, table_sha256="d" * 64, now=NOW)
-    assert again["3"]["table_sha256"] == "c" * 64 and again["3"]["differs"] == "d" * 64
+    assert again["3"]["table_sha256"] == "c" * 64
+    assert replays(again["3"]) == [{"table_sha256": "d" * 64, "utc": "2026-12-01T00:00:00Z"}]
+    # closing the same replay again adds nothing; a third table is a second replay
+    close_blocks(ledger, [3], ONE, games=24, table_sha256="d" * 64, now=NOW)
+    third = close_blocks(ledger, [3], ONE, games=24, table_sha256="e" * 64, now=NOW)
+    assert [r["table_sha256"] for r in replays(third["3"])] == ["d" * 64, "e" * 64]
     with pytest.raises(LedgerError, match="no opening for claim claim-two"):
         close_blocks(ledger, [3], Opener("claim-two", {}), games=1, table_sha256="e" * 64)
 
@@ -153,6 +159,25 @@ def test_a_sequential_screen_records_its_looks_and_the_unread_rest(tmp_path) -> 
     assert entry["looks"][1]["decision"] == "stop-efficacy" and entry["unread"] == [1128, 128]
     with pytest.raises(LedgerError, match="no opening for claim claim-two"):
         record_look(ledger, [3], Opener("claim-two", {}), _look(1, 64, "continue"))
+
+
+def test_a_replay_appends_its_looks_and_never_rewrites_the_first_reading(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    record_look(ledger, [3], ONE, _look(1, 64, "stop"), now=NOW)
+    close_blocks(ledger, [3], ONE, games=64, table_sha256="c" * 64, unread=[1064, 64], now=NOW)
+    first = read_ledger(ledger)["blocks"]["3"][0]
+    later = NOW.replace(hour=9)
+    record_look(ledger, [3], ONE, _look(1, 64, "stop"), now=later)  # the block played again
+    close_blocks(ledger, [3], ONE, games=64, table_sha256="d" * 64, unread=[1064, 64], now=later)
+    entry = read_ledger(ledger)["blocks"]["3"][0]
+    assert {k: entry[k] for k in first} == first  # looks, times, hash: as the first reading
+    assert entry["looks"][0]["utc"] == "2026-12-01T00:00:00Z"
+    (replay,) = replays(entry)
+    assert replay["table_sha256"] == "d" * 64 and replay["utc"] == "2026-12-01T09:00:00Z"
+    assert [x["utc"] for x in replay["looks"]] == ["2026-12-01T09:00:00Z"]
+    # an older ledger's single hash reads as one replay
+    assert replays({"differs": "f" * 64}) == [{"table_sha256": "f" * 64}]
 
 
 def test_a_v2_ledger_still_reads_and_is_written_as_v3(tmp_path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -34,3 +35,19 @@ def test_the_reports_and_the_ledger_do_not_make_the_tree_dirty(tmp_path) -> None
     assert git_state(repo)["dirty"] is True  # without them, any change counts
     (repo / "engines/x.py").write_text("1\n")
     assert git_state(repo, written)["dirty"] is True
+
+
+def test_a_dirty_tree_records_the_sha256_of_its_diff(tmp_path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "engines").mkdir(parents=True)
+    (repo / "engines/x.py").write_text("0\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    assert git_state(repo)["diff_sha256"] is None  # clean: nothing to hash
+    (repo / "engines/x.py").write_text("1\n")
+    diff = subprocess.run(["git", "-C", str(repo), "diff", "HEAD", "--binary", "--", "."],
+                          check=True, capture_output=True).stdout
+    state = git_state(repo)
+    assert state["dirty"] is True
+    assert state["diff_sha256"] == hashlib.sha256(diff).hexdigest() and diff

@@ -117,7 +117,7 @@ def run_of(claim: str, *, screened: bool = True, reused: bool = False,
                       "entry": {"seeds": list(p.seeds), "opened_utc": "2026-09-06T00:00:00Z"}}
                       for b in p.blocks}}
         closed = {"games": len(games), "table_sha256": "9" * 64,
-                  "entries": {str(b): {} for b in p.blocks}}
+                  "entries": {str(b): {"table_sha256": "9" * 64} for b in p.blocks}}
     readings = evaluate_all(p.readings, contrasts or {}, curves)
     errors = methodological_errors(integrity=[], gate=gate, screened=screened, reused=reused)
     verdict = decide(p.claim.doc["verdict"], readings, errors, p.tier)
@@ -244,3 +244,21 @@ def test_a_sequential_screen_shows_every_look_the_estimates_and_its_error_rates(
                  "simulated type I error", "expected games", "recorded effect +50,479"):
         assert text in html, text
     assert html.count('<td class="l">stop-efficacy</td>') == 1
+
+
+def test_the_ledger_shows_the_first_table_and_each_replay_once_labelled() -> None:
+    run = run_of("ntuple-line-tuples")
+    block = next(iter(run.closed["entries"]))
+    first, again = "1" * 64, "2" * 64
+    run.closed = {**run.closed, "table_sha256": again,
+                  "entries": {block: {"table_sha256": first,
+                                      "replays": [{"table_sha256": again}]}}}
+    html = render_claim(run)
+    assert html.count(first[:16]) == 1 and html.count(again[:16]) == 1
+    assert (f"first reading's table SHA-256 (the seed lease's) <span class=\"mono\">"
+            f"{first[:16]}</span>") in html
+    assert (f"replay 1's table SHA-256 <span class=\"mono\">{again[:16]}</span> (the games on "
+            "this page)") in html
+    # an older ledger's single hash reads the same way
+    run.closed["entries"][block] = {"table_sha256": first, "differs": again}
+    assert f"replay 1's table SHA-256 <span class=\"mono\">{again[:16]}" in render_claim(run)

@@ -134,6 +134,11 @@ def test_every_claim_every_stage_and_figure(smoke: Path) -> None:
         assert run["sourceState"]["gitCommit"] == played["commit"]
         assert run["command"] == (played["command"] or ["snakemake"])
         assert run["command"][0] == "snakemake"
+        # the result holds every contrast's figures; the machine is the one the run closed on
+        result = load(next(path(smoke, "records", claim=c).glob("result-*.json")))
+        assert set(result["metrics"]["contrasts"]) == set(p.contrasts)
+        assert "captured at the run" in run["resourceObserved"]["measurementNotes"]
+        assert run["resourceObserved"]["wallSeconds"] is not None
         entries = ledger["blocks"][str(p.block)]
         assert [e["claim"] for e in entries] == [c] and entries[0]["status"] == "complete"
         if looks:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -222,6 +223,40 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
         profile_text=json.dumps(run.profile, indent=2, sort_keys=True),
         declaration_text=json.dumps(run.plan["declaration"], indent=2),
     )
+
+
+def record_link(path: Path) -> dict[str, str | None]:
+    """A register record as the page links it: the record itself embedded (the page stays
+    self-contained); the per-game rows, too large to embed, by their path alone."""
+    href = None
+    if path.suffix == ".json":
+        href = "data:application/json;base64," + base64.b64encode(path.read_bytes()).decode()
+    return {"name": path.name, "path": str(path), "href": href}
+
+
+_RECORDS = re.compile(r"<h2>Register records</h2>\n<p>.*?</p>", re.S)
+#: the ledger's completion line as pages write it now, and as pages written before wrote it
+_COMPLETION = re.compile(
+    r'<span class="completion">Complete:.*?\.</span>|Complete: \d+ games, table SHA-256 '
+    r'<span class="mono">[0-9a-f-]+</span>(?:; <b>a later run of the same opener produced a '
+    r'different table</b> \(<span class="mono">[0-9a-f]+</span>\))?\.', re.S)
+
+
+def refresh_page(html: str, records: list[dict[str, str | None]],
+                 closed: Mapping[str, Any] | None) -> str:
+    """A rendered claim page with its register records' list and its ledger's completion line
+    written again (``closed``: ``games``, ``table_sha256`` of the games shown and the block's
+    ``entries``; None: no screen).  Each part must be found once."""
+    parts = _environment().get_template("parts.html.j2").module
+    out, found = _RECORDS.subn(lambda _: str(parts.records(records)), html)
+    if found != 1:
+        raise ValueError(f"the page has {found} register-records sections, not one")
+    if closed is not None:
+        (block,) = closed["entries"]
+        out, found = _COMPLETION.subn(lambda _: str(parts.completion(closed, block)), out)
+        if found != 1:
+            raise ValueError(f"the page has {found} ledger completion lines, not one")
+    return out
 
 
 def find_summaries(reports_dir: str | Path) -> list[dict[str, Any]]:

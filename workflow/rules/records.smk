@@ -1,15 +1,17 @@
 # Stage 6: the research register's record bundle of each claim (docs/records.md), written
 # after the verdict under reports/<profile>/records/<claim>/ and linked from the report.
 def records_inputs(wc):
-    """The verdict, and the screen's ledger answers, games table and preregistration when
-    its block was opened."""
+    """The verdict, and the screen's ledger answers, games table, preregistration and
+    contrasts (the result's figures) when its block was opened."""
     p = CLAIMS[wc.claim]
     files = {"verdict": PATHS.path("verdict", claim=wc.claim)}
     if screen_opens(wc.claim):
         files.update(opened=PATHS.path("opened", claim=wc.claim, block=p.label),
                      closed=PATHS.path("closed", claim=wc.claim, block=p.label),
                      preregistered=PATHS.path("preregistered", claim=wc.claim, block=p.label),
-                     table=PATHS.path("table", claim=wc.claim, block=p.label))
+                     table=PATHS.path("table", claim=wc.claim, block=p.label),
+                     contrasts=[PATHS.path("contrast", claim=wc.claim, block=p.label,
+                                           contrast=c) for c in p.contrasts])
     return files
 
 

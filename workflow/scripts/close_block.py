@@ -2,12 +2,14 @@
 sequential screen: the games of the looks it made, and the seeds it never read)."""
 
 import sys
+from datetime import UTC, datetime
 
 from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, close_blocks
 from protocol.provenance import run_source
+from protocol.records import machine_record, stamp
 from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
@@ -24,10 +26,12 @@ def main() -> None:
     entries = close_blocks(S.params.ledger, [int(b) for b in opened["blocks"]], opener,
                            games=len(rows), table_sha256=sha, unread=unread)
     print(f"{len(rows)} games in, table sha256 {sha}", file=sys.stderr)
-    # the checkout and command that played these games (the records' run; docs/records.md)
+    # the checkout, command and machine that played these games (the records' run;
+    # docs/records.md)
     played = run_source(S.params.repo, S.params.ledger)
     write_json(S.output.closed, {"games": len(rows), "table_sha256": sha, "entries": entries,
-                                 "played": played})
+                                 "played": played,
+                                 "machine": machine_record(stamp(datetime.now(UTC)))})
 
 
 with log_to(S.log[0]):

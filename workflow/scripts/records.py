@@ -1,10 +1,13 @@
 """Adapter: write a claim's register record bundle (protocol/records.py) and check it."""
 
+from datetime import UTC, datetime
+from pathlib import Path
+
 from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
 from protocol.jobs import log_to, run
-from protocol.provenance import job_times, run_source, stage_times
-from protocol.records import RecordError, check_bundle, write_bundle
+from protocol.provenance import jobs_written, run_source
+from protocol.records import RecordError, check_bundle, stamp, write_bundle
 from protocol.stages import load_json
 
 S = snakemake  # noqa: F821
@@ -17,14 +20,19 @@ def main() -> None:
     # the run that played the games (as its closing job saw it), else this checkout
     played = closed.get("played") or run_source(S.params.repo, S.params.ledger)
     provenance = {"commit": played["commit"], "dirty": played["dirty"],
-                  "stages": stage_times(job_times(S.params.benchmarks))}
+                  "diff_sha256": played.get("diff_sha256"),
+                  "jobs": jobs_written(S.params.benchmarks)}
+    # when the verdict was decided: the time of a claim whose screen was never opened
+    decided = stamp(datetime.fromtimestamp(Path(S.input.verdict).stat().st_mtime, UTC))
     write_bundle(S.output[0], S.params.plan, load_json(S.input.verdict), provenance,
                  opened=load_json(S.input.opened) if opened else None,
                  closed=closed or None,
                  preregistered=load_json(S.input.preregistered) if opened else None,
                  table=read_rows(S.input.table) if opened else (),
                  table_sha256=file_sha256(S.input.table) if opened else None,
-                 command=played["command"])
+                 command=played["command"],
+                 contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
+                 decided_utc=decided)
     problems = check_bundle(S.output[0])
     if problems:
         raise RecordError("; ".join(problems))

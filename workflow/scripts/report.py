@@ -1,25 +1,23 @@
 """Adapter: render one claim's report, its figures, summary and provenance."""
 
-import base64
 import json
 from pathlib import Path
 
 from analysis.games_table import read_games
-from analysis.report.page import ClaimRun, build_figures, render_claim, run_summary, write_public
+from analysis.report.page import (
+    ClaimRun,
+    build_figures,
+    record_link,
+    render_claim,
+    run_summary,
+    write_public,
+)
 from protocol.jobs import log_to, run
 from protocol.provenance import collect
+from protocol.records import bundle_files
 from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
-
-
-def record_link(path: Path) -> dict[str, str | None]:
-    """A register record as the page links it: the record itself embedded (the page stays
-    self-contained); the per-game rows, too large to embed, by their path alone."""
-    href = None
-    if path.suffix == ".json":
-        href = "data:application/json;base64," + base64.b64encode(path.read_bytes()).decode()
-    return {"name": path.name, "path": str(path), "href": href}
 
 
 def main() -> None:
@@ -48,7 +46,7 @@ def main() -> None:
         hashes=load_json(S.input.hashes) if opened else {},
         contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
         games=read_games(S.input.table) if opened else None,
-        records=[record_link(f) for f in sorted(Path(S.input.records).iterdir())],
+        records=[record_link(f) for f in bundle_files(S.input.records)],
     )
     figures = build_figures(claim_run)
     for name in figures:

@@ -1,0 +1,82 @@
+"""`drop7 records rebuild`: a committed bundle written again from itself, the ledger and its git
+history is the bundle committed (its games unchanged), and a bundle whose readings the games do
+not give again is refused; a committed page's records and ledger line are written again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from analysis.report.page import refresh_page
+from contracts.games_table import write_rows
+from protocol.ledger import COMMITTED, read_ledger
+from protocol.plan import load_plan
+from protocol.records import RecordError, check_bundle
+from protocol.records_rebuild import _check_readings, _contrasts, _verdict, rebuild, table_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLE = ROOT / "reports/pilot/records/fourth-ply"
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None or subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse"], capture_output=True).returncode != 0,
+    reason="needs the git history of a checkout")
+
+
+def _load(directory: Path) -> dict[str, dict]:
+    return {p.name: json.loads(p.read_text()) for p in directory.glob("*.json")}
+
+
+def _without_times(records: dict[str, dict]) -> dict[str, dict]:
+    drop = ("recordedAt", "updatedAt")
+    return {k: {f: v for f, v in r.items() if f not in drop} for k, r in records.items()}
+
+
+def test_the_committed_sequential_bundle_is_what_rebuild_writes(tmp_path) -> None:
+    out = tmp_path / "records" / "fourth-ply"
+    result = rebuild(BUNDLE, ROOT, out=out, now=datetime(2027, 1, 1, tzinfo=UTC))
+    assert check_bundle(out) == []
+    assert _without_times(_load(out)) == _without_times(_load(BUNDLE))
+    assert (out / "games.jsonl").read_bytes() == (BUNDLE / "games.jsonl").read_bytes()
+    seq = result["metrics"]["sequential"]
+    assert [x["look"] for x in seq["looks"]] == [1, 2, 3, 4] and seq["decision"] == "stop"
+    assert result["metrics"]["contrasts"]["primary"]["n"] == 32
+
+
+def test_a_reading_the_games_do_not_give_again_is_refused(tmp_path) -> None:
+    loaded = load_plan(ROOT, {"profile": "pilot"})
+    plan = loaded.claims["fourth-ply"]
+    records = {r["format"].split("-")[1]: r for r in _load(BUNDLE).values()}
+    verdict = _verdict(records, plan)
+    write_rows(table_rows(BUNDLE / "games.jsonl"), tmp_path / "t.csv")
+    entry = read_ledger(ROOT / COMMITTED)["blocks"]["1012"][0]
+    contrasts = _contrasts(plan, loaded.profile, tmp_path / "t.csv", entry)
+    _check_readings(plan, contrasts, verdict)  # the committed readings hold
+    tampered = json.loads(json.dumps(verdict))
+    tampered["readings"][0]["reason"] = tampered["readings"][0]["reason"].replace("n 32", "n 33")
+    with pytest.raises(RecordError, match="reading primary: the games give"):
+        _check_readings(plan, contrasts, tampered)
+
+
+def test_a_page_written_before_gets_its_records_and_ledger_line_again() -> None:
+    old = ('<p>x Complete: 128 games, table SHA-256 <span class="mono">d552ced2184c5a32</span>; '
+           '<b>a later run of the same opener produced a different table</b> (<span class="mono">'
+           'd552ced2184c5a32</span>).</p>\n<h2>Register records</h2>\n<p>The claim\'s records\n'
+           '<span class="mono">.snakemake_timestamp</span>, <span class="mono">games.jsonl'
+           '</span>.</p>\n<h2>How to read this page</h2>')
+    closed = {"games": 128, "table_sha256": "d" * 64,
+              "entries": {"1012": {"table_sha256": "a" * 64,
+                                   "replays": [{"table_sha256": "d" * 64}]}}}
+    records = [{"name": "games.jsonl", "path": "reports/pilot/records/c/games.jsonl",
+                "href": None}]
+    html = refresh_page(old, records, closed)
+    assert ".snakemake_timestamp" not in html and "a later run" not in html
+    assert html.count("d" * 16) == 1 and html.count("a" * 16) == 1
+    assert "first reading's table SHA-256 (the seed lease's)" in html
+    assert html.endswith("<h2>How to read this page</h2>")
+    assert refresh_page(html, records, closed) == html  # a page written now refreshes the same
