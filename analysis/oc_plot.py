@@ -29,8 +29,10 @@ STYLES = {
 }
 
 
-def oc_figure_png(oc: OperatingCharacteristic, title: str | None = None, dpi: int = 110) -> bytes:
-    """PNG bytes of the OC figure (embed base64 in the report)."""
+def oc_figure_png(oc: OperatingCharacteristic, title: str | None = None, dpi: int = 110,
+                  metric: str = "score", unit: str = "points") -> bytes:
+    """PNG bytes of the OC figure (embed base64 in the report); the deltas are of ``metric``,
+    in ``unit``."""
     fig, ax = plt.subplots(figsize=(7.2, 4.4), dpi=dpi)
     try:
         for key, probs in oc.pass_probability.items():
@@ -40,7 +42,7 @@ def oc_figure_png(oc: OperatingCharacteristic, title: str | None = None, dpi: in
                    label=f"observed delta {oc.observed_delta:+,.0f}")
         ax.axhline(0.05, color="grey", linewidth=0.6, linestyle=":")
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("true mean score delta (points)")
+        ax.set_xlabel(f"true mean {metric} delta ({unit})")
         ax.set_ylabel("probability of passing")
         ax.grid(alpha=0.3)
         se = oc.se

@@ -1,6 +1,6 @@
-"""Adapter: one declared contrast on its seeds of the block (and its operating characteristic);
-a sequential screen's contrast reads the seeds up to its stopping look, and the contrast it
-stops on gets its looks, the corrected estimate and the simulated error rates."""
+"""Adapter: one declared contrast, on its metric, on its seeds of the block (and its operating
+characteristic); a sequential screen's contrast reads the seeds up to its stopping look, and the
+contrast it stops on gets its looks, the corrected estimate and the simulated error rates."""
 
 from analysis.contrast import contrast_interaction, contrast_paired
 from analysis.games_table import pair_arms, read_games, select_block
@@ -22,7 +22,8 @@ def main() -> None:
     games = select_block(read_games(S.input.table), p.arms, start, count)
     known = load_json(S.input.hashes)
     hashes = {k: (known[k]["expected"], known[k]["actual"]) for k in p.artefacts}
-    pairs = [pair_arms(games, a, b) for a, b in zip(p.arms[::2], p.arms[1::2], strict=True)]
+    pairs = [pair_arms(games, a, b, p.metric)
+             for a, b in zip(p.arms[::2], p.arms[1::2], strict=True)]
     if p.kind == "difference":
         result = contrast_paired(pairs[0], hashes=hashes, n_resamples=p.resamples).to_dict()
     else:
