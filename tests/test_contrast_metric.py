@@ -202,3 +202,15 @@ def test_a_moves_claim_with_a_non_inferiority_reading_runs_end_to_end(tmp_path) 
     assert (reading["outcome"] == "pass") == (contrast["bootstrap_lb"] > -5)
     page = (work / plan.paths.path("page", claim=p.id)).read_text()
     assert "<b>moves</b> (moves)" in page and "margin -5 moves" in page
+
+
+def test_the_page_says_each_contrasts_metric() -> None:
+    from test_report_render import run_of
+
+    from analysis.report.page import FIGURES, render_claim
+
+    run, pngs = run_of("ntuple-line-tuples"), dict.fromkeys(FIGURES, b"png")
+    assert "<b>score</b> (points)" in render_claim(run, pngs)
+    run.contrasts["direct"]["metric"] = "moves"
+    html = render_claim(run, pngs)
+    assert "<b>score</b> (points)" in html and "<b>moves</b> (moves)" in html

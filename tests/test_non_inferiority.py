@@ -110,3 +110,11 @@ def test_a_margin_on_another_kind_and_an_outcome_it_cannot_give_are_refused(tmp_
     with pytest.raises(DeclarationError, match=r"key verdict.rules\[1\].when.ni: 'refuted' is "
                                                "not an outcome of a non-inferior reading"):
         load_claims(tmp_path)
+
+
+def test_the_schema_lists_exactly_the_kinds_of_the_readings() -> None:
+    from protocol.schema import load_schema
+
+    kinds = load_schema("claim")["properties"]["readings"]["additionalProperties"][
+        "properties"]["kind"]["enum"]
+    assert sorted(kinds) == sorted(OUTCOMES)
