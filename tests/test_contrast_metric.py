@@ -214,3 +214,12 @@ def test_the_page_says_each_contrasts_metric() -> None:
     run.contrasts["direct"]["metric"] = "moves"
     html = render_claim(run, pngs)
     assert "<b>score</b> (points)" in html and "<b>moves</b> (moves)" in html
+
+
+def test_the_operating_characteristic_figure_takes_the_metric() -> None:
+    from analysis.power import operating_characteristic
+
+    frame = disagreeing()
+    oc = operating_characteristic(moves_of(frame, "cand"), moves_of(frame, "base"), n_sims=200)
+    assert figures.operating_characteristic(oc.to_dict(), "life", "moves").startswith(
+        b"\x89PNG")

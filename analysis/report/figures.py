@@ -292,4 +292,4 @@ def operating_characteristic(oc: Mapping[str, Any], title: str,
     contrast's ``metric``."""
     from analysis.oc_plot import oc_figure_png
 
-    return oc_figure_png(oc_from_dict(oc), title, dpi=DPI, metric=metric, unit=METRICS[metric])
+    return oc_figure_png(oc_from_dict(oc), title, dpi=DPI, metric=metric)
