@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from claims_support import REPO, own_claim, write_claim
 from test_stats_support import games_frame
 
@@ -223,3 +224,33 @@ def test_the_operating_characteristic_figure_takes_the_metric() -> None:
     oc = operating_characteristic(moves_of(frame, "cand"), moves_of(frame, "base"), n_sims=200)
     assert figures.operating_characteristic(oc.to_dict(), "life", "moves").startswith(
         b"\x89PNG")
+
+
+@pytest.mark.workflow
+def test_a_sequential_screen_on_moves_looks_at_the_games_lengths(tmp_path) -> None:
+    """The looks (and the ledger's record of them) read the stopping contrast's metric."""
+    from claims_support import claims_copy, sequential_claim
+    from workflow_support import load, ok, plan_of, snakemake
+
+    doc = sequential_claim()
+    doc["contrasts"]["skill"]["metric"] = "moves"
+    claims = claims_copy(tmp_path / "claims", extra={"sequential-stop": doc})
+    size = {"claims": {"sequential-stop": {"screen": {"games": 32}}}}
+    extra = tmp_path / "size.yaml"
+    extra.write_text(yaml.safe_dump(size))
+    work = tmp_path / "run"
+    work.mkdir()
+    ok(snakemake(work, "--cores", "2", "--configfile", str(extra), "--config",
+                 "profile=smoke", f"claims_dir={claims}", "--", "sequential_stop"))
+    plan = plan_of("smoke", claims_dir=str(claims), **size)
+    p, paths = plan.claims["sequential-stop"], plan.paths
+    first = load(work / paths.path("looks", claim=p.id, block=p.label))["looks"][0]
+    games = pd.concat(pd.read_csv(work / paths.path("games", claim=p.id, block=p.look_label(1),
+                                                    arm=a)) for a in ("fair-direct", "random"))
+    d = moves_of(games, "fair-direct") - moves_of(games, "random")
+    assert first["n"] == 16 and first["mean_delta"] == pytest.approx(d.mean())
+    c = load(work / paths.path("contrast", claim=p.id, block=p.label, contrast="skill"))
+    assert c["metric"] == "moves" and c["sequential"]["looks"][0]["mean_delta"] == pytest.approx(
+        d.mean())
+    entry = load(work / plan.profile["ledger"])["blocks"][str(p.block)][0]
+    assert entry["looks"][0]["seeds"] == first["seeds"]
