@@ -208,13 +208,19 @@ def test_a_moves_claim_with_a_non_inferiority_reading_runs_end_to_end(tmp_path) 
 def test_the_page_says_each_contrasts_metric() -> None:
     from test_report_render import run_of
 
-    from analysis.report.page import FIGURES, render_claim
+    from analysis.report.page import FIGURES, render_claim, render_index, run_summary
 
     run, pngs = run_of("ntuple-line-tuples"), dict.fromkeys(FIGURES, b"png")
     assert "<b>score</b> (points)" in render_claim(run, pngs)
     run.contrasts["direct"]["metric"] = "moves"
     html = render_claim(run, pngs)
     assert "<b>score</b> (points)" in html and "<b>moves</b> (moves)" in html
+    # the index gives the first contrast's mean delta with its unit
+    run.contrasts["primary"]["metric"] = "moves"
+    summary = run_summary(run, "p.html")
+    assert summary["contrast"]["unit"] == "moves"
+    index = render_index({}, [{**summary, "href": "pilot/p.html"}])
+    assert f"{summary['contrast']['mean_delta']:+,.1f} moves" in index
 
 
 def test_the_operating_characteristic_figure_takes_the_metric() -> None:

@@ -204,7 +204,8 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
         "training_health": {name: not h["problems"] for name, h in run.health.items()},
         "hashes": run.opened["hashes"] if run.opened else {},
         "contrast": first and {"candidate": first["candidate"], "baseline": first["baseline"],
-                               "n": first["n"], "mean_delta": first["mean_delta"]},
+                               "n": first["n"], "mean_delta": first["mean_delta"],
+                               "unit": fig.metric_of(first)[1]},
         "commit": run.provenance.get("commit"), "generated_utc": _now(),
     }
 
