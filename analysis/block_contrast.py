@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.contrast import Hashes, contrast_interaction, contrast_paired
-from analysis.games_table import pair_arms, select_block
+from analysis.games_table import DEFAULT_METRIC, pair_arms, select_block
 from analysis.power import operating_characteristic
 from analysis.sequential_screen import design_from_spec, screen_section
 
@@ -24,14 +24,16 @@ from analysis.sequential_screen import design_from_spec, screen_section
 def block_contrast(table: pd.DataFrame, *, kind: str, arms: Sequence[str], start: int,
                    count: int, hashes: Hashes | None, resamples: int, oc_sims: int,
                    looks: Mapping[str, Any] | None = None, stops_on: bool = False,
-                   effect: tuple[float | None, str] | None = None) -> dict[str, Any]:
-    """The contrast's JSON (``looks``: a sequential screen's looks summary, whose stop bounds
-    the seeds read; ``stops_on``: this is the contrast the screen stops on; ``effect``: the
-    effect its simulated power is read at and its source)."""
+                   effect: tuple[float | None, str] | None = None,
+                   metric: str = DEFAULT_METRIC) -> dict[str, Any]:
+    """The contrast's JSON on ``metric`` (``looks``: a sequential screen's looks summary, whose
+    stop bounds the seeds read; ``stops_on``: this is the contrast the screen stops on;
+    ``effect``: the effect its simulated power is read at and its source)."""
     if looks is not None:
         count = min(count, looks["stop"]["n"])
     games = select_block(table, arms, start, count)
-    pairs = [pair_arms(games, a, b) for a, b in zip(arms[::2], arms[1::2], strict=True)]
+    pairs = [pair_arms(games, a, b, metric)
+             for a, b in zip(arms[::2], arms[1::2], strict=True)]
     if kind == "difference":
         result = contrast_paired(pairs[0], hashes=hashes, n_resamples=resamples).to_dict()
     else:

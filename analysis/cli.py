@@ -1,8 +1,9 @@
-"""``drop7 stats GAMES.csv [...] --candidate ARM --baseline ARM [--json]``.
+"""``drop7 stats GAMES.csv [...] --candidate ARM --baseline ARM [--metric moves] [--json]``.
 
 Pairs two arms of one or more games CSVs by seed and prints the paired
-contrast (text, or one JSON object with ``--json``); ``--out`` also writes the
-JSON atomically.  ``--oc`` adds the screen's operating characteristic to the
+contrast of their scores (with ``--metric moves``, of their games' lengths) as
+text, or one JSON object with ``--json``; ``--out`` also writes the JSON
+atomically.  ``--oc`` adds the screen's operating characteristic to the
 JSON and ``--oc-png`` saves its figure.  Bad input raises ``ValueError``
 (the dispatcher prints one line and exits 2); nothing is written then.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from analysis.contrast import CRITERIA, Contrast, contrast_paired
-from analysis.games_table import pair_arms, read_games
+from analysis.games_table import DEFAULT_METRIC, METRICS, pair_arms, read_games
 from analysis.power import OC_SEED, OC_SIMS, operating_characteristic
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import SEED_SPACE, int_option
@@ -30,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("games", nargs="+", help="games CSV file(s), e.g. the shards of one block")
     parser.add_argument("--candidate", required=True, help="candidate arm name")
     parser.add_argument("--baseline", required=True, help="comparator arm name")
+    parser.add_argument("--metric", choices=list(METRICS), default=DEFAULT_METRIC,
+                        help=f"what the contrast compares game by game (default {DEFAULT_METRIC})")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--out", help="also write the JSON object to this file")
     parser.add_argument("--expected-hash", help="frozen SHA-256 of the candidate's weights")
@@ -49,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def stats_payload(args: argparse.Namespace) -> tuple[Contrast, dict[str, Any], bytes | None]:
     """Compute the contrast (and OC if asked): (contrast, JSON payload, PNG or None)."""
-    paired = pair_arms(read_games(args.games), args.candidate, args.baseline)
+    paired = pair_arms(read_games(args.games), args.candidate, args.baseline, args.metric)
     hashes = None
     if args.expected_hash or args.actual_hash:
         hashes = {args.candidate: (args.expected_hash, args.actual_hash)}
@@ -75,7 +78,8 @@ def format_text(c: Contrast) -> str:
         return "-" if x is None else f"{x:,.1f}"
 
     lines = [
-        f"{c.candidate} vs {c.baseline}: n = {c.n} pairs",
+        f"{c.candidate} vs {c.baseline}: n = {c.n} pairs, metric {c.metric} "
+        f"({METRICS[c.metric]})",
         f"  mean        {f(c.mean_candidate):>14} {f(c.mean_baseline):>14}",
         f"  median      {f(c.median_candidate):>14} {f(c.median_baseline):>14}",
         f"  Q25 / Q75   {f(c.q25_candidate):>14} {f(c.q25_baseline):>14}  /"

@@ -2,7 +2,8 @@
 
 Formulas (docs/statistics.md has the full text), with per-game deltas ``d_i``
 in seed order (``a_i - b_i`` for a difference, ``(a_i - b_i) - (c_i - d_i)``
-for an interaction):
+for an interaction) of the contrast's metric (the final score by default, or
+the game's length in moves: :data:`analysis.games_table.METRICS`):
 
 * mean delta ``dbar``, paired sd ``s`` (ddof 1);
 * percentile bootstrap (:mod:`analysis.bootstrap`): lower bound = 0.05
@@ -33,7 +34,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis.bootstrap import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_bounds
-from analysis.games_table import MIN_PAIRS, PairedGames, pair_arms
+from analysis.games_table import DEFAULT_METRIC, MIN_PAIRS, PairedGames, pair_arms
 
 #: criterion names, in report order
 CRITERIA = ("bootstrap_lb", "t_lb", "halves", "lower_quartile", "decisions", "weights_hash")
@@ -50,7 +51,8 @@ class Contrast:
 
     For an interaction ``(a - b) - (c - d)``, ``candidate`` and ``baseline``
     name the two differences, ``mean_candidate`` / ``mean_baseline`` are their
-    means, and the per-arm quartiles are None.
+    means, and the per-arm quartiles are None.  Every statistic is in the units
+    of ``metric`` (points for ``score``, moves for ``moves``).
     """
 
     candidate: str
@@ -83,6 +85,7 @@ class Contrast:
     bootstrap_seed: int
     kind: str = "difference"
     arms: list[str] = field(default_factory=list)
+    metric: str = DEFAULT_METRIC
     mean_moves_candidate: float | None = None
     mean_moves_baseline: float | None = None
     censored_candidate: int | None = None
@@ -233,6 +236,7 @@ def contrast_paired(paired: PairedGames, **kwargs: Any) -> Contrast:
         extra_baseline=paired.extra_baseline,
         **kwargs,
     )
+    result.metric = paired.metric
     result.seed_first = int(paired.seeds[0])
     result.seed_last = int(paired.seeds[-1])
     return result
@@ -245,6 +249,9 @@ def contrast_interaction(first: PairedGames, second: PairedGames, *, hashes: Has
     if not np.array_equal(first.seeds, second.seeds):
         raise ValueError(f"interaction: ({first.candidate} - {first.baseline}) and "
                          f"({second.candidate} - {second.baseline}) are not on the same seeds")
+    if first.metric != second.metric:
+        raise ValueError(f"interaction: the differences compare {first.metric} and "
+                         f"{second.metric}; both must compare one metric")
     ab = first.candidate_scores - first.baseline_scores
     cd = second.candidate_scores - second.baseline_scores
     arms = [first.candidate, first.baseline, second.candidate, second.baseline]
@@ -261,9 +268,12 @@ def contrast_interaction(first: PairedGames, second: PairedGames, *, hashes: Has
                                second.extra_candidate, second.extra_baseline),
                        kind="interaction", arms=arms)
     result.seed_first, result.seed_last = int(first.seeds[0]), int(first.seeds[-1])
+    result.metric = first.metric
     return result
 
 
-def contrast_games(games: pd.DataFrame, candidate: str, baseline: str, **kwargs: Any) -> Contrast:
-    """Pair two arms of a games table by seed and contrast them (what ``drop7 stats`` runs)."""
-    return contrast_paired(pair_arms(games, candidate, baseline), **kwargs)
+def contrast_games(games: pd.DataFrame, candidate: str, baseline: str,
+                   metric: str = DEFAULT_METRIC, **kwargs: Any) -> Contrast:
+    """Pair two arms of a games table by seed on ``metric`` and contrast them (what
+    ``drop7 stats`` runs)."""
+    return contrast_paired(pair_arms(games, candidate, baseline, metric), **kwargs)

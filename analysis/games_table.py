@@ -35,6 +35,11 @@ WHOLE_COLUMNS = ("game", "score", "moves", "levels", "clears", "popped", "decisi
 WHOLE_MAX = 2**53
 #: fewest pairs a contrast accepts (a t bound and two halves of two games)
 MIN_PAIRS = 4
+#: what a contrast may compare, game by game: a column of the games table, with its unit
+#: (``score``, the final score, is the default; ``moves``, the game's length, its lifetime)
+METRICS = {"score": "points", "moves": "moves"}
+#: the metric of a contrast that declares none
+DEFAULT_METRIC = "score"
 
 _TRUE = {"true": 1.0, "false": 0.0}
 
@@ -174,8 +179,10 @@ def read_games(paths: str | Path | Sequence[str | Path]) -> pd.DataFrame:
 class PairedGames:
     """Two arms' games matched by seed, in seed order.
 
-    ``extra_candidate`` / ``extra_baseline`` hold the used optional columns
-    (moves, censored, illegal, unfinished) that the table has.
+    ``candidate_scores`` / ``baseline_scores`` hold the values of ``metric``
+    (:data:`METRICS`; the final scores by default); ``extra_candidate`` /
+    ``extra_baseline`` hold the used optional columns (moves, censored,
+    illegal, unfinished) that the table has.
     """
 
     candidate: str
@@ -185,6 +192,7 @@ class PairedGames:
     baseline_scores: np.ndarray
     extra_candidate: dict[str, np.ndarray] = field(default_factory=dict)
     extra_baseline: dict[str, np.ndarray] = field(default_factory=dict)
+    metric: str = DEFAULT_METRIC
 
     @property
     def n(self) -> int:
@@ -209,13 +217,20 @@ def select_block(df: pd.DataFrame, arms: Sequence[str], start: int, count: int) 
     return inside.reset_index(drop=True)
 
 
-def pair_arms(df: pd.DataFrame, candidate: str, baseline: str) -> PairedGames:
-    """Pair arm ``candidate`` with arm ``baseline`` by seed (validates ``df`` first).
+def pair_arms(df: pd.DataFrame, candidate: str, baseline: str,
+              metric: str = DEFAULT_METRIC) -> PairedGames:
+    """Pair arm ``candidate`` with arm ``baseline`` by seed (validates ``df`` first), on the
+    values of ``metric`` (a key of :data:`METRICS`).
 
-    Errors: the same arm twice, an unknown arm, seeds present in one arm only,
-    fewer than :data:`MIN_PAIRS` pairs.
+    Errors: an unknown metric or a table without its column, the same arm
+    twice, an unknown arm, seeds present in one arm only, fewer than
+    :data:`MIN_PAIRS` pairs.
     """
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r} (metrics: {', '.join(METRICS)})")
     games = validate_games(df)
+    if metric not in games.columns:
+        raise ValueError(f"games table lacks column {metric!r}, the contrast's metric")
     if candidate == baseline:
         raise ValueError(f"candidate and baseline are the same arm {candidate!r}")
     arms = sorted(games["arm"].unique())
@@ -241,8 +256,9 @@ def pair_arms(df: pd.DataFrame, candidate: str, baseline: str) -> PairedGames:
         candidate=candidate,
         baseline=baseline,
         seeds=seeds,
-        candidate_scores=cand["score"].to_numpy(np.float64),
-        baseline_scores=base["score"].to_numpy(np.float64),
+        candidate_scores=cand[metric].to_numpy(np.float64),
+        baseline_scores=base[metric].to_numpy(np.float64),
         extra_candidate={c: cand[c].to_numpy(np.float64) for c in used},
         extra_baseline={c: base[c].to_numpy(np.float64) for c in used},
+        metric=metric,
     )

@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from analysis.games_table import DEFAULT_METRIC, METRICS  # noqa: E402
 from analysis.power import OperatingCharacteristic  # noqa: E402
 from contracts.atomic import atomic_write  # noqa: E402
 
@@ -29,8 +30,10 @@ STYLES = {
 }
 
 
-def oc_figure_png(oc: OperatingCharacteristic, title: str | None = None, dpi: int = 110) -> bytes:
-    """PNG bytes of the OC figure (embed base64 in the report)."""
+def oc_figure_png(oc: OperatingCharacteristic, title: str | None = None, dpi: int = 110,
+                  metric: str = DEFAULT_METRIC) -> bytes:
+    """PNG bytes of the OC figure (embed base64 in the report); the deltas are of ``metric``
+    (:data:`analysis.games_table.METRICS`)."""
     fig, ax = plt.subplots(figsize=(7.2, 4.4), dpi=dpi)
     try:
         for key, probs in oc.pass_probability.items():
@@ -40,7 +43,7 @@ def oc_figure_png(oc: OperatingCharacteristic, title: str | None = None, dpi: in
                    label=f"observed delta {oc.observed_delta:+,.0f}")
         ax.axhline(0.05, color="grey", linewidth=0.6, linestyle=":")
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("true mean score delta (points)")
+        ax.set_xlabel(f"true mean {metric} delta ({METRICS[metric]})")
         ax.set_ylabel("probability of passing")
         ax.grid(alpha=0.3)
         se = oc.se

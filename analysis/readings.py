@@ -2,7 +2,8 @@
 
 A reading takes the statistics the harness already computed (a contrast's
 JSON from :mod:`analysis.contrast`, a validation curve's points) and gives an
-*outcome* with a one-line reason.  Kinds and their outcomes
+*outcome* with a one-line reason, whose figures carry the contrast's unit
+(points, or moves for a contrast of ``metric: moves``).  Kinds and their outcomes
 (:data:`OUTCOMES`; any reading whose data does not exist is ``not-run``):
 
 ``screen`` (pass / fail)
@@ -24,6 +25,10 @@ JSON from :mod:`analysis.contrast`, a validation curve's points) and gives an
 ``passes-while-not`` (pass / fail)
     a conditional diagnostic: fails when ``contrast`` passes the screen while
     ``while_not`` does not.
+``non-inferior`` (pass / fail)
+    the bootstrap 95% lower bound is above the declared ``margin`` (finite,
+    below 0, in the contrast's units): the candidate loses no more than the
+    margin.
 ``margin-positive`` (pass / fail)
     some validation point of ``weights`` has a positive margin over the
     comparator (the training-signal gate).
@@ -38,11 +43,13 @@ JSON from :mod:`analysis.contrast`, a validation curve's points) and gives an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from analysis.contrast import FAIL, SCREEN_CRITERIA
+from analysis.games_table import DEFAULT_METRIC, METRICS
 
 NOT_RUN = "not-run"
 OUTCOMES: dict[str, tuple[str, ...]] = {
@@ -51,17 +58,20 @@ OUTCOMES: dict[str, tuple[str, ...]] = {
     "lower-above-zero": ("pass", "fail"),
     "three-way": ("supported", "refuted", "inconclusive"),
     "passes-while-not": ("pass", "fail"),
+    "non-inferior": ("pass", "fail"),
     "margin-positive": ("pass", "fail"),
     "margin-below": ("pass", "fail"),
     "training-health": ("pass", "fail"),
 }
-#: the keys each kind takes besides ``kind`` and ``title``
+#: the keys each kind takes besides ``kind`` and ``title``: names (:data:`REFERENCES`) and
+#: values (:data:`VALUES`), passed to its reader in this order
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "screen": ("contrast",),
     "upper-below-zero": ("contrast",),
     "lower-above-zero": ("contrast",),
     "three-way": ("contrast",),
     "passes-while-not": ("contrast", "while_not"),
+    "non-inferior": ("contrast", "margin"),
     "margin-positive": ("weights",),
     "margin-below": ("weights", "reference"),
     "training-health": ("weights",),
@@ -69,6 +79,22 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 #: what each of those keys names: a declared contrast, or trained weights (a validation curve)
 REFERENCES = {"contrast": "contrast", "while_not": "contrast", "weights": "weights",
               "reference": "weights"}
+
+
+def margin_problem(margin: float) -> str | None:
+    """Why ``margin`` cannot be a non-inferiority margin (None when it can): it must be a
+    finite number below 0.  0 would be ``lower-above-zero`` (superiority), and a positive
+    margin a claim of superiority by that much, which is not what the kind says."""
+    if not math.isfinite(margin):
+        return f"{margin} is not a finite number"
+    if margin >= 0:
+        return (f"{margin:,} is not below 0: a non-inferiority margin is the largest loss "
+                "accepted (for a bound above 0, read the contrast with lower-above-zero)")
+    return None
+
+
+#: the keys that carry a value rather than a name, with the check of a declared value
+VALUES = {"margin": margin_problem}
 #: kinds read from validation curves (the rest read screen contrasts)
 VALIDATION_KINDS = ("margin-positive", "margin-below")
 #: kinds read from training health (:mod:`analysis.health`)
@@ -99,9 +125,18 @@ def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:+,.0f}"
 
 
+def _unit(c: Mapping[str, Any]) -> str:
+    """The unit of a contrast's statistics (points, or moves)."""
+    return METRICS[c.get("metric", DEFAULT_METRIC)]
+
+
 def _stats(c: Mapping[str, Any]) -> str:
-    return (f"n {c['n']}, mean delta {_f(c['mean_delta'])}, bootstrap LB {_f(c['bootstrap_lb'])}"
-            f", UB {_f(c['bootstrap_ub'])}, t LB {_f(c['t_lb'])}")
+    """The contrast's figures; prefixed by its metric when it is not the default score."""
+    metric = c.get("metric", DEFAULT_METRIC)
+    where = "" if metric == DEFAULT_METRIC else f"{metric}: "
+    return (f"{where}n {c['n']}, mean delta {_f(c['mean_delta'])}, "
+            f"bootstrap LB {_f(c['bootstrap_lb'])}, UB {_f(c['bootstrap_ub'])}, "
+            f"t LB {_f(c['t_lb'])}")
 
 
 def screen_failures(c: Mapping[str, Any]) -> list[str]:
@@ -181,6 +216,16 @@ def read_passes_while_not(c: Mapping[str, Any], other: Mapping[str, Any]
     return "pass", f"{what} does not pass (failed {', '.join(screen_failures(c))})", _numbers(c)
 
 
+def read_non_inferior(c: Mapping[str, Any], margin: float) -> tuple[str, str, dict[str, Any]]:
+    """Passes when the bootstrap lower bound is above the declared ``margin`` (below 0): the
+    candidate loses no more than the margin."""
+    numbers = {**_numbers(c), "margin": margin}
+    bound = f"bootstrap LB {_f(c['bootstrap_lb'])} {{}} margin {_f(margin)} {_unit(c)}"
+    if c["bootstrap_lb"] > margin:
+        return "pass", f"{bound.format('>')}: non-inferior ({_stats(c)})", numbers
+    return "fail", f"{bound.format('<=')}: not shown non-inferior ({_stats(c)})", numbers
+
+
 def _margins(curve: Mapping[str, Any], budget: int | None = None) -> list[tuple[int, float]]:
     return [(int(p["step"]), float(p["margin"])) for p in curve["points"]
             if budget is None or int(p["step"]) <= budget]
@@ -242,6 +287,7 @@ READERS: dict[str, Reader] = {
     "lower-above-zero": read_lower_above_zero,
     "three-way": read_three_way,
     "passes-while-not": read_passes_while_not,
+    "non-inferior": read_non_inferior,
     "margin-positive": read_margin_positive,
     "margin-below": read_margin_below,
     "training-health": read_training_health,
@@ -261,11 +307,12 @@ def evaluate(name: str, spec: Mapping[str, Any], contrasts: Mapping[str, Mapping
         source, what = curves, "validation curve"
     else:
         source, what = contrasts, "contrast"
-    keys = [spec[k] for k in PARAMETERS[kind]]
+    keys = [spec[k] for k in PARAMETERS[kind] if k in REFERENCES]
     missing = [k for k in keys if k not in source]
     if missing:
         return Reading(name, kind, title, NOT_RUN, f"no {what} {', '.join(missing)}: not run")
-    outcome, reason, numbers = READERS[kind](*(source[k] for k in keys))
+    args = [source[spec[k]] if k in REFERENCES else spec[k] for k in PARAMETERS[kind]]
+    outcome, reason, numbers = READERS[kind](*args)
     return Reading(name, kind, title, outcome, reason, numbers)
 
 

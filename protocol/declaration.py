@@ -6,8 +6,9 @@ of one's own beside them (``claims_dir``). A declaration is first checked
 against ``claim.schema.yaml`` (a misspelt key, a bad value), then for what a
 schema cannot say: the id is the file's name; an arm's leaf names weights
 this claim trains or a claim and weights that exist; a contrast names
-declared arms; a reading has the keys its kind takes and names a contrast or
-trained weights; a gate is a validation reading; a verdict rule names
+declared arms and a known metric; a reading has the keys its kind takes,
+names a contrast or trained weights, and its values hold (a non-inferiority
+margin finite and below 0); a gate is a validation reading; a verdict rule names
 declared readings and outcomes their kinds can give; a sequential screen
 (``screen.looks``) has one screen reading to stop on, no arm on a prefix and
 a design that keeps its error rate; a claim trains at most
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis.games_table import METRICS
 from analysis.readings import (
     DIFFERENCE_ONLY,
     GATE_KINDS,
@@ -33,6 +35,7 @@ from analysis.readings import (
     OUTCOMES,
     PARAMETERS,
     REFERENCES,
+    VALUES,
 )
 from analysis.sequential_screen import design_key, design_of
 from protocol.schema import DeclarationError, check, read_yaml
@@ -216,6 +219,9 @@ def _check_contrasts(doc: dict[str, Any], chk: _Check) -> None:
                 chk.fail(f"contrasts.{name}.{kind}", f"{pair[0]!r} against itself")
         if kind == "interaction" and sorted(pairs[0]) == sorted(pairs[1]):
             chk.fail(f"contrasts.{name}.interaction", "the two differences are the same arms")
+        if "metric" in c and c["metric"] not in METRICS:
+            chk.fail(f"contrasts.{name}.metric", f"unknown metric {c['metric']!r} (metrics: "
+                     f"{', '.join(f'{m} ({u})' for m, u in METRICS.items())})")
 
 
 def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
@@ -223,12 +229,17 @@ def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
     for name, r in doc["readings"].items():
         kind, key = r["kind"], f"readings.{name}"
         wanted = PARAMETERS[kind]
-        for param, names in REFERENCES.items():
+        for param in (*REFERENCES, *VALUES):
             if param in r and param not in wanted:
                 chk.fail(f"{key}.{param}", f"a {kind} reading takes {', '.join(wanted)}")
             if param in wanted and param not in r:
                 chk.fail(f"{key}.{param}", f"missing: a {kind} reading needs "
                          f"{', '.join(wanted)}")
+        for param, problem in VALUES.items():
+            why = problem(r[param]) if param in r else None
+            if why:
+                chk.fail(f"{key}.{param}", why)
+        for param, names in REFERENCES.items():
             pool = contrasts if names == "contrast" else weights
             if param in r and r[param] not in pool:
                 label = "contrast" if names == "contrast" else "trained weights"

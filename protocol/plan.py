@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from analysis.games_table import DEFAULT_METRIC
 from analysis.sequential_screen import design_of, scale_looks
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
@@ -294,7 +295,8 @@ def _contrasts(claim: Claim, arms: Mapping[str, Arm], games: int) -> dict[str, C
         n = min(arms[a].games for a in members)
         prefix = tuple(a for a in members if arms[a].games == n) if n < games else ()
         kind = "difference" if "difference" in c else "interaction"
-        out[name] = Contrast(name, kind, members, n, c.get("title", name), prefix)
+        out[name] = Contrast(name, kind, members, n, c.get("title", name), prefix,
+                             c.get("metric", DEFAULT_METRIC))
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from analysis.games_table import DEFAULT_METRIC
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, learner_leaf
@@ -137,6 +138,7 @@ class Contrast:
     games: int
     title: str
     prefix_of: tuple[str, ...] = ()  # arms whose prefix sets ``games``
+    metric: str = DEFAULT_METRIC  # what it compares game by game (analysis.games_table.METRICS)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from analysis.games_table import DEFAULT_METRIC
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.hashing import file_sha256
@@ -212,6 +213,11 @@ def read_span(entry: Mapping[str, Any]) -> tuple[tuple[int, int], tuple[int, int
     return (lo, first - lo), (first, rest)
 
 
+def _metric(doc: Mapping[str, Any], contrast: str) -> str:
+    """What a declared contrast compares (score unless it declares a metric)."""
+    return str(doc["contrasts"].get(contrast, {}).get("metric", DEFAULT_METRIC))
+
+
 def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence[str],
                       lifecycle: str = "preregistered", updated_utc: str | None = None,
                       reused: bool = False, id_date: str | None = None,
@@ -241,8 +247,8 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
                  "reuseDisclosure": ("the block was read before by another opener (ledger)"
                                      if reused else "never-read screen blocks, opened once "
                                      "through the screen ledger")},
-        "metrics": {"primary": f"paired mean score delta, contrast {primary}",
-                    "secondary": [f"paired mean score delta, contrast {c}"
+        "metrics": {"primary": f"paired mean {_metric(doc, primary)} delta, contrast {primary}",
+                    "secondary": [f"paired mean {_metric(doc, c)} delta, contrast {c}"
                                   for c in list(plan["contrasts"])[1:]],
                     "statisticalUnit": "whole-game",
                     "uncertaintyMethod": "bootstrap of whole paired games and a Student-t "

@@ -178,7 +178,7 @@ def _contrasts(plan: Any, profile: Mapping[str, Any], table: Path,
         resamples=stats["bootstrap_resamples"],
         oc_sims=stats["oc_sims"] if name in plan.screened_contrasts() else 0, looks=looks,
         stops_on=looks is not None and name == plan.sequential.contrast,
-        effect=plan.sequential_effect() if plan.sequential else None)
+        effect=plan.sequential_effect() if plan.sequential else None, metric=c.metric)
         for name, c in plan.contrasts.items()}
 
 

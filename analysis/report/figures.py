@@ -18,6 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from analysis.games_table import DEFAULT_METRIC, METRICS  # noqa: E402
 from analysis.power import OperatingCharacteristic  # noqa: E402
 
 DPI = 100
@@ -164,13 +165,26 @@ def training_throughput(manifests: Mapping[str, Sequence[Mapping[str, Any]]]) ->
     return _png(fig)
 
 
+def metric_of(contrast: Mapping[str, Any]) -> tuple[str, str]:
+    """``(metric, unit)`` of a contrast's statistics (the final score in points by default)."""
+    metric = contrast.get("metric", DEFAULT_METRIC)
+    return metric, METRICS[metric]
+
+
+def _units(contrasts: Mapping[str, Mapping[str, Any]]) -> str:
+    """The one unit of every contrast, or both named when they differ."""
+    return " or ".join(dict.fromkeys(metric_of(c)[1] for c in contrasts.values()))
+
+
 def deltas(games: pd.DataFrame, contrast: Mapping[str, Any]) -> np.ndarray:
-    """A contrast's per-game deltas in seed order, on its own seeds (a prefix, maybe)."""
+    """A contrast's per-game deltas of its metric in seed order, on its own seeds (a prefix,
+    maybe)."""
     lo, hi = np.uint64(contrast["seed_first"]), np.uint64(contrast["seed_last"])
     inside = games[(games["seed"] >= lo) & (games["seed"] <= hi)]
+    column = metric_of(contrast)[0]
 
     def scores(arm: str) -> np.ndarray:
-        return inside[inside["arm"] == arm].sort_values("seed")["score"].to_numpy(float)
+        return inside[inside["arm"] == arm].sort_values("seed")[column].to_numpy(float)
 
     a = contrast["arms"]
     d = scores(a[0]) - scores(a[1])
@@ -193,7 +207,8 @@ def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Mapping[str, Any]
         (p["t_lb"], {"color": "tab:cyan", "linestyle": ":"}, f"t LB {p['t_lb']:+,.0f}"),
     ):
         ax.axvline(x, label=label, **style)
-    ax.set_xlabel(f"score delta per game ({p['candidate']} - {p['baseline']})")
+    metric, unit = metric_of(p)
+    ax.set_xlabel(f"{metric} delta per game, {unit} ({p['candidate']} - {p['baseline']})")
     ax.set_ylabel("games")
     ax.set_title(f"Paired deltas, {primary} contrast (n = {p['n']})", fontsize=10)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
@@ -212,26 +227,28 @@ def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Mapping[str, Any]
     bx.axvline(0.0, color="grey")
     bx.set_yticks(ys, names)
     bx.set_ylim(-0.7, len(names) - 0.3)
-    bx.set_xlabel("mean delta; bar: bootstrap LB to UB; |: t LB")
+    bx.set_xlabel(f"mean delta ({_units(contrasts)}); bar: bootstrap LB to UB; |: t LB")
     bx.set_title("Every contrast", fontsize=10)
     bx.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     bx.grid(alpha=0.3, axis="x")
     return _png(fig)
 
 
-def score_distributions(games: pd.DataFrame) -> bytes:
-    """Empirical CDF of final scores per arm, lower quartile marked."""
+def score_distributions(games: pd.DataFrame, metric: str = DEFAULT_METRIC) -> bytes:
+    """Empirical CDF of ``metric`` (final scores by default, or games' lengths) per arm, lower
+    quartile marked."""
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for i, arm in enumerate(dict.fromkeys(games["arm"])):
-        s = np.sort(games.loc[games["arm"] == arm, "score"].to_numpy(float))
+        s = np.sort(games.loc[games["arm"] == arm, metric].to_numpy(float))
         colour = COLOURS[i % len(COLOURS)]
         ax.step(s, np.arange(1, s.size + 1) / s.size, where="post", color=colour,
                 label=f"{arm} (mean {s.mean():,.0f})")
         ax.plot([np.quantile(s, 0.25)], [0.25], marker="v", color=colour)
     ax.axhline(0.25, color="grey", linewidth=0.7, linestyle=":")
-    ax.set_xlabel("final score")
-    ax.set_ylabel("fraction of games with score <= x")
-    ax.set_title("Score distribution per arm (triangles: Q25)", fontsize=10)
+    what = "final score" if metric == DEFAULT_METRIC else f"{metric} ({METRICS[metric]})"
+    ax.set_xlabel(what)
+    ax.set_ylabel(f"fraction of games with {metric} <= x")
+    ax.set_title(f"{metric.capitalize()} distribution per arm (triangles: Q25)", fontsize=10)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
@@ -249,7 +266,7 @@ def halves(contrasts: Mapping[str, Mapping[str, Any]]) -> bytes:
     ax.bar(x + 0.18, second, width=0.36, label="games n/2 .. n-1", color="tab:orange")
     ax.axhline(0.0, color="grey")
     ax.set_xticks(x, names)
-    ax.set_ylabel("mean delta (points)")
+    ax.set_ylabel(f"mean delta ({_units(contrasts)})")
     ax.set_title("Split halves: both must be positive", fontsize=10)
     _points(ax)
     ax.grid(alpha=0.3, axis="y")
@@ -269,8 +286,10 @@ def oc_from_dict(d: Mapping[str, Any]) -> OperatingCharacteristic:
         at_observed=dict(d["at_observed"]))
 
 
-def operating_characteristic(oc: Mapping[str, Any], title: str) -> bytes:
-    """The screen's operating characteristic (analysis.oc_plot) from its dict form."""
+def operating_characteristic(oc: Mapping[str, Any], title: str,
+                             metric: str = DEFAULT_METRIC) -> bytes:
+    """The screen's operating characteristic (analysis.oc_plot) from its dict form, on the
+    contrast's ``metric``."""
     from analysis.oc_plot import oc_figure_png
 
-    return oc_figure_png(oc_from_dict(oc), title, dpi=DPI)
+    return oc_figure_png(oc_from_dict(oc), title, dpi=DPI, metric=metric)

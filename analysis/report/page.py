@@ -125,13 +125,15 @@ def build_figures(run: ClaimRun) -> dict[str, bytes]:
         assert run.games is not None
         first = next(iter(run.contrasts))
         out["paired_deltas"] = fig.paired_deltas(run.games, run.contrasts, first)
-        out["score_distributions"] = fig.score_distributions(run.games)
+        out["score_distributions"] = fig.score_distributions(
+            run.games, fig.metric_of(run.contrasts[first])[0])
         out["halves"] = fig.halves(run.contrasts)
         name, c = next(((n, c) for n, c in run.contrasts.items() if c.get("oc")), (None, None))
         if c is not None:
             title = (f"{name}: P(screen passes) (n = {c['oc']['n']}, "
                      f"{c['oc']['n_sims']:,} simulated screens)")
-            out["operating_characteristic"] = fig.operating_characteristic(c["oc"], title)
+            out["operating_characteristic"] = fig.operating_characteristic(
+                c["oc"], title, fig.metric_of(c)[0])
         else:
             out["operating_characteristic"] = fig.placeholder(
                 FIGURES["operating_characteristic"], "no contrast of this claim is screened")
@@ -203,7 +205,8 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
         "training_health": {name: not h["problems"] for name, h in run.health.items()},
         "hashes": run.opened["hashes"] if run.opened else {},
         "contrast": first and {"candidate": first["candidate"], "baseline": first["baseline"],
-                               "n": first["n"], "mean_delta": first["mean_delta"]},
+                               "n": first["n"], "mean_delta": first["mean_delta"],
+                               "unit": fig.metric_of(first)[1]},
         "commit": run.provenance.get("commit"), "generated_utc": _now(),
     }
 
@@ -219,6 +222,7 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
         arms=_arm_rows(run), curves=run.curves, health=run.health, prov=run.provenance,
         figures=FIGURES,
         images=images, recorded=run.plan.get("recorded", {}), recorded_keys=RECORDED_KEYS,
+        units={name: fig.metric_of(c) for name, c in run.contrasts.items()},
         not_opened=None if run.screened else run.not_opened(), generated=_now(),
         profile_text=json.dumps(run.profile, indent=2, sort_keys=True),
         declaration_text=json.dumps(run.plan["declaration"], indent=2),

@@ -150,6 +150,7 @@ checkpoint look:
         design=lambda wc: CLAIMS[wc.claim].sequential.spec(),
         arms=lambda wc: list(CLAIMS[wc.claim].contrasts[
             CLAIMS[wc.claim].sequential.contrast].arms),
+        metric=lambda wc: CLAIMS[wc.claim].contrasts[CLAIMS[wc.claim].sequential.contrast].metric,
         start=lambda wc: CLAIMS[wc.claim].seeds[0],
         ledger=PLAN.profile["ledger"],
     script:

@@ -33,6 +33,7 @@ rule contrast:
         runtime=15,
     params:
         kind=lambda wc: CLAIMS[wc.claim].contrasts[wc.contrast].kind,
+        metric=lambda wc: CLAIMS[wc.claim].contrasts[wc.contrast].metric,
         arms=lambda wc: list(CLAIMS[wc.claim].contrasts[wc.contrast].arms),
         seeds=contrast_seeds,
         artefacts=lambda wc: CLAIMS[wc.claim].contrast_artefacts(wc.contrast),

@@ -1,6 +1,6 @@
-"""Adapter: one declared contrast on its seeds of the block (and its operating characteristic);
-a sequential screen's contrast reads the seeds up to its stopping look, and the contrast it
-stops on gets its looks, the corrected estimate and the simulated error rates
+"""Adapter: one declared contrast, on its metric, on its seeds of the block (and its operating
+characteristic); a sequential screen's contrast reads the seeds up to its stopping look, and the
+contrast it stops on gets its looks, the corrected estimate and the simulated error rates
 (analysis/block_contrast.py)."""
 
 from analysis.block_contrast import block_contrast
@@ -22,7 +22,7 @@ def main() -> None:
         read_games(S.input.table), kind=p.kind, arms=p.arms, start=start, count=count,
         hashes=hashes, resamples=p.resamples, oc_sims=p.oc_sims, looks=looks,
         stops_on=looks is not None and S.wildcards.contrast == looks["design"]["contrast"],
-        effect=p.effect)
+        effect=p.effect, metric=p.metric)
     write_json(S.output[0], result)
 
 

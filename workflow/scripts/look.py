@@ -1,5 +1,6 @@
-"""Adapter: one look of a sequential screen: the paired t of the contrast it stops on over the
-seeds read so far, the design's decision, recorded in the ledger before anything else reads it."""
+"""Adapter: one look of a sequential screen: the paired t of the contrast it stops on (on its
+metric) over the seeds read so far, the design's decision, recorded in the ledger before
+anything else reads it."""
 
 import sys
 
@@ -17,7 +18,7 @@ def main() -> None:
     design = design_from_spec(p.design)
     n = design.looks[k - 1]
     games = select_block(read_games(S.input.games), p.arms, p.start, n)
-    pair = pair_arms(games, *p.arms)
+    pair = pair_arms(games, *p.arms, p.metric)
     look = look_record(pair.candidate_scores - pair.baseline_scores, k, design, p.start)
     opened = load_json(S.input.opened)
     record_look(p.ledger, [int(b) for b in opened["blocks"]],
