@@ -99,6 +99,14 @@ def latest_problem(out: str | Path) -> str | None:
     return f"{out} holds training output but no {LATEST} link"
 
 
+def newest_state(out: str | Path) -> Path | None:
+    """The resume state of ``out`` with the most moves (None: it holds none).  States are
+    written whole or not at all, so any one present is complete."""
+    found = [(int(m[1]), p) for p in Path(out).glob("resume-*")
+             if (m := _SAVED.fullmatch(p.name)) and p.is_dir()]
+    return max(found)[1] if found else None
+
+
 def debris(out: str | Path, steps: Iterable[int] | None = None) -> list[Path]:
     """The debris in ``out``; with ``steps``, only that of those checkpoints' directories."""
     out = Path(out)

@@ -105,7 +105,7 @@ def test_existing_output_is_never_overwritten(tmp_path: Path, capsys) -> None:
 def test_evaluate_refuses_a_truncated_table(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     assert _train(out, 200, 200) == 0
-    tables = out / "step-200" / "tables.npy"
+    tables = out / "step-200" / "tables.npy.zst"
     with open(tables, "r+b") as fh:
         fh.truncate(tables.stat().st_size - 8)
     assert evaluate_main([str(out / "step-200"), "--games", "2"]) == 2
