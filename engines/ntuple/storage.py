@@ -35,6 +35,7 @@ import contextlib
 import hashlib
 import io
 import json
+import math
 import mmap
 import os
 import sys
@@ -57,6 +58,32 @@ _CHUNK = 1 << 20  # bytes per write / hash block (and hole granularity)
 LEVEL = 1
 #: the suffix of a compressed array file
 PACKED_SUFFIX = ".zst"
+
+
+#: how the compressed size of a checkpoint's values and of a resume state grows with the
+#: entry updates ``u`` of training (a move updates every active entry once): measured on
+#: layout A at 1e6, 2e6 and 2e7 moves and E at 2e7, it grows as ``K sqrt(u)`` bytes, K at most
+#: 1,401 for values and 4,225 for a state (A at 2e6 moves); docs/training.md, Files
+PACKED_STEP_K, PACKED_STATE_K = 1_401, 4_225
+#: the most updates measured (A at 2e7 moves); past them the bound grows linearly
+PACKED_MEASURED_UPDATES = 74 * 20_000_000
+#: bytes added to every bound (frame and block headers, the constant background)
+PACKED_SLACK = 1 << 20
+
+
+def packed_bound(raw: int, updates: int, k: float) -> int:
+    """Bytes on disk a compressed array of ``raw`` bytes takes at most after ``updates`` entry
+    updates: twice the measured ``k sqrt(updates)``; past the measured range ``U``, the figure
+    at ``U`` scaled in proportion to the updates (an upper bound while growth stays concave,
+    as measured); never more than ``raw`` plus zstd's 3 bytes a 128 KB block."""
+    measured = min(updates, PACKED_MEASURED_UPDATES)
+    grown = k * math.sqrt(measured) * max(updates, measured) / max(measured, 1)
+    return min(raw + raw // 1000 + PACKED_SLACK, PACKED_SLACK + math.ceil(2 * grown))
+
+
+def updates_per_move(layout: str) -> int:
+    """Entries one training move updates: a layout's active tuples (``linear``: its weights)."""
+    return N_TERMS if layout == "linear" else get_layout(layout).n_active
 
 
 class WeightsError(ValueError):

@@ -45,12 +45,16 @@ from contracts.train_directory import (
 from engines.drop7 import core
 from engines.ntuple.layouts import INITIAL_VALUE
 from engines.ntuple.storage import (
+    PACKED_STATE_K,
+    PACKED_STEP_K,
     PACKED_SUFFIX,
     WeightsError,
     alloc_zeroed,
     array_chunks,
+    packed_bound,
     read_into,
     save_weights,
+    updates_per_move,
     write_manifest,
     write_packed,
 )
@@ -234,20 +238,23 @@ class Trainer:
             dest[:] = arr.reshape(dest.shape)
         self.wall_s = wall
 
-    def disk_need(self, checkpoints: int) -> int:
-        """Bytes the run writes at most: ``checkpoints`` tables and one resume state at a time
-        (two while the newest replaces the last)."""
+    def disk_need(self, steps: list[int]) -> int:
+        """Bytes the run writes at most: a checkpoint at each of ``steps`` (moves) and one resume
+        state at a time (two while the newest replaces the last), each compressed
+        (:func:`~engines.ntuple.storage.packed_bound`)."""
         shape, dtype, _ = self.learner.export()
         step = int(np.prod(shape)) * np.dtype(dtype).itemsize
         resume = sum(a.nbytes for a in self.learner.resume_arrays().values())
-        return checkpoints * step + min(checkpoints, 2) * resume
+        per_move = updates_per_move(self.learner.name)
+        return (sum(packed_bound(step, s * per_move, PACKED_STEP_K) for s in steps)
+                + sum(packed_bound(resume, s * per_move, PACKED_STATE_K)
+                      for s in sorted(steps)[-2:]))
 
-    def _check_disk(self, checkpoints: int) -> None:
-        """Log the disk the checkpoints need; warn when less is free (zero blocks are holes,
-        so the resume states may take less than their full size)."""
-        need, free = self.disk_need(checkpoints), shutil.disk_usage(self.out).free
-        line = (f"train {self.learner.name}: {checkpoints} checkpoint"
-                f"{'' if checkpoints == 1 else 's'} to write, up to "
+    def _check_disk(self, steps: list[int]) -> None:
+        """Log the disk the checkpoints at ``steps`` need; warn when less is free."""
+        need, free = self.disk_need(steps), shutil.disk_usage(self.out).free
+        line = (f"train {self.learner.name}: {len(steps)} checkpoint"
+                f"{'' if len(steps) == 1 else 's'} to write, up to "
                 f"{need / 1e9:.2f} GB; {free / 1e9:.2f} GB free at {self.out}")
         self.log(line + ("" if need <= free else " - WARNING: the disk may fill up"))
 
@@ -296,7 +303,7 @@ class Trainer:
         self.out.mkdir(parents=True, exist_ok=True)
         steps = [s for s in checkpoint_steps(moves, every) if s > self.moves]
         remove_debris(self.out, steps if segment else None, self.log)
-        self._check_disk(len(steps))
+        self._check_disk(steps)
         start_moves, t_session = self.moves, time.perf_counter()
         fstats = np.zeros(kern.F_LEN)
         chunk = 2_000
