@@ -2,8 +2,9 @@
 
 ::
 
-    DIR/step-<moves>/{tables.npy, manifest.json}   a checkpoint: values only
-    DIR/resume-<moves>/{*.npy, state.json, manifest.json}
+    DIR/step-<moves>/{tables.npy.zst, manifest.json}
+                                                   a checkpoint: values only
+    DIR/resume-<moves>/{*.npy.zst, state.json, manifest.json}
                                                    everything needed to go on from <moves>
     DIR/latest -> resume-<moves>                   the newest resume state
 
