@@ -8,7 +8,7 @@
 # goes on from it) unless the profile sets keep_final_state: false.  One rule body serves both: the generic segment (temp state)
 # and, per trained weights, its last segment (kept state), preferred by ruleorder.
 from contracts.train_directory import RESUME, STEP
-from contracts.weights_dir import MANIFEST, PACKED
+from contracts.weights_dir import MANIFEST, PACKED, TABLES  # TABLES: frozen weights (screen.smk)
 
 
 def training(wc):
