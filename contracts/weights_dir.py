@@ -10,5 +10,7 @@ FORMAT_RAW = "drop7-weights-v1"
 MANIFEST = "manifest.json"
 #: the array as a plain ``.npy`` file: frozen n-tuple values or linear-trained weights
 TABLES = "tables.npy"
+#: the suffix of an array file stored as one zstd frame of its ``.npy`` bytes
+PACKED_SUFFIX = ".zst"
 #: the array as a zstd stream of the ``.npy`` file's bytes: a checkpoint's
-PACKED = "tables.npy.zst"
+PACKED = TABLES + PACKED_SUFFIX

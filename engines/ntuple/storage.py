@@ -48,7 +48,7 @@ import zstandard
 
 from contracts.atomic import TargetExistsError, atomic_dir
 from contracts.hashing import file_sha256
-from contracts.weights_dir import FORMAT, FORMAT_RAW, MANIFEST, PACKED, TABLES
+from contracts.weights_dir import FORMAT, FORMAT_RAW, MANIFEST, PACKED, PACKED_SUFFIX, TABLES
 from engines.leaves.kinds import N_TERMS
 from engines.ntuple.layouts import Layout, get_layout
 
@@ -56,8 +56,6 @@ _CHUNK = 1 << 20  # bytes per write / hash block (and hole granularity)
 #: zstd level of checkpoints and resume states (docs/training.md, Files: level 1 is as small
 #: as 3 on these tables and twice as fast)
 LEVEL = 1
-#: the suffix of a compressed array file
-PACKED_SUFFIX = ".zst"
 
 
 #: how the compressed size of a checkpoint's values and of a resume state grows with the

@@ -42,12 +42,12 @@ from contracts.train_directory import (
     resume_dir,
     step_dir,
 )
+from contracts.weights_dir import PACKED_SUFFIX
 from engines.drop7 import core
 from engines.ntuple.layouts import INITIAL_VALUE
 from engines.ntuple.storage import (
     PACKED_STATE_K,
     PACKED_STEP_K,
-    PACKED_SUFFIX,
     WeightsError,
     alloc_zeroed,
     array_chunks,
