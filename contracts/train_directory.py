@@ -2,8 +2,9 @@
 
 ::
 
-    DIR/step-<moves>/{tables.npy, manifest.json}   a checkpoint: values only
-    DIR/resume-<moves>/{*.npy, state.json, manifest.json}
+    DIR/step-<moves>/{tables.npy.zst, manifest.json}
+                                                   a checkpoint: values only
+    DIR/resume-<moves>/{*.npy.zst, state.json, manifest.json}
                                                    everything needed to go on from <moves>
     DIR/latest -> resume-<moves>                   the newest resume state
 
@@ -97,6 +98,14 @@ def latest_problem(out: str | Path) -> str | None:
     if link.is_symlink():
         return f"{link} is dangling (it points to the missing {link.readlink()})"
     return f"{out} holds training output but no {LATEST} link"
+
+
+def newest_state(out: str | Path) -> Path | None:
+    """The resume state of ``out`` with the most moves (None: it holds none).  States are
+    written whole or not at all, so any one present is complete."""
+    found = [(int(m[1]), p) for p in Path(out).glob("resume-*")
+             if (m := _SAVED.fullmatch(p.name)) and p.is_dir()]
+    return max(found)[1] if found else None
 
 
 def debris(out: str | Path, steps: Iterable[int] | None = None) -> list[Path]:

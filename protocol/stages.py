@@ -9,9 +9,9 @@
   gates opens it anyway, and the verdict is then invalidated).
 * :func:`select_checkpoint` - the declared selection: the largest margin
   (ties to the later point), the final point, or a fixed step.
-* :func:`freeze` - copy the chosen checkpoint to the frozen directory (a
-  copy, not a link: nothing done to the checkpoint can touch the frozen
-  weights) and record its SHA-256, recomputed from the copy.
+* :func:`freeze` - copy the chosen checkpoint to the frozen directory as a
+  plain ``.npy`` (a copy, not a link: nothing done to the checkpoint can
+  touch the frozen weights) and record its SHA-256, recomputed from the copy.
 * :func:`check_artefact` - a frozen artefact's record against the SHA-256 a
   declaration pins.
 """
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from analysis.games_table import pair_arms, read_games, select_block
 from analysis.readings import evaluate
 from contracts.atomic import atomic_dir, atomic_write
 from contracts.hashing import file_sha256
-from contracts.weights_dir import MANIFEST, TABLES
+from contracts.weights_dir import TABLES
 
 POINT_KEYS = ("n", "mean_candidate", "mean_baseline", "mean_delta", "sd_delta", "bootstrap_lb",
               "bootstrap_ub", "t_lb", "wins", "ties", "losses", "mean_moves_candidate",
@@ -107,7 +106,7 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     Refuses when the claim's gates failed and are enforced.  The SHA-256 is
     recomputed from the frozen file and must equal the checkpoint manifest's.
     """
-    from engines.ntuple.storage import read_manifest
+    from engines.ntuple.storage import read_manifest, unpack_weights
 
     if not gate["opens_screen"]:
         raise ValueError(f"the claim's gates failed, nothing to freeze: {gate['reason']}")
@@ -116,8 +115,7 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     manifest = read_manifest(src)
     dst = Path(frozen_dir)
     with atomic_dir(dst, replace=True) as tmp:
-        shutil.copyfile(src / TABLES, tmp / TABLES)
-        shutil.copy2(src / MANIFEST, tmp / MANIFEST)
+        unpack_weights(src, tmp)  # frozen weights are a plain .npy, memory-mapped by the arms
         sha = file_sha256(tmp / TABLES)
         if sha != manifest.get("sha256"):
             raise ValueError(f"{src}: tables SHA-256 {sha} differs from its manifest")

@@ -1,9 +1,10 @@
-"""``drop7 train`` output directories: ``--resume`` without a usable ``latest`` is refused,
-and the debris of a killed write is removed by the next run (which then gives the same
-tables)."""
+"""``drop7 train`` output directories: ``--resume`` without a usable ``latest`` goes on from
+the newest complete state (checking what it writes again), and the debris of a killed write
+is removed by the next run (which then gives the same tables)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -32,22 +33,54 @@ def _killed_write(path: Path) -> Path:
     return dead
 
 
-def test_resume_needs_a_latest_link_when_the_directory_holds_output(tmp_path, capsys) -> None:
+def test_resume_without_latest_goes_on_from_the_newest_state_or_zero(tmp_path, capsys) -> None:
+    """A run killed between a checkpoint and its resume state (simulated by removing the state
+    and ``latest``) resumes from what is complete, says so in one line, and gives the tables
+    of an uninterrupted run; segments (no ``latest``) resume from their newest state."""
     fresh = tmp_path / "fresh"
     assert _train(fresh, 300, 300, "--resume") == 0  # an absent directory starts fresh
+    assert _train(tmp_path / "once", 900, 300) == 0
     run = tmp_path / "run"
-    assert _train(run, 300, 300) == 0
-    before = _sha(run / "step-300")
+    assert _train(run, 600, 300) == 0
+    before = {s: _sha(run / f"step-{s}") for s in (300, 600)}
     capsys.readouterr()
     (run / "latest").unlink()
-    assert _train(run, 600, 300, "--resume") == 2
+    shutil.rmtree(resume_dir(run, 600))  # no state at all: from zero
+    assert _train(run, 900, 300, "--resume") == 0
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no latest link" in err and str(run) in err, err
-    os.symlink("resume-999", run / "latest")
-    assert _train(run, 600, 300, "--resume") == 2
+    lines = [line for line in err.splitlines() if "no latest link" in line]
+    assert len(lines) == 1 and "going on from zero" in lines[0] and str(run) in lines[0], err
+    assert {s: _sha(run / f"step-{s}") for s in (300, 600)} == before
+    assert _sha(run / "step-900") == _sha(tmp_path / "once" / "step-900")
+    assert (run / "latest").resolve() == resume_dir(run, 900).resolve()
+
+    seg = tmp_path / "seg"  # segments keep their states and make no latest
+    assert _train(seg, 300, 300, "--start", "0") == 0
+    assert _train(seg, 600, 300, "--start", "300") == 0
+    os.symlink("resume-999", seg / "latest")  # dangling
+    capsys.readouterr()
+    assert _train(seg, 900, 300, "--resume") == 0
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "dangling" in err and "resume-999" in err, err
-    assert not (run / "step-600").exists() and _sha(run / "step-300") == before
+    assert f"going on from {resume_dir(seg, 600)}" in err and "dangling" in err, err
+    assert "resumed at 600 moves" in err
+    assert _sha(seg / "step-900") == _sha(tmp_path / "once" / "step-900")
+
+
+def test_resume_refuses_a_checkpoint_written_again_that_differs(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    assert _train(run, 600, 300) == 0
+    (run / "latest").unlink()
+    shutil.rmtree(resume_dir(run, 600))
+    manifest = json.loads((run / "step-300" / "manifest.json").read_text())
+    manifest["sha256"] = "0" * 64  # the checkpoint there is not what this run writes
+    (run / "step-300" / "manifest.json").write_text(json.dumps(manifest))
+    tables = (run / "step-300" / "tables.npy.zst").read_bytes()
+    capsys.readouterr()
+    assert _train(run, 900, 300, "--resume") == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "error" in err[-1] and "step-300" in err[-1] and "written again" in err[-1], err
+    assert (run / "step-300" / "tables.npy.zst").read_bytes() == tables  # left as it was
+    assert not (run / "step-900").exists()
 
 
 def test_the_next_run_removes_a_killed_writes_debris(tmp_path, capsys) -> None:

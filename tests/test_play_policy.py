@@ -98,7 +98,7 @@ def test_load_errors_for_missing_or_bad_weights(tmp_path) -> None:
     with pytest.raises(PolicyError, match="no manifest"):
         load_policy(f"direct:leaf=ntuple:{tmp_path / 'nothing'}")
     (tmp_path / "manifest.json").write_text(json.dumps({"format": "something-else"}))
-    with pytest.raises(PolicyError, match="not a drop7-weights-v1 manifest"):
+    with pytest.raises(PolicyError, match=r"not a drop7-weights-v2 \(or drop7-weights-v1\)"):
         load_policy(f"search:leaf=linear-trained:{tmp_path},d=1,s=7")
 
 

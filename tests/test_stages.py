@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from contracts.games_table import GAMES_COLUMNS, write_rows
 from contracts.hashing import file_sha256
 from engines.ntuple.layouts import get_layout
-from engines.ntuple.storage import array_chunks, save_weights
+from engines.ntuple.storage import array_chunks, save_weights, stream_sha256
 from protocol.stages import (
     check_artefact,
     freeze,
@@ -98,11 +99,11 @@ def test_freeze_copies_the_selected_checkpoint_and_records_its_hash(tmp_path) ->
     record = freeze(c, gate, "largest-margin", tmp_path / "frozen", tmp_path / "frozen.json",
                     "c/ntuple-A")
     assert record["step"] == 10 and record["artefact"] == "c/ntuple-A"
+    # the frozen weights are the checkpoint's values as a plain .npy, of the manifest's hash
     assert record["sha256"] == file_sha256(tmp_path / "frozen" / "tables.npy")
-    assert record["sha256"] == file_sha256(tmp_path / "step-10" / "tables.npy")
+    assert record["sha256"] == stream_sha256(tmp_path / "step-10" / "tables.npy.zst")
     assert json.loads((tmp_path / "frozen.json").read_text())["sha256"] == record["sha256"]
-    assert (tmp_path / "frozen" / "tables.npy").stat().st_ino != (
-        tmp_path / "step-10" / "tables.npy").stat().st_ino  # a copy, not a link
+    assert json.loads((tmp_path / "frozen" / "manifest.json").read_text())["file"] == "tables.npy"
     assert freeze(c, gate, "final", tmp_path / "frozen", tmp_path / "f.json", "c/x")["step"] == 20
 
 
@@ -113,10 +114,8 @@ def test_freeze_refuses_a_failed_gate_and_a_tampered_checkpoint(tmp_path) -> Non
     with pytest.raises(ValueError, match="gates failed"):
         freeze(c, strict, "largest-margin", tmp_path / "frozen", tmp_path / "frozen.json", "c/w")
     assert not (tmp_path / "frozen.json").exists()
-    tables = tmp_path / "step-10" / "tables.npy"
-    data = bytearray(tables.read_bytes())
-    data[-1] ^= 0xFF
-    tables.write_bytes(bytes(data))
+    _checkpoint(tmp_path / "other", 0.2)  # a whole checkpoint of other values in its place
+    shutil.copyfile(tmp_path / "other" / "tables.npy.zst", tmp_path / "step-10" / "tables.npy.zst")
     loose = gates("c", ["training-signal"], GATE, {"ntuple-A": c}, False)
     with pytest.raises(ValueError, match="SHA-256"):
         freeze(c, loose, "largest-margin", tmp_path / "frozen", tmp_path / "frozen.json", "c/w")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from engines.drop7.cli import main
+from engines.ntuple import storage
 from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import load_ntuple
 from engines.train.evaluate import main as evaluate_main
@@ -46,13 +47,25 @@ def test_outputs_manifests_and_loadable_tables(tmp_path: Path, capsys) -> None:
     assert 0 < changed.sum() < layout.entries
 
 
-def test_disk_need_counts_every_table_and_two_resume_states(tmp_path: Path) -> None:
+def test_disk_need_counts_compressed_tables_and_two_resume_states(tmp_path: Path) -> None:
     layout = get_layout("A")
     trainer = Trainer(NtupleLearner(layout), SeedRange(0, 10), tmp_path)
-    # 4-byte values per checkpoint; values and two float32 accumulators per resume state
-    assert trainer.disk_need(4) == 4 * layout.entries * 4 + 2 * layout.entries * 12
-    assert trainer.disk_need(1) == layout.entries * (4 + 12)
-    assert trainer.disk_need(4) == 4 * 1_920_000_000 + 2 * 5_760_000_000
+    # measured at 2e7 moves: 42.5 MB of values, 130 MB of state (docs/training.md, Files)
+    need = trainer.disk_need([2 * 10**7])
+    assert 42_500_000 + 130_000_000 < need < 0.5e9  # the raw files were 1.92 + 5.76 GB
+    pilot = trainer.disk_need([10**7, 2 * 10**7])
+    assert pilot == sum(storage.packed_bound(raw, s * 74, k) for s in (10**7, 2 * 10**7)
+                        for raw, k in ((layout.entries * 4, storage.PACKED_STEP_K),
+                                       (layout.entries * 12, storage.PACKED_STATE_K)))
+    # a long training is bounded by the raw sizes (4-byte values, 12-byte states) and a little
+    raw = 2 * layout.entries * 4 + 2 * layout.entries * 12
+    long = trainer.disk_need([5 * 10**8, 10**9])
+    assert raw < long <= raw + raw // 1000 + 4 * storage.PACKED_SLACK
+    # the bound grows with the updates, continuously past the measured range
+    k, u = storage.PACKED_STEP_K, storage.PACKED_MEASURED_UPDATES
+    assert 0 <= storage.packed_bound(10**12, u + 1, k) - storage.packed_bound(10**12, u, k) <= 2
+    assert storage.packed_bound(10**12, 4 * u, k) - storage.PACKED_SLACK == pytest.approx(
+        4 * (storage.packed_bound(10**12, u, k) - storage.PACKED_SLACK), abs=4)
 
 
 def test_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
@@ -105,7 +118,7 @@ def test_existing_output_is_never_overwritten(tmp_path: Path, capsys) -> None:
 def test_evaluate_refuses_a_truncated_table(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     assert _train(out, 200, 200) == 0
-    tables = out / "step-200" / "tables.npy"
+    tables = out / "step-200" / "tables.npy.zst"
     with open(tables, "r+b") as fh:
         fh.truncate(tables.stat().st_size - 8)
     assert evaluate_main([str(out / "step-200"), "--games", "2"]) == 2

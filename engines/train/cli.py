@@ -27,7 +27,13 @@ import numba
 
 from contracts.cli_numbers import INT64_MAX, finite_option, int_option, parse_seed_block
 from contracts.errors import InputError
-from contracts.train_directory import LATEST, has_output, latest_problem, resume_dir
+from contracts.train_directory import (
+    LATEST,
+    has_output,
+    latest_problem,
+    newest_state,
+    resume_dir,
+)
 from engines.ntuple.layouts import LAYOUTS, get_layout
 from engines.train.trainer import MAX_LANES, NtupleLearner, SeedRange, Trainer
 
@@ -55,7 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument("--resume", action="store_true",
                         help="go on from OUT/latest (start fresh if OUT holds no output; "
-                             "refused if OUT holds output but no valid latest)")
+                             "without a valid latest, from OUT's newest resume state or zero, "
+                             "checking every checkpoint written again against the one there)")
     resume.add_argument("--start", type=int_option(0), default=None, metavar="MOVES",
                         help="train one segment: from OUT/resume-MOVES (0: from nothing) to "
                              "--moves, leaving OUT's other states and latest alone")
@@ -137,13 +144,19 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if has_output(out) and not args.resume and args.start is None:
         raise InputError(f"{out} already holds training output; pass --resume or remove it")
-    if args.resume and (problem := latest_problem(out)):
-        raise InputError(f"cannot resume: {problem}; go on with --start MOVES from a "
-                         "resume-MOVES state, or remove the directory")
     trainer = Trainer(make_learner(args.layout, args.alpha, args.lanes), seeds, out,
-                      log_every=args.log_every)
+                      log_every=args.log_every, threads=args.threads)
     if args.start:
         trainer.load_resume(resume_dir(out, args.start))
+    elif args.resume and (problem := latest_problem(out)):
+        # a run killed between a checkpoint and its state, or segments (which make no
+        # latest): go on from what is complete; save_step checks each checkpoint written again
+        newest = newest_state(out)
+        trainer.log(f"train {args.layout}: {problem}; going on from "
+                    f"{newest if newest else 'zero'}, checking every checkpoint written again "
+                    "against the one there")
+        if newest is not None:
+            trainer.load_resume(newest)
     elif args.resume and (out / LATEST).exists():
         trainer.load_resume()
     if trainer.moves:

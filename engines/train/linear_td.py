@@ -35,8 +35,6 @@ frozen leaf (see :func:`engines.ntuple.storage.load_linear`).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
@@ -58,7 +56,6 @@ from engines.drop7.core import (
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import linear_terms, next_disc_term
 from engines.ntuple.layouts import get_layout
-from engines.ntuple.storage import WeightsError
 from engines.train import kernel as kern
 
 #: Root mean square of each term over 24,340 states of baseline play (see module doc).
@@ -230,13 +227,3 @@ class LinearLearner:
     def resume_arrays(self) -> dict[str, np.ndarray]:
         """Arrays a resume state holds."""
         return {"theta": self.theta, "e": self.e_acc, "a": self.a_acc}
-
-    def load_resume_arrays(self, arrays: dict[str, Path]) -> None:
-        """Read the arrays of a resume state into this learner."""
-        if set(arrays) != {"theta", "e", "a"}:
-            raise WeightsError(f"resume state holds {sorted(arrays)}, expected a, e and theta")
-        for name, dest in (("theta", self.theta), ("e", self.e_acc), ("a", self.a_acc)):
-            arr = np.load(arrays[name])
-            if arr.shape != dest.shape or arr.dtype != dest.dtype:
-                raise WeightsError(f"{arrays[name]}: holds {arr.dtype}{list(arr.shape)}")
-            dest[:] = arr

@@ -42,15 +42,21 @@ from contracts.train_directory import (
     resume_dir,
     step_dir,
 )
+from contracts.weights_dir import PACKED_SUFFIX
 from engines.drop7 import core
 from engines.ntuple.layouts import INITIAL_VALUE
 from engines.ntuple.storage import (
+    PACKED_STATE_K,
+    PACKED_STEP_K,
     WeightsError,
     alloc_zeroed,
     array_chunks,
+    packed_bound,
+    read_into,
     save_weights,
+    updates_per_move,
     write_manifest,
-    write_npy,
+    write_packed,
 )
 from engines.train import kernel as kern
 from engines.train.lanes import train_rounds
@@ -103,8 +109,8 @@ class Learner(Protocol):
         """Train ``moves`` moves from the position ``carry``, ``state``, ``cols`` (1-D for one
         lane, one row per lane for more), updated in place."""
     def export(self) -> tuple[tuple[int, ...], np.dtype, object]: ...
-    def resume_arrays(self) -> dict[str, np.ndarray]: ...
-    def load_resume_arrays(self, arrays: dict[str, Path]) -> None: ...
+    def resume_arrays(self) -> dict[str, np.ndarray]:
+        """The learner's own arrays a resume state holds (a resume fills them in place)."""
 
 
 def config_hash(config: dict) -> str:
@@ -120,31 +126,14 @@ def _fmt_eta(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
 
 
-def read_into(path: Path, dest: np.ndarray) -> None:
-    """Fill ``dest`` from an ``.npy`` file of the same shape and dtype, block by block."""
-    with open(path, "rb") as fh:
-        version = np.lib.format.read_magic(fh)
-        reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                  else np.lib.format.read_array_header_2_0)
-        shape, fortran, dtype = reader(fh)
-        if tuple(shape) != dest.shape or np.dtype(dtype) != dest.dtype or fortran:
-            raise WeightsError(f"{path}: holds {dtype}{list(shape)}, expected "
-                               f"{dest.dtype}{list(dest.shape)}")
-        view = memoryview(dest.reshape(-1)).cast("B")
-        pos = 0
-        while pos < len(view):
-            got = fh.readinto(view[pos:pos + (1 << 24)])
-            if not got:
-                raise WeightsError(f"{path}: truncated")
-            pos += got
-
-
 class Trainer:
     """Drive a learner over a seed range with checkpoints (see module docstring)."""
 
     def __init__(self, learner: Learner, seeds: SeedRange, out: Path,
-                 log: Callable[[str], None] | None = None, log_every: float = 10.0) -> None:
+                 log: Callable[[str], None] | None = None, log_every: float = 10.0,
+                 threads: int = 1) -> None:
         self.learner = learner
+        self.threads = max(int(threads), 1)  # the job's budget, for compressing too
         self.seeds = seeds
         self.out = Path(out)
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
@@ -181,11 +170,13 @@ class Trainer:
 
     # ---- checkpoints ---------------------------------------------------------------------
     def save_step(self) -> Path:
-        """Write ``DIR/step-<moves>`` (values only) and return it."""
+        """Write ``DIR/step-<moves>`` (values only) and return it.  A checkpoint already there
+        (a run going on from an older state) must be the same tables, or WeightsError."""
         shape, dtype, chunks = self.learner.export()
         final = step_dir(self.out, self.moves)
         manifest = {**self._facts(), "entries": int(np.prod(shape))}
-        save_weights(final, shape, dtype, chunks, manifest, replace=True)
+        save_weights(final, shape, dtype, chunks, manifest, replace=True, threads=self.threads,
+                     same=True)
         return final
 
     def save_resume(self, segment: bool = False) -> Path:
@@ -195,8 +186,8 @@ class Trainer:
         with atomic_dir(final, replace=True) as tmp:
             files = {}
             for name, arr in self.learner.resume_arrays().items():
-                files[name] = write_npy(tmp / f"{name}.npy", arr.shape, arr.dtype,
-                                        array_chunks(arr))
+                files[name] = write_packed(tmp / f"{name}.npy{PACKED_SUFFIX}", arr.shape,
+                                           arr.dtype, array_chunks(arr), self.threads)
             (tmp / "state.json").write_text(json.dumps(self._position()))
             files["state"] = file_sha256(tmp / "state.json")
             write_manifest(tmp / "manifest.json", {**self._facts(), "format": self.resume_format,
@@ -247,20 +238,23 @@ class Trainer:
             dest[:] = arr.reshape(dest.shape)
         self.wall_s = wall
 
-    def disk_need(self, checkpoints: int) -> int:
-        """Bytes the run writes at most: ``checkpoints`` tables and one resume state at a time
-        (two while the newest replaces the last)."""
+    def disk_need(self, steps: list[int]) -> int:
+        """Bytes the run writes at most: a checkpoint at each of ``steps`` (moves) and one resume
+        state at a time (two while the newest replaces the last), each compressed
+        (:func:`~engines.ntuple.storage.packed_bound`)."""
         shape, dtype, _ = self.learner.export()
         step = int(np.prod(shape)) * np.dtype(dtype).itemsize
         resume = sum(a.nbytes for a in self.learner.resume_arrays().values())
-        return checkpoints * step + min(checkpoints, 2) * resume
+        per_move = updates_per_move(self.learner.name)
+        return (sum(packed_bound(step, s * per_move, PACKED_STEP_K) for s in steps)
+                + sum(packed_bound(resume, s * per_move, PACKED_STATE_K)
+                      for s in sorted(steps)[-2:]))
 
-    def _check_disk(self, checkpoints: int) -> None:
-        """Log the disk the checkpoints need; warn when less is free (zero blocks are holes,
-        so the resume states may take less than their full size)."""
-        need, free = self.disk_need(checkpoints), shutil.disk_usage(self.out).free
-        line = (f"train {self.learner.name}: {checkpoints} checkpoint"
-                f"{'' if checkpoints == 1 else 's'} to write, up to "
+    def _check_disk(self, steps: list[int]) -> None:
+        """Log the disk the checkpoints at ``steps`` need; warn when less is free."""
+        need, free = self.disk_need(steps), shutil.disk_usage(self.out).free
+        line = (f"train {self.learner.name}: {len(steps)} checkpoint"
+                f"{'' if len(steps) == 1 else 's'} to write, up to "
                 f"{need / 1e9:.2f} GB; {free / 1e9:.2f} GB free at {self.out}")
         self.log(line + ("" if need <= free else " - WARNING: the disk may fill up"))
 
@@ -280,13 +274,19 @@ class Trainer:
         if manifest.get("config_hash") != self.hash:
             raise WeightsError(f"{directory}: trained with another config "
                                f"({manifest.get('config_hash')} != {self.hash})")
-        files = manifest.get("files", {})
-        for name, sha in files.items():
-            path = directory / ("state.json" if name == "state" else f"{name}.npy")
-            if not path.is_file() or file_sha256(path) != sha:
-                raise WeightsError(f"{path}: missing or SHA-256 does not match the manifest")
-        self.learner.load_resume_arrays({n: directory / f"{n}.npy" for n in files if n != "state"})
-        self._load_position(directory / "state.json")
+        files = dict(manifest.get("files", {}))
+        state = directory / "state.json"
+        if not state.is_file() or file_sha256(state) != files.pop("state", None):
+            raise WeightsError(f"{state}: missing or SHA-256 does not match the manifest")
+        arrays = self.learner.resume_arrays()
+        if set(files) != set(arrays):
+            raise WeightsError(f"{directory}: holds {sorted(files)}, expected {sorted(arrays)}")
+        for name, dest in arrays.items():
+            # compressed (this trainer's), or a plain .npy of a state written before
+            packed = directory / f"{name}.npy{PACKED_SUFFIX}"
+            read_into(packed if packed.exists() else directory / f"{name}.npy", dest,
+                      files[name])
+        self._load_position(state)
 
     # ---- the loop --------------------------------------------------------------------------
     def run(self, moves: int, every: int, segment: bool = False) -> dict:
@@ -303,7 +303,7 @@ class Trainer:
         self.out.mkdir(parents=True, exist_ok=True)
         steps = [s for s in checkpoint_steps(moves, every) if s > self.moves]
         remove_debris(self.out, steps if segment else None, self.log)
-        self._check_disk(len(steps))
+        self._check_disk(steps)
         start_moves, t_session = self.moves, time.perf_counter()
         fstats = np.zeros(kern.F_LEN)
         chunk = 2_000
@@ -409,10 +409,3 @@ class NtupleLearner:
     def resume_arrays(self) -> dict[str, np.ndarray]:
         """Arrays a resume state holds."""
         return {"vals": self.vals, "acc": self.acc}
-
-    def load_resume_arrays(self, arrays: dict[str, Path]) -> None:
-        """Read the arrays of a resume state into this learner."""
-        if set(arrays) != {"vals", "acc"}:
-            raise WeightsError(f"resume state holds {sorted(arrays)}, expected acc and vals")
-        read_into(arrays["vals"], self.vals)
-        read_into(arrays["acc"], self.acc)

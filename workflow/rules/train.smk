@@ -8,7 +8,7 @@
 # goes on from it) unless the profile sets keep_final_state: false.  One rule body serves both: the generic segment (temp state)
 # and, per trained weights, its last segment (kept state), preferred by ruleorder.
 from contracts.train_directory import RESUME, STEP
-from contracts.weights_dir import MANIFEST, TABLES
+from contracts.weights_dir import MANIFEST, PACKED, TABLES  # TABLES: frozen weights (screen.smk)
 
 
 def training(wc):
@@ -29,7 +29,7 @@ def segment_paths(claim="{claim}", weights="{weights}", end="{end}"):
     """The outputs of a segment job: a checkpoint's two files and the state directory."""
     train = PATHS.pattern("train", claim=claim, weights=weights)
     step = f"{train}/{STEP.format(moves=end)}"
-    return f"{step}/{TABLES}", f"{step}/{MANIFEST}", f"{train}/{RESUME.format(moves=end)}"
+    return f"{step}/{PACKED}", f"{step}/{MANIFEST}", f"{train}/{RESUME.format(moves=end)}"
 
 
 _SEGMENT_RULES = [("train_segment", segment_paths(), True)]
