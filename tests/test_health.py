@@ -76,7 +76,7 @@ def test_a_lead_within_its_interval_is_flagged() -> None:
     """A point estimate above the start is not enough: the lead's interval must clear zero."""
     h = training_health("w", _curve([107_000]))
     (p,) = h["points"]
-    assert 0 < p["one_ply_mean"] - p["start_mean"] and p["lead_lb"] <= 0 < p["lead_ub"]
+    assert p["one_ply_mean"] - p["start_mean"] > 0 and p["lead_lb"] <= 0 < p["lead_ub"]
     assert p["no_lead"] and not h["healthy"]
 
 
