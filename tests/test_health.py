@@ -125,3 +125,18 @@ def test_the_reading_and_the_gate_read_the_health() -> None:
     assert gates("c", ["health"], READING, {}, True, good)["opens_screen"]
     closed = gates("c", ["health"], READING, {}, True, bad)
     assert not closed["passed"] and not closed["opens_screen"]
+
+
+def test_the_page_shows_the_lead_and_its_interval() -> None:
+    """A flagged checkpoint's lead over its start, with its interval, in the health table."""
+    from test_report_render import run_of
+
+    from analysis.report.page import build_figures, render_claim
+
+    run = run_of("ntuple-line-tuples", screened=False)
+    run.health = {"ntuple-A": training_health("ntuple-A", _curve([140_000, 77_000]))}
+    html = render_claim(run, build_figures(run))
+    bad = run.health["ntuple-A"]["points"][1]
+    assert "not significantly above the untrained start" in html
+    assert f"{bad['lead_lb']:+,.0f} to {bad['lead_ub']:+,.0f}" in html
+    assert 'class="l fail">no lead' in html
