@@ -8,14 +8,22 @@ the run already has:
   the cumulative ``games_trained`` and ``mean_score_trained`` of consecutive
   checkpoint manifests);
 * one ply at every checkpoint: the weights played greedily one ply (the
-  training policy, frozen) and random legal play on the same unseen
-  training-role seeds (``python -m engines.train.evaluate --out``), one
-  score per game and arm.
+  training policy, frozen), the same learner's untrained weights one ply
+  (``start``: what training began from) and random legal play, all on the
+  same unseen training-role seeds (``python -m engines.train.evaluate
+  --out``), one score per game and arm.
 
-Two findings raise the banner (and fail a ``training-health`` reading):
+Findings raise the banner (and fail a ``training-health`` reading):
 
-* *worse than random*: a checkpoint's one-ply mean is not above random
-  play's mean on the same seeds;
+* *no lead*: a checkpoint's one ply is not significantly above its
+  baseline, the better (higher mean) of the untrained start and random play
+  on the same seeds: the lower end of the paired 95% interval of the lead
+  (one ply minus baseline, game by game; normal, two-sided) is at or below
+  zero.  Beating random is not enough: a learner that learned nothing
+  already plays one ply far above random (it takes the move's points), so
+  weights that learned something harmful can stay above random while
+  playing worse than where training began.  A checkpoint at or below
+  random's mean is reported as *worse than random*;
 * *a fall*: from one checkpoint to the next the one-ply mean drops by more
   than its confidence interval: the upper bound of the paired change (same
   seeds, normal interval) is below zero.  The intervals are Bonferroni
@@ -35,6 +43,10 @@ from scipy.stats import norm
 
 #: family-wise two-sided error of the fall intervals over one run's changes
 ALPHA = 0.05
+#: the arms of a checkpoint's evaluation, as ``evaluate --out`` names them
+ARMS = ("one_ply", "start", "random")
+#: how a finding names each baseline
+BASELINES = {"start": "the untrained start", "random": "random"}
 
 
 def _mean_ci(x: np.ndarray, z: float) -> tuple[float, float]:
@@ -79,6 +91,11 @@ def training_health(weights: str, evaluations: Sequence[Mapping[str, Any]],
         if list(e["seeds"]) != seeds:
             raise ValueError(f"{weights}: checkpoint {e['moves_trained']} was played on other "
                              "seeds than the first; its changes would not be paired")
+        missing = [a for a in ARMS if a not in e["scores"]]
+        if missing:
+            raise ValueError(f"{weights}: checkpoint {e['moves_trained']} has no "
+                             f"{', '.join(missing)} scores (evaluated by an older harness: "
+                             "run its health point again)")
     z95 = float(norm.ppf(0.975))
     changes = max(len(evals) - 1, 1)
     z_fall = float(norm.ppf(1 - ALPHA / (2 * changes)))
@@ -88,22 +105,31 @@ def training_health(weights: str, evaluations: Sequence[Mapping[str, Any]],
     prev_step = 0
     for e in evals:
         step = int(e["moves_trained"])
-        one = np.asarray(e["scores"]["one_ply"], dtype=np.float64)
-        rnd = np.asarray(e["scores"]["random"], dtype=np.float64)
+        one, start, rnd = (np.asarray(e["scores"][a], dtype=np.float64) for a in ARMS)
         mean, ci = _mean_ci(one, z95)
         rmean, rci = _mean_ci(rnd, z95)
+        smean, sci = _mean_ci(start, z95)
         vs, vs_ci = _mean_ci(one - rnd, z95)
+        baseline, base = ("start", start) if smean >= rmean else ("random", rnd)
+        lead, lead_ci = _mean_ci(one - base, z95)
         point: dict[str, Any] = {
             "step": step, "games": len(one), "one_ply_mean": mean, "one_ply_ci95": ci,
             "random_mean": rmean, "random_ci95": rci, "vs_random": vs, "vs_random_ci95": vs_ci,
-            "worse_than_random": bool(mean <= rmean), "change": None, "change_ub": None,
-            "change_lb": None, "fell": False, "train_games": None, "train_mean_score": None}
+            "start_mean": smean, "start_ci95": sci, "baseline": baseline, "lead": lead,
+            "lead_lb": lead - lead_ci, "lead_ub": lead + lead_ci,
+            "no_lead": bool(lead - lead_ci <= 0), "worse_than_random": bool(mean <= rmean),
+            "change": None, "change_ub": None, "change_lb": None, "fell": False,
+            "train_games": None, "train_mean_score": None}
         seg = segments.get(step)
         if seg is not None:
             point["train_games"], point["train_mean_score"] = seg["games"], seg["mean_score"]
-        if point["worse_than_random"]:
-            problems.append(f"at {step:,} moves one ply plays worse than random "
-                            f"({mean:,.0f} against {rmean:,.0f} on the same {len(one)} seeds)")
+        if point["no_lead"]:
+            what = ("worse than random" if point["worse_than_random"] else
+                    f"not significantly above {BASELINES[baseline]}")
+            problems.append(f"at {step:,} moves one ply plays {what} ({mean:,.0f}; the "
+                            f"untrained start {smean:,.0f}, random {rmean:,.0f} on the same "
+                            f"{len(one)} seeds; lead over {BASELINES[baseline]} {lead:+,.0f}, "
+                            f"95% interval {lead - lead_ci:+,.0f} to {lead + lead_ci:+,.0f})")
         if prev is not None:
             change, half = _mean_ci(one - prev, z_fall)
             point.update(change=change, change_lb=change - half, change_ub=change + half)

@@ -264,20 +264,23 @@ def read_margin_below(curve: Mapping[str, Any], reference: Mapping[str, Any]
 
 
 def read_training_health(health: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """No checkpoint worse than random one ply, and no fall beyond its interval."""
+    """Every checkpoint one ply significantly above the better of the untrained start and
+    random play, and no fall beyond its interval."""
     points = health["points"]
     last = points[-1]
     numbers = {"checkpoints": len(points), "games": health["games"],
+               "no_lead": [p["step"] for p in points if p["no_lead"]],
                "worse_than_random": [p["step"] for p in points if p["worse_than_random"]],
                "falls": [p["step"] for p in points if p["fell"]],
                "last_one_ply_mean": last["one_ply_mean"], "last_random_mean": last["random_mean"]}
     if health["problems"]:
         return "fail", "; ".join(health["problems"]), numbers
-    low = min(points, key=lambda p: p["vs_random"])
+    low = min(points, key=lambda p: p["lead_lb"])
     many = "s" if len(points) != 1 else ""
     return ("pass", f"{len(points)} checkpoint{many} one ply on {health['games']} games: every one "
-            f"above random (least by {low['vs_random']:+,.0f} at {low['step']:,} moves), no fall "
-            "beyond its interval", numbers)
+            "significantly above the untrained start and random (least lead "
+            f"{low['lead']:+,.0f}, 95% interval from {low['lead_lb']:+,.0f}, at {low['step']:,} "
+            "moves), no fall beyond its interval", numbers)
 
 
 Reader = Callable[..., tuple[str, str, dict[str, Any]]]

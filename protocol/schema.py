@@ -8,11 +8,15 @@ message names the file and the key, and the ``default`` of every schema
 property that is absent is filled in, so defaults live in the schema alone.
 A schema ``integer`` is a whole number written as one: ``256.0`` (a YAML
 float), ``true`` (a bool, which Python counts as an int) and ``"256"`` are
-refused wherever a count, budget, step, block or seed is meant.
+refused wherever a count, budget, step, block or seed is meant.  Every number
+must be finite: NaN passes JSON schema's range keywords silently (every
+comparison with NaN is false), so :func:`check` refuses a NaN or an infinity
+anywhere in a document before the schema is applied.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
@@ -21,6 +25,8 @@ from typing import Any
 
 import yaml
 from jsonschema import Draft202012Validator, validators
+
+from contracts.input_file import decode_utf8
 
 
 class DeclarationError(ValueError):
@@ -128,8 +134,9 @@ def read_yaml(path: str | Path) -> Any:
     """A YAML file's content; unreadable or invalid YAML, or a key given twice in one mapping,
     is a one-line error."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return _load_unique(fh)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return _load_unique(decode_utf8(data, str(path), DeclarationError))
     except _DuplicateKeyError as dup:
         key, first, second = dup.args
         raise DeclarationError(f"{path}: key {key}: given twice (lines {first} and {second}); "
@@ -143,10 +150,28 @@ def read_yaml(path: str | Path) -> Any:
         raise DeclarationError(f"{path}: not valid YAML{where}: {problem}") from None
 
 
+def non_finite(value: Any, where: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], float] | None:
+    """The first NaN or infinity in a document (its key path and value), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where, value
+    items = (value.items() if isinstance(value, Mapping)
+             else enumerate(value) if isinstance(value, list | tuple) else ())
+    for key, item in items:
+        found = non_finite(item, (*where, key))
+        if found is not None:
+            return found
+    return None
+
+
 def check(doc: Any, schema: str, source: str | Path) -> dict[str, Any]:
-    """``doc`` validated against schema ``schema`` with defaults filled (a new dict)."""
+    """``doc`` validated against schema ``schema`` with defaults filled (a new dict); a NaN or
+    an infinity anywhere is refused first."""
     if not isinstance(doc, Mapping):
         raise DeclarationError(f"{source}: must be a mapping of keys, got {type(doc).__name__}")
+    bad = non_finite(plain(doc))
+    if bad is not None:
+        raise DeclarationError(f"{source}: key {key_path(bad[0])} = {bad[1]!r}: not a finite "
+                               "number")
     filled = yaml.safe_load(yaml.safe_dump(plain(doc), sort_keys=False))
     validator = _FILLING(load_schema(schema))
     errors = sorted(validator.iter_errors(filled),

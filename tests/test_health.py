@@ -13,25 +13,30 @@ SEEDS = list(range(100, 400))
 READING = {"health": {"kind": "training-health", "weights": "w"}}
 
 
-def _eval(step: int, one_ply: np.ndarray, random: np.ndarray) -> dict:
+def _eval(step: int, one_ply: np.ndarray, random: np.ndarray, start: np.ndarray) -> dict:
     return {"moves_trained": step, "seeds": SEEDS,
-            "scores": {"one_ply": one_ply.tolist(), "random": random.tolist()}}
+            "scores": {"one_ply": one_ply.tolist(), "random": random.tolist(),
+                       "start": start.tolist()}}
 
 
-def _curve(means: list[float], noise: float = 20_000.0, shared: float = 40_000.0) -> list[dict]:
-    """Checkpoints on the same seeds: a per-seed difficulty shared by every checkpoint."""
+def _curve(means: list[float], noise: float = 20_000.0, shared: float = 40_000.0,
+           start_mean: float = 105_000.0) -> list[dict]:
+    """Checkpoints on the same seeds: a per-seed difficulty shared by every checkpoint (and,
+    less, by random play and the untrained start)."""
     rng = np.random.default_rng(7)
     seed_effect = rng.normal(0.0, shared, len(SEEDS))
     random = 75_000 + 0.5 * seed_effect + rng.normal(0, 10_000, len(SEEDS))
-    return [_eval((i + 1) * 1000, m + seed_effect + rng.normal(0, noise, len(SEEDS)), random)
-            for i, m in enumerate(means)]
+    start = start_mean + 0.7 * seed_effect + rng.normal(0, 15_000, len(SEEDS))
+    return [_eval((i + 1) * 1000, m + seed_effect + rng.normal(0, noise, len(SEEDS)), random,
+                  start) for i, m in enumerate(means)]
 
 
 def test_a_learner_that_rises_or_wiggles_is_healthy() -> None:
     h = training_health("w", _curve([120_000, 135_000, 140_000, 138_500]))
     assert h["healthy"] and not h["problems"]
     assert [p["step"] for p in h["points"]] == [1000, 2000, 3000, 4000]
-    assert not any(p["fell"] or p["worse_than_random"] for p in h["points"])
+    assert not any(p["fell"] or p["worse_than_random"] or p["no_lead"] for p in h["points"])
+    assert all(p["baseline"] == "start" and p["lead_lb"] > 0 for p in h["points"])
     assert h["points"][0]["change"] is None and h["points"][1]["change"] > 0
 
 
@@ -55,6 +60,38 @@ def test_fall_intervals_widen_with_the_number_of_changes() -> None:
     many = training_health("w", _curve([130_000] * 9))
     assert few["z_change"] == pytest.approx(1.959964, abs=1e-5)
     assert many["z_change"] > few["z_change"]
+
+
+def test_a_checkpoint_above_random_but_not_above_its_start_is_flagged() -> None:
+    """The issue's broken learner: above random, far below the untrained start."""
+    h = training_health("w", _curve([140_000, 77_000]))
+    good, bad = h["points"]
+    assert not good["no_lead"] and bad["no_lead"] and not bad["worse_than_random"]
+    assert bad["baseline"] == "start" and bad["lead_ub"] < 0 and bad["vs_random"] > 0
+    assert not h["healthy"] and "not significantly above the untrained start" in h["problems"][0]
+    assert "95% interval" in h["problems"][0]
+
+
+def test_a_lead_within_its_interval_is_flagged() -> None:
+    """A point estimate above the start is not enough: the lead's interval must clear zero."""
+    h = training_health("w", _curve([107_000]))
+    (p,) = h["points"]
+    assert p["one_ply_mean"] - p["start_mean"] > 0 and p["lead_lb"] <= 0 < p["lead_ub"]
+    assert p["no_lead"] and not h["healthy"]
+
+
+def test_random_is_the_baseline_when_the_start_plays_worse() -> None:
+    h = training_health("w", _curve([90_000], start_mean=40_000))
+    (p,) = h["points"]
+    assert p["baseline"] == "random" and p["lead"] == pytest.approx(p["vs_random"])
+    assert not p["no_lead"] and h["healthy"]
+
+
+def test_an_evaluation_without_the_start_is_refused() -> None:
+    evals = _curve([130_000])
+    del evals[0]["scores"]["start"]
+    with pytest.raises(ValueError, match="no start scores"):
+        training_health("w", evals)
 
 
 def test_checkpoints_on_other_seeds_are_refused() -> None:
@@ -83,8 +120,23 @@ def test_the_reading_and_the_gate_read_the_health() -> None:
         "1 checkpoint one ply on")
     r = evaluate("health", READING["health"], {}, {}, bad)
     assert r.outcome == "fail" and "worse than random" in r.reason
-    assert r.numbers["worse_than_random"] == [2000]
+    assert r.numbers["worse_than_random"] == [2000] and r.numbers["no_lead"] == [2000]
     assert evaluate("health", READING["health"], {}, {}, {}).outcome == "not-run"
     assert gates("c", ["health"], READING, {}, True, good)["opens_screen"]
     closed = gates("c", ["health"], READING, {}, True, bad)
     assert not closed["passed"] and not closed["opens_screen"]
+
+
+def test_the_page_shows_the_lead_and_its_interval() -> None:
+    """A flagged checkpoint's lead over its start, with its interval, in the health table."""
+    from test_report_render import run_of
+
+    from analysis.report.page import build_figures, render_claim
+
+    run = run_of("ntuple-line-tuples", screened=False)
+    run.health = {"ntuple-A": training_health("ntuple-A", _curve([140_000, 77_000]))}
+    html = render_claim(run, build_figures(run))
+    bad = run.health["ntuple-A"]["points"][1]
+    assert "not significantly above the untrained start" in html
+    assert f"{bad['lead_lb']:+,.0f} to {bad['lead_ub']:+,.0f}" in html
+    assert 'class="l fail">no lead' in html

@@ -236,12 +236,14 @@ def test_serve_answers_the_protocol() -> None:
 @pytest.mark.parametrize(("lines", "answer"), [
     (["drop7 1"], "error this program speaks protocol version 2 only\n"),
     (["hello"], ""),
-    (["drop7 2", "go id 1"], "name centre-first\nready\n"),
+    (["drop7 2", "go id 1"], "name centre-first\nready\nerror 'go' before any 'position'\n"),
     (["drop7 2", "newgame", "position board 0000000/0000000/0000000/0000000/0000000/0000000/"
-      "8888888 disc 1 remaining 5 level 1 score 0", "go"], "name centre-first\nready\n"),
-    (["drop7 2", "setoption side left"], "name centre-first\nready\n"),
+      "8888888 disc 1 remaining 5 level 1 score 0", "go"],
+     "name centre-first\nready\nerror expected 'go id N' or 'go id N movetime MS', got 'go'\n"),
+    (["drop7 2", "setoption side left"],
+     "name centre-first\nready\nerror no option 'side' (this program offers none)\n"),
     (["drop7 2", "position board 1/2 disc 1 remaining 5 level 1 score 0"],
-     "name centre-first\nready\n"),
+     "name centre-first\nready\nerror position board: board must be a list of 7 row strings\n"),
 ])
 def test_serve_refuses_what_it_cannot_read(capsys, lines, answer) -> None:
     out = io.StringIO()

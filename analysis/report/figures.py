@@ -104,8 +104,9 @@ def validation_curve(curves: Mapping[str, Mapping[str, Any]], *,
 
 
 def training_health(health: Mapping[str, Mapping[str, Any]]) -> bytes:
-    """One-ply mean per checkpoint (bars: 95% intervals), random play on the same seeds
-    (dashed) and the training games' mean score per segment (dotted), per trained weights;
+    """One-ply mean per checkpoint (bars: 95% intervals), random play (dashed) and the
+    untrained start (dash-dotted) on the same seeds and the training games' mean score per
+    segment (dotted), per trained weights;
     a red ring marks a checkpoint the health check flags (:mod:`analysis.health`)."""
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for i, (name, h) in enumerate(health.items()):
@@ -115,17 +116,19 @@ def training_health(health: Mapping[str, Mapping[str, Any]]) -> bytes:
                     marker="o", capsize=3, color=colour, label=f"{name}: one ply")
         ax.plot(x, [p["random_mean"] for p in pts], linestyle="--", color=colour, alpha=0.6,
                 label=f"{name}: random, same seeds")
+        ax.plot(x, [p["start_mean"] for p in pts], linestyle="-.", color=colour, alpha=0.6,
+                label=f"{name}: untrained start, same seeds")
         seg = [(p["step"], p["train_mean_score"]) for p in pts if p["train_mean_score"]]
         if seg:
             ax.plot(*zip(*seg, strict=True), linestyle=":", marker=".", color=colour,
                     alpha=0.8, label=f"{name}: training games (segment mean)")
-        bad = [p for p in pts if p["worse_than_random"] or p["fell"]]
+        bad = [p for p in pts if p["no_lead"] or p["fell"]]
         if bad:
             ax.plot([p["step"] for p in bad], [p["one_ply_mean"] for p in bad], "o",
                     markersize=14, markerfacecolor="none", markeredgecolor="red",
                     markeredgewidth=2, label=f"{name}: flagged")
     _training_axes(ax, "mean score (points)",
-                   "Training health: one ply per checkpoint against random play", legend=7)
+                   "Training health: one ply per checkpoint against its start and random", legend=7)
     return _png(fig)
 
 

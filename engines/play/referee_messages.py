@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines.drop7 import core
-from engines.drop7.board import BoardError, cols_to_rows, rows_to_cols
+from engines.drop7.board import MOVES_PER_LEVEL, BoardError, cols_to_rows, rows_to_cols
 
 #: the protocol's version, sent in the harness's first line
 VERSION = 2
@@ -30,6 +30,10 @@ SETOPTION, NEWGAME, POSITION, GO, QUIT = "setoption", "newgame", "position", "go
 NAME, OPTION, READY, MOVE, INFO, ERROR = "name", "option", "ready", "move", "info", "error"
 #: the fields of ``position``, in order (the board, then integers)
 POSITION_FIELDS = ("board", "disc", "remaining", "level", "score")
+#: the range of each integer field of ``position`` a game can reach (score and level below
+#: 2**62, as a replay's start, so the engine's int64 arithmetic cannot overflow)
+POSITION_RANGES = {"disc": (1, 7), "remaining": (1, MOVES_PER_LEVEL), "level": (1, 2**62 - 1),
+                   "score": (0, 2**62 - 1)}
 
 
 class MessageError(ValueError):
@@ -83,10 +87,16 @@ def parse_position(line: str) -> Position:
         cols = rows_to_cols(values[0].split("/"))
     except BoardError as exc:
         raise MessageError(f"position board: {exc}") from None
+    if core.scan(cols, np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)) != 0:
+        raise MessageError("position board: a disc on it would pop (a game's position is "
+                           "settled)")
     numbers = []
     for key, value in zip(keys[1:], values[1:], strict=True):
-        if not value.isascii() or not value.isdigit():
-            raise MessageError(f"position {key} must be a non-negative integer, got {value!r}")
+        lo, hi = POSITION_RANGES[key]
+        if not (value.isascii() and value.isdigit() and len(value) <= 20
+                and lo <= int(value) <= hi):
+            raise MessageError(f"position {key} must be an integer in {lo}..{hi}, got "
+                               f"{value[:40]!r}")
         numbers.append(int(value))
     return Position(cols, *numbers)
 

@@ -9,8 +9,11 @@ the protocol end to end.  The player is loaded and compiled before
 played with its own coin (the game's number since the start), so it differs
 from the internal ``random`` arm.
 
-A line it cannot read (the harness's fault) is reported on standard error
-and ends it with exit status 2.
+A line it cannot read or a position no game reaches (the harness's fault:
+a field out of range, a board with a disc that would pop, ``go`` with no
+legal column) is answered ``error TEXT`` once the handshake is done, reported
+in one line on standard error, and ends it with exit status 2: it never
+plays on a state it cannot trust, nor answers an impossible move.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import argparse
 import sys
 from typing import IO
 
+from engines.drop7 import core
 from engines.play import referee_messages as msg
 from engines.play.policy import Policy, load_policy
 
@@ -51,6 +55,11 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
     say(msg.READY)
     position: msg.Position | None = None
     game = 0
+
+    def refuse(text: str) -> int:
+        say(f"{msg.ERROR} {text}")
+        return _refuse(text)
+
     for line in iter(inp.readline, ""):
         word, rest = msg.split(line)
         try:
@@ -64,15 +73,18 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
             elif word == msg.GO:
                 go = msg.parse_go(line)
                 if position is None:
-                    return _refuse("'go' before any 'position'")
+                    return refuse("'go' before any 'position'")
+                if core.legal_mask(position.cols) == 0:
+                    return refuse("'go' on a position with no legal column (every column is "
+                                  "full: the game is over)")
                 say(msg.move_line(policy.choose(position.state(), position.cols), go.decision))
             elif word == msg.SETOPTION:
-                return _refuse(f"no option {rest.split()[0] if rest else ''!r} (this program "
+                return refuse(f"no option {rest.split()[0] if rest else ''!r} (this program "
                                "offers none)")
             elif word:
-                return _refuse(f"unknown message {line.strip()!r}")
+                return refuse(f"unknown message {line.strip()!r}")
         except msg.MessageError as exc:
-            return _refuse(str(exc))
+            return refuse(str(exc))
     return 0
 
 

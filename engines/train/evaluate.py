@@ -4,9 +4,11 @@
                                          [--no-verify] [--out FILE]
 
 plays ``--games`` whole games greedily one ply (the training policy, frozen)
-with the weights in ``DIR`` (n-tuple tables or linear-trained), and random
-legal play on the same seeds, and prints one JSON object: both arms' mean
-score with a 95% interval, the paired mean difference, and for n-tuple
+with the weights in ``DIR`` (n-tuple tables or linear-trained), one ply with
+the untrained weights of the same learner (``start``: what training began
+from, see :func:`play_untrained`), and random legal play, all on the same
+seeds, and prints one JSON object: the arms' mean scores with a 95%
+interval, the paired mean difference to random, and for n-tuple
 tables the Pearson correlation between ``U(s)`` and the realised remaining
 return from ``s`` (in rises) over every state the games visited (censored
 games, if any, are left out of the correlation).
@@ -16,7 +18,7 @@ Seeds: the seed bank's training role from game ``--first-game`` (default
 diagnostic for the training itself, not the screen protocol.
 
 ``--out FILE`` writes the JSON object to ``FILE`` (atomically) with the
-per-game ``seeds`` and ``scores`` of both arms added: the workflow's
+per-game ``seeds`` and ``scores`` of the three arms added: the workflow's
 training-health stage (:mod:`analysis.health`) reads one such file per
 checkpoint and compares consecutive checkpoints game by game.
 """
@@ -37,6 +39,8 @@ from contracts.errors import InputError, print_error
 from engines.drop7 import baselines, core
 from engines.drop7.board import MAX_MOVES
 from engines.drop7.cli import OneLineParser
+from engines.leaves.kinds import N_TERMS
+from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
 from engines.train import greedy as kern
 
@@ -62,10 +66,28 @@ def returns_to_go(rewards: np.ndarray, games: np.ndarray) -> np.ndarray:
     return out
 
 
+def play_untrained(kind: str | None, seeds: np.ndarray, results: np.ndarray) -> None:
+    """One ply with the weights a learner of ``kind`` starts from, on ``seeds``.
+
+    Linear weights start at zero; every n-tuple entry starts at ``INITIAL_VALUE / N``, so
+    ``U(s)`` is ``INITIAL_VALUE`` for every state, which one ply plays exactly as the
+    ``null`` layout (no tuples) with that bias.  Either way the choice is the move's points
+    plus a constant (a game-ending move last): what a learner that learned nothing plays.
+    """
+    if kind == "linear":
+        from engines.train.linear_td import play_linear_greedy
+
+        play_linear_greedy(np.zeros(N_TERMS), seeds, results)
+    else:
+        none = np.zeros(0)
+        kern.play_greedy(np.zeros(1, dtype=np.float32), INITIAL_VALUE, get_layout("null").spec,
+                         seeds, results, none, none, np.zeros(0, dtype=np.int64))
+
+
 def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
              per_game: bool = False) -> dict:
-    """One-ply play of the weights in ``directory`` vs random play on ``seeds`` (with
-    ``per_game``, every game's seed and both arms' scores too)."""
+    """One-ply play of the weights in ``directory``, of the untrained weights and random play
+    on ``seeds`` (with ``per_game``, every game's seed and the three arms' scores too)."""
     manifest = read_manifest(directory)
     n = len(seeds)
     results = np.zeros((n, core.ST_LEN), dtype=np.int64)
@@ -94,18 +116,22 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
             out["states"] = int(keep.sum())
     rand = np.zeros((n, core.ST_LEN), dtype=np.int64)
     baselines.play_baseline_games(seeds, baselines.POLICY_RANDOM, rand)
+    start = np.zeros((n, core.ST_LEN), dtype=np.int64)
+    play_untrained(manifest.get("kind"), seeds, start)
     s1 = results[:, core.ST_SCORE].astype(np.float64)
     s0 = rand[:, core.ST_SCORE].astype(np.float64)
     out["one_ply"] = {**_summary(s1),
                       "moves_per_game": float(results[:, core.ST_MOVES_PLAYED].mean()),
                       "censored": int(results[:, core.ST_CENSORED].sum())}
     out["random"] = {**_summary(s0), "moves_per_game": float(rand[:, core.ST_MOVES_PLAYED].mean())}
+    out["start"] = _summary(start[:, core.ST_SCORE].astype(np.float64))
     out["paired_difference"] = _summary(s1 - s0)
     out["wins"] = int((s1 > s0).sum())
     if per_game:
         out["seeds"] = [int(x) for x in seeds]
         out["scores"] = {"one_ply": results[:, core.ST_SCORE].tolist(),
-                         "random": rand[:, core.ST_SCORE].tolist()}
+                         "random": rand[:, core.ST_SCORE].tolist(),
+                         "start": start[:, core.ST_SCORE].tolist()}
     return out
 
 

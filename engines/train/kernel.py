@@ -103,6 +103,17 @@ from engines.train.entries import (
 
 STRATA = 7
 DELTA_CLAMP = 30.0
+#: the step sizes every learner accepts: ``0 < alpha <= ALPHA_MAX`` (the claim schema's
+#: ``training.alpha`` bounds are these, tests/test_checks.py holds them equal)
+ALPHA_MAX = 1.0
+
+
+def check_alpha(alpha: float) -> float:
+    """``alpha`` as a float when it is a step a learner accepts; ``ValueError`` otherwise."""
+    value = float(alpha)
+    if not 0.0 < value <= ALPHA_MAX:  # NaN fails both comparisons
+        raise ValueError(f"alpha must be in (0, {ALPHA_MAX:g}], got {alpha}")
+    return value
 #: points per rise (the unit of values and rewards)
 RISE = float(LEVEL_BONUS)
 #: A sample whose board differs from an earlier sample's (same column and orientation) in at

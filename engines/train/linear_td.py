@@ -195,9 +195,7 @@ class LinearLearner:
     lanes = 1  # one game at a time (``drop7 train`` refuses --lanes > 1 for linear)
 
     def __init__(self, alpha: float = 0.001) -> None:
-        self.alpha = float(alpha)
-        if not 0.0 < self.alpha <= 1.0:
-            raise ValueError(f"alpha must be in (0, 1], got {alpha}")
+        self.alpha = kern.check_alpha(alpha)
         self.theta = np.zeros(N_TERMS)
         self.e_acc = np.zeros(N_TERMS)
         self.a_acc = np.zeros(N_TERMS)

@@ -357,9 +357,7 @@ class NtupleLearner:
     def __init__(self, layout, alpha: float = 1.0, lanes: int = 1) -> None:
         self.layout = layout
         self.name = layout.name
-        self.alpha = float(alpha)
-        if not 0.0 < self.alpha <= 1.0:
-            raise ValueError(f"alpha must be in (0, 1], got {alpha}")
+        self.alpha = kern.check_alpha(alpha)
         if not 1 <= lanes <= MAX_LANES:
             raise ValueError(f"lanes must be in 1..{MAX_LANES}, got {lanes}")
         self.lanes = int(lanes)

@@ -1,8 +1,11 @@
 # Training health (analysis.health): every checkpoint of every trained weights played one ply,
-# and random legal play, on the same unseen training-role seeds (cheap: one ply), then one
-# health file per trained weights: the training games' mean score per segment, the one-ply
-# mean at every checkpoint, and the findings that raise the page's banner (a checkpoint worse
-# than random, a fall beyond its interval).  A gate may read it (kind training-health).
+# beside the untrained start one ply and random legal play, on the same unseen training-role
+# seeds (cheap: one ply), then one health file per trained weights: the training games' mean
+# score per segment, the one-ply mean at every checkpoint, and the findings that raise the
+# page's banner (a checkpoint not significantly above the better of its start and random, a
+# fall beyond its interval).  A gate may read it (kind training-health).
+
+from analysis.health import ARMS as HEALTH_ARMS
 
 
 rule health_point:
@@ -21,6 +24,8 @@ rule health_point:
         runtime=5,
     params:
         games=PLAN.profile["statistics"]["health_games"],
+        # the arms a point plays: a point played with other arms is played again
+        arms=",".join(HEALTH_ARMS),
     script:
         "../scripts/health_point.py"
 
