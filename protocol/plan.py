@@ -14,10 +14,10 @@ scaled to a shrunk screen) with every arm's games of each look.  No Snakemake, n
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analysis.sequential_screen import design_of, scale_looks
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
@@ -47,19 +47,23 @@ from protocol.plan_model import (
 )
 from protocol.schema import DeclarationError
 
+if TYPE_CHECKING:
+    from protocol.profile import Origins
+
 
 class _Profile:
     """The profile's settings for one claim: overrides first, then the caps."""
 
-    def __init__(self, profile: Mapping[str, Any], claim: Claim) -> None:
+    def __init__(self, profile: Mapping[str, Any], claim: Claim,
+                 blame: Callable[[str], str] | None = None) -> None:
         self.profile = profile
         self.claim = claim
         self.caps = profile["shrink"]
         self.over = profile["claims"].get(claim.id, {})
-        self.source = f"config/profiles/{profile['profile']}.yaml"
+        self.blame = blame or (lambda key: f"config/profiles/{profile['profile']}.yaml")
 
     def fail(self, key: str, message: str) -> None:
-        raise DeclarationError(f"{self.source}: key {key}: {message}")
+        raise DeclarationError(f"{self.blame(key)}: key {key}: {message}")
 
     def size(self, override_key: tuple[str, ...], cap: str | None, declared: int) -> int:
         """An effective size: the override (no larger than declared), else the capped value."""
@@ -307,15 +311,16 @@ def _block(claim: Claim, prof: _Profile, claims: Mapping[str, Claim]) -> tuple[i
         if other is None or isinstance(owned, Mapping):
             raise DeclarationError(f"{claim.path}: key screen.block.claim: "
                                    f"{declared['claim']!r} is not a claim that owns a block")
-        return _Profile(prof.profile, other).over.get(
+        return _Profile(prof.profile, other, prof.blame).over.get(
             "block", owned + prof.profile["block_offset"]), other.id
     return prof.over.get("block", declared + prof.profile["block_offset"]), None
 
 
 def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, Any],
-               paths: Paths) -> ClaimPlan:
-    """What ``profile`` runs of ``claim``."""
-    prof, shrunk = _Profile(profile, claim), []
+               paths: Paths, blame: Callable[[str], str] | None = None) -> ClaimPlan:
+    """What ``profile`` runs of ``claim`` (``blame``: the source to name for a profile key,
+    :func:`protocol.profile.blamer`)."""
+    prof, shrunk = _Profile(profile, claim, blame), []
     bank = load_bank()
     trained = _training(claim, prof, paths, shrunk)
     vgames, varms, comparator = _validation(claim, prof, trained, claims, paths, shrunk)
@@ -417,35 +422,41 @@ def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
                                 f"{'; '.join(why)}")
 
 
-def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
+def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim],
+               blame: Callable[[str], str] | None = None) -> Plan:
     """The plan of a validated ``profile`` (:func:`~protocol.profile.load_profile`) of
-    ``claims``."""
+    ``claims`` (``blame``: the source to name for a profile key)."""
     paths = Paths(profile["profile"])
     source = f"config/profiles/{profile['profile']}.yaml"
+    blame = blame or (lambda key: source)
     for key in ("claims", "run"):
         for c in profile.get(key) or []:
             if c not in claims:
-                raise DeclarationError(f"{source}: key {key}: no claim {c!r} (claims: "
+                raise DeclarationError(f"{blame(key)}: key {key}: no claim {c!r} (claims: "
                                        f"{', '.join(claims)})")
     for c, over in profile["claims"].items():
         decl = claims[c]
         for part, names in (("weights", decl.weights), ("arms", decl.arms)):
             for name in over.get(part, {}):
                 if name not in names:
-                    raise DeclarationError(f"{source}: key claims.{c}.{part}.{name}: claim {c} "
+                    raise DeclarationError(f"{blame(f'claims.{c}.{part}.{name}')}: key "
+                                           f"claims.{c}.{part}.{name}: claim {c} "
                                            f"declares no such {part[:-1]} "
                                            f"({', '.join(names) or 'none'})")
-    plans = {c: plan_claim(claim, claims, profile, paths) for c, claim in claims.items()}
+    plans = {c: plan_claim(claim, claims, profile, paths, blame)
+             for c, claim in claims.items()}
     _check_blocks(plans, source)
     _inherit_shrinks(plans)
-    return Plan(dict(profile), plans, paths)
+    return Plan(dict(profile), plans, paths, blame)
 
 
-def load_plan(basedir: str | Path, overrides: Mapping[str, Any]) -> Plan:
-    """Profile, declarations and plan of a run from the repository at ``basedir``."""
-    from protocol.profile import load_profile, profile_names
+def load_plan(basedir: str | Path, overrides: Mapping[str, Any],
+              origins: Origins | None = None) -> Plan:
+    """Profile, declarations and plan of a run from the repository at ``basedir``
+    (``origins``: where the overrides come from, to name them in errors)."""
+    from protocol.profile import blamer, load_profile, profile_names
 
-    profile = load_profile(basedir, overrides)
+    profile = load_profile(basedir, overrides, origins)
     claims = load_claims(Path(basedir) / profile["claims_dir"], profile["claims_dir"])
     check_pins(claims, profile_names(basedir))
-    return build_plan(profile, claims)
+    return build_plan(profile, claims, blamer(profile["profile"], origins))

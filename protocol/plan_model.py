@@ -7,6 +7,7 @@ names and paths from these classes.  No Snakemake, no engine kernels.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -337,11 +338,16 @@ class Plan:
     profile: dict[str, Any]
     claims: dict[str, ClaimPlan]
     paths: Paths
+    blame: Callable[[str], str] | None = None  # the source of a profile key (its file)
 
     @property
     def name(self) -> str:
         """The profile's name."""
         return str(self.profile["profile"])
+
+    def source_of(self, key: str) -> str:
+        """The file (or ``--config``) to name for a profile key in an error."""
+        return self.blame(key) if self.blame else f"config/profiles/{self.name}.yaml"
 
     @property
     def run(self) -> list[str]:

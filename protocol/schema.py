@@ -13,7 +13,7 @@ refused wherever a count, budget, step, block or seed is meant.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -143,8 +143,14 @@ def read_yaml(path: str | Path) -> Any:
         raise DeclarationError(f"{path}: not valid YAML{where}: {problem}") from None
 
 
-def check(doc: Any, schema: str, source: str | Path) -> dict[str, Any]:
-    """``doc`` validated against schema ``schema`` with defaults filled (a new dict)."""
+def check(doc: Any, schema: str, source: str | Path | Callable[[str], str]) -> dict[str, Any]:
+    """``doc`` validated against schema ``schema`` with defaults filled (a new dict);
+    ``source`` names the file in errors, or is a function of the dotted key giving it."""
+    if callable(source):
+        blame = source
+        source = blame("")
+    else:
+        blame = None
     if not isinstance(doc, Mapping):
         raise DeclarationError(f"{source}: must be a mapping of keys, got {type(doc).__name__}")
     filled = yaml.safe_load(yaml.safe_dump(plain(doc), sort_keys=False))
@@ -152,7 +158,12 @@ def check(doc: Any, schema: str, source: str | Path) -> dict[str, Any]:
     errors = sorted(validator.iter_errors(filled),
                     key=lambda e: (len(e.absolute_path), key_path(e.absolute_path)))
     if errors:
-        raise DeclarationError(f"{source}: {describe(errors[0])}")
+        where = list(errors[0].absolute_path)
+        if blame is not None and errors[0].validator == "additionalProperties":
+            known = set(errors[0].schema.get("properties", {}))
+            where += sorted(set(errors[0].instance) - known)[:1]
+        shown = blame(".".join(map(str, where))) if blame is not None else source
+        raise DeclarationError(f"{shown}: {describe(errors[0])}")
     return filled
 
 
