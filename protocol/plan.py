@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from analysis.sequential_screen import design_of, scale_looks
+from analysis.sequential_screen import design_of, scale_screen
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
 from protocol import costs
@@ -257,17 +257,30 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm
     for name, over in prof.over.get("arms", {}).items():
         if "games" in over:
             prof.fail(f"claims.{claim.id}.arms.{name}.games", NO_PREFIX)
-    looks = tuple(given if given is not None else
-                  screen["looks"] if games == screen["games"] else
-                  scale_looks(screen["looks"], screen["games"], games))
+    spending = screen.get("spending")
+    if given is not None:
+        looks = tuple(given)
+        if isinstance(spending, list) and len(given) != len(spending):
+            prof.fail(key, f"claim {claim.id} spends its alpha as a list of {len(spending)} "
+                      f"cumulative alphas, one per declared look: give {len(spending)} looks, "
+                      "or none (the declared looks scaled, with their alphas)")
+    elif games == screen["games"]:
+        looks = tuple(screen["looks"])
+    else:
+        screen = scale_screen(screen, games)
+        looks = tuple(screen["looks"])
     try:
         design_of(screen, games, looks).boundaries  # noqa: B018 (checked before any job)
     except ValueError as exc:
         prof.fail(key, f"{exc} (looks {', '.join(map(str, looks))} of {games} games in this "
                   "profile)")
-    if list(looks) != list(screen["looks"]):
+    declared = claim.doc["screen"]
+    if list(looks) != list(declared["looks"]):
         shrunk.append(f"screen looks: {', '.join(map(str, looks))} (declared: "
-                      f"{', '.join(map(str, screen['looks']))})")
+                      f"{', '.join(map(str, declared['looks']))})")
+    if screen.get("spending") != spending:
+        shrunk.append(f"screen spending: {', '.join(map(str, screen['spending']))} at those "
+                      f"looks (declared: {', '.join(map(str, spending))})")
     per_look = []
     for k in range(len(looks)):
         count = looks[k] - (looks[k - 1] if k else 0)

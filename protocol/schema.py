@@ -50,9 +50,33 @@ def describe(error: Any) -> str:
     if error.validator == "propertyNames":
         return f"key {key_path(where)}: name {error.instance!r} is not allowed ({error.message})"
     if error.validator == "oneOf" and error.context:
-        best = min(error.context, key=lambda e: (len(e.absolute_path), e.validator != "enum"))
+        # the branch of the value's own type says what is wrong with it (a list of numbers
+        # with a negative one is not "not one of" the names the other branch allows)
+        fitting = [e for e in error.context
+                   if _fits(error.validator_value[e.relative_schema_path[0]], error.instance)]
+        best = min(fitting or error.context,
+                   key=lambda e: (len(e.absolute_path), e.validator != "enum"))
         return describe(best)
     return f"key {key_path(where)} = {error.instance!r}: {error.message}"
+
+
+_JSON_TYPES = {"array": list, "object": dict, "string": str, "boolean": bool,
+               "null": type(None), "number": (int, float), "integer": int}
+
+
+def _fits(branch: Any, instance: Any) -> bool:
+    """Whether ``instance`` has a type a ``oneOf`` branch declares (an ``enum`` branch takes
+    scalars); a branch that says neither fits anything."""
+    if not isinstance(branch, Mapping):
+        return True
+    if "type" in branch:
+        types = branch["type"] if isinstance(branch["type"], list) else [branch["type"]]
+        return any(isinstance(instance, _JSON_TYPES.get(t, object))
+                   and not (isinstance(instance, bool) and t in ("number", "integer"))
+                   for t in types)
+    if "enum" in branch:
+        return not isinstance(instance, list | dict)
+    return True
 
 
 def _is_integer(checker: Any, instance: Any) -> bool:
