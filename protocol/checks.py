@@ -108,18 +108,25 @@ def _frozen_hashes(p: ClaimPlan) -> dict[str, str] | None:
 
 
 def _declarations_as_opened(plan: Plan, ledger: dict) -> None:
-    """Refuse a claim whose block it opened before with other deciding parts (its protocol
-    hash): the opening would refuse it after the training (:func:`protocol_refusal`).  Under
-    ``allow_reuse`` an opening for other frozen weights is a new entry, so only an entry of the
-    frozen hashes on disk counts."""
+    """Refuse what the opening of a claim's block would refuse after the training: a claim
+    whose frozen artefacts are all on disk (or that reads none) and whose opener the ledger
+    refuses (:func:`refusal`), or that opened its block before with other deciding parts
+    (its protocol hash, :func:`protocol_refusal`).  Under ``allow_reuse`` an opening for other
+    frozen weights is a new entry, so only an entry of the frozen hashes on disk counts."""
     from protocol.records import protocol_sha256
 
     for c, p in plan.claims.items():
+        known = _frozen_hashes(p)
+        for block in p.blocks if known is not None else ():
+            why = refusal(block, Opener(c, known, p.shares_block_of),
+                          ledger["blocks"].get(str(block), []), plan.profile["allow_reuse"])
+            if why:
+                raise DeclarationError(f"{plan.profile['ledger']}: {why}")
         mine = [(b, e) for b in p.blocks for e in ledger["blocks"].get(str(b), [])
                 if e["claim"] == c and "protocol_sha256" in e]
         if not mine:
             continue
-        now, known = protocol_sha256(p.describe()), _frozen_hashes(p)
+        now = protocol_sha256(p.describe())
         for block, e in mine:
             if plan.profile["allow_reuse"] and known != e["hashes"]:
                 continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from claims_support import REPO, claims_copy
@@ -179,16 +180,14 @@ def test_a_hand_edited_ledger_that_does_not_hold_together_is_refused(committed, 
 
 def test_a_table_hash_that_no_recorded_table_has_is_refused(committed) -> None:
     closed = "results/pilot/claims/ntuple-line-tuples/screen-1/closed.json"
-    import pathlib
-
-    pathlib.Path(closed).parent.mkdir(parents=True)
-    pathlib.Path(closed).write_text(json.dumps({"table_sha256": "f" * 64}))
+    Path(closed).parent.mkdir(parents=True)
+    Path(closed).write_text(json.dumps({"table_sha256": "f" * 64}))
     with pytest.raises(LedgerError) as err:
         before_any_job(plan_of("pilot"))
     one_line(err, f"{COMMITTED}: block 1 entry 1 (claim ntuple-line-tuples): table_sha256 "
              "4f2460ee771d matches no games table recorded for it", closed)
     differs = _entry(committed, "1")["differs"]
-    pathlib.Path(closed).write_text(json.dumps({"table_sha256": differs}))
+    Path(closed).write_text(json.dumps({"table_sha256": differs}))
     before_any_job(plan_of("pilot"))  # the latest table of a rerun is the one kept as differs
 
 
@@ -268,3 +267,21 @@ def test_a_dry_run_fails_for_a_declaration_its_opening_would_refuse(tmp_path) ->
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "deciding parts changed" in errors[0], result.stderr[-3000:]
     assert not (work / "results").exists()
+
+
+def test_frozen_weights_the_ledger_would_refuse_are_refused_before_any_job(committed) -> None:
+    """Frozen tables on disk that differ from those the claim opened its block for: the
+    opening refuses them (same claim, other weights), so the dry run does too."""
+    plan = plan_of("pilot")
+    p = plan.claims["ntuple-line-tuples-lanes"]
+    entry = _entry(committed, str(p.block))
+    for key, art in p.artefacts.items():
+        Path(art.record).parent.mkdir(parents=True, exist_ok=True)
+        Path(art.record).write_text(json.dumps({"sha256": entry["hashes"][key]}))
+    before_any_job(plan)  # the same weights: the block continues
+    for art in p.artefacts.values():
+        Path(art.record).write_text(json.dumps({"sha256": "c" * 64}))
+    with pytest.raises(DeclarationError) as err:
+        before_any_job(plan)
+    one_line(err, f"{COMMITTED}: screen block 1040 was opened on", "by this claim",
+             "refusing to read it for claim ntuple-line-tuples-lanes")
