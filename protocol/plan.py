@@ -170,16 +170,16 @@ def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
 
 
 def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
-         games: int, profile: Mapping[str, Any], declared: Mapping[str, Any] | None = None,
+         games: int, prof: _Profile, declared: Mapping[str, Any] | None = None,
          **extra: Any) -> Arm:
     kind = parse_leaf(leaf).kind if leaf else None
     movetime = declared.get("movetime") if declared else None
     sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime)
-    shards = costs.shards_for(games, sec, profile["job_minutes"])
+    minutes = prof.profile["job_minutes"]
+    shards = costs.shards_for(games, sec, minutes)
     if shards > costs.MAX_SHARDS:
-        raise DeclarationError(f"config/profiles/{profile['profile']}.yaml: key job_minutes: "
-                               f"{profile['job_minutes']} cuts arm {name} into {shards:,} game "
-                               f"jobs; at most {costs.MAX_SHARDS:,} per arm")
+        prof.fail("job_minutes", f"{minutes} cuts arm {name} into {shards:,} game jobs; at "
+                  f"most {costs.MAX_SHARDS:,} per arm")
     return Arm(name, _policy(play, leaf, depth, strata, declared), play, depth, strata, kind,
                games, shards, sec, **extra)
 
@@ -204,14 +204,14 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
     comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
                  else f"{artefact.claim}-{artefact.weights}-{dtag}")
     arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact), depth, strata,
-                            games, profile, artefact=artefact,
+                            games, prof, artefact=artefact,
                             entries=artefact.entries if artefact else 0)}
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
             leaf = learner_leaf(t.learner, t.checkpoint(step)).format()
             arms[name] = _arm(name, "search", leaf, depth, strata,
-                              games, profile, weights=t.name, step=step, entries=t.entries)
+                              games, prof, weights=t.name, step=step, entries=t.entries)
     return games, arms, comp_name
 
 
@@ -238,7 +238,7 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
                     if isinstance(leaf, Mapping) else None)
         out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
-                         prof.profile, a, artefact=artefact,
+                         prof, a, artefact=artefact,
                          entries=artefact.entries if artefact else 0)
     return out
 

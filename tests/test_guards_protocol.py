@@ -241,6 +241,15 @@ def test_an_override_is_blamed_on_the_file_or_the_option_that_gave_it(tmp_path) 
         load_plan(REPO, {"profile": "pilot", "enforce_gates": False},
                   command_line_origins([], {"enforce_gates": False}))
     one_line(err, "--config", "enforce_gates")
+    tiny = tmp_path / "tiny.yaml"
+    tiny.write_text("job_minutes: 0.000001\n")
+    big = fair_depth_claim()
+    big["screen"]["games"] = 4096
+    claims = claims_copy(tmp_path / "c", extra={"fair-depth-prefix": big})
+    with pytest.raises(DeclarationError) as err:  # the shards' check
+        load_plan(REPO, {"profile": "pilot", "job_minutes": 1e-6, "claims_dir": str(claims)},
+                  command_line_origins([tiny], {"claims_dir": str(claims)}))
+    assert "cuts arm" in one_line(err, str(tiny), "job_minutes")
 
 
 def test_a_missing_ledger_is_refused_unless_the_profile_starts_one(tmp_path,
