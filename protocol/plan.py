@@ -467,9 +467,9 @@ def load_plan(basedir: str | Path, overrides: Mapping[str, Any],
               origins: Origins | None = None) -> Plan:
     """Profile, declarations and plan of a run from the repository at ``basedir``
     (``origins``: where the overrides come from, to name them in errors)."""
-    from protocol.profile import blamer, load_profile, profile_names
+    from protocol.profile import blamer, load_profile, profile_names, profile_path
 
     profile = load_profile(basedir, overrides, origins)
     claims = load_claims(Path(basedir) / profile["claims_dir"], profile["claims_dir"])
     check_pins(claims, profile_names(basedir))
-    return build_plan(profile, claims, blamer(profile["profile"], origins))
+    return build_plan(profile, claims, blamer(profile_path(profile), origins))

@@ -78,10 +78,14 @@ def command_line_origins(configfiles: Sequence[str | Path], config: Mapping[str,
     return [*out, ("--config", plain(config))]
 
 
-def blamer(name: str, origins: Origins | None = None) -> Callable[[str], str]:
+def profile_path(profile: Mapping[str, Any]) -> str:
+    """The profile file a message about one of its keys names."""
+    return (PROFILES_DIR / f"{profile['profile']}.yaml").as_posix()
+
+
+def blamer(path: str, origins: Origins | None = None) -> Callable[[str], str]:
     """The source to name for a dotted profile key: the last origin that sets it, else (or
-    without ``origins``) the profile's file."""
-    path = (PROFILES_DIR / f"{name}.yaml").as_posix()
+    without ``origins``) the profile's file ``path``."""
 
     def source(key: str) -> str:
         for label, mapping in reversed(list(origins or [])):
@@ -106,7 +110,7 @@ def load_profile(basedir: str | Path, overrides: Mapping[str, Any],
     base = read_yaml(Path(basedir) / path) or {}
     if not isinstance(base, Mapping):
         raise DeclarationError(f"{path}: must be a mapping of keys")
-    blame = blamer(name, origins)
+    blame = blamer(path.as_posix(), origins)
     source = f"{path}" + (" (with the command line's overrides)" if over else "")
     own = check({**plain(base), "profile": name}, "profile", path)
     profile = check({**deep_merge(plain(base), over), "profile": name}, "profile",
