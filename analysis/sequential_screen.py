@@ -70,16 +70,33 @@ def design_key(error: ValueError) -> str:
     return DESIGN_KEYS.get(head, "looks")
 
 
+def _scaled(looks: Sequence[int], declared: int, games: int) -> list[tuple[int, int]]:
+    """``(index of the declared look, scaled look)`` of every look :func:`scale_looks` keeps."""
+    out: list[tuple[int, int]] = []
+    for i, n in enumerate(looks[:-1]):
+        m = int(round(n * games / declared))
+        if MIN_PAIRS <= m < games and (not out or m > out[-1][1]):
+            out.append((i, m))
+    return [*out, (len(looks) - 1, games)]
+
+
 def scale_looks(looks: Sequence[int], declared: int, games: int) -> tuple[int, ...]:
     """Declared looks scaled to a screen shrunk from ``declared`` to ``games`` games: each look
     at the same fraction, rounded, dropped when below :data:`MIN_PAIRS` or not after the one
     before, the last at ``games``."""
-    out: list[int] = []
-    for n in looks[:-1]:
-        m = int(round(n * games / declared))
-        if MIN_PAIRS <= m < games and (not out or m > out[-1]):
-            out.append(m)
-    return (*out, games)
+    return tuple(m for _, m in _scaled(looks, declared, games))
+
+
+def scale_screen(screen: Mapping[str, Any], games: int) -> dict[str, Any]:
+    """A sequential screen's declaration shrunk to ``games`` games: its looks scaled
+    (:func:`scale_looks`) and, when it spends alpha as a list, the cumulative alpha it
+    declares at each look kept (a dropped look's alpha is spent at the next look kept, the
+    last look spends the whole alpha), so the design keeps its error rate."""
+    kept = _scaled(screen["looks"], screen["games"], games)
+    out = {**screen, "games": games, "looks": [m for _, m in kept]}
+    if isinstance(screen.get("spending"), list | tuple):
+        out["spending"] = [screen["spending"][i] for i, _ in kept]
+    return out
 
 
 def _finite(x: float | None) -> float | None:

@@ -1,9 +1,14 @@
 """Checks a run makes before any job starts, and the estimate a dry run prints.
 
 * :func:`before_any_job` - the profile's ledger exists (unless the profile
-  starts a new one) and every entry reads; a frozen artefact that exists
+  starts a new one), every entry reads and the entries hold together
+  (:func:`protocol.held_out.check_consistency`); every claim's blocks are on
+  the side of the reserved range its ledger may read
+  (:func:`protocol.held_out.block_refusal`); a frozen artefact that exists
   must match the SHA-256 its declaration pins; a screen block that another
-  claim owns in the ledger is refused unless the declaration shares it.
+  claim owns in the ledger is refused unless the declaration shares it, and
+  one this claim opened with other deciding parts (its protocol hash) is
+  refused as its opening would refuse it, after the training.
 * :func:`preflight` - the disk the run will write and the memory its largest
   job needs, against what the machine has: one line naming the shortfall;
   every external arm's program starts, takes its options and answers a trial
@@ -18,10 +23,19 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from engines.seedbank import load_bank
 from protocol import costs
-from protocol.ledger import Opener, check_ledger_file, read_ledger, refusal
+from protocol.held_out import block_refusal, check_consistency
+from protocol.ledger import (
+    LedgerError,
+    Opener,
+    check_ledger_file,
+    is_committed,
+    protocol_refusal,
+    read_ledger,
+    refusal,
+)
 from protocol.plan_model import ClaimPlan, Plan
-from protocol.profile import source as profile_source
 from protocol.schema import DeclarationError
 
 
@@ -39,7 +53,7 @@ def before_any_job(plan: Plan) -> None:
     from protocol.stages import load_json
 
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
-                      profile_source(plan.profile))
+                      plan.source_of("ledger"))
     for c, p in plan.claims.items():
         for key, art in p.artefacts.items():
             if art.sha256 is None or not Path(art.record).exists():
@@ -56,7 +70,21 @@ def before_any_job(plan: Plan) -> None:
                     f"{p.claim.path}: key {_pin_key(plan, c, key)}: the frozen {key} "
                     f"({art.record}) has SHA-256 {sha[:16]}..., the declaration pins "
                     f"{art.sha256[:16]}...")
-    ledger = read_ledger(plan.profile["ledger"])
+    path, committed = plan.profile["ledger"], is_committed(plan.profile["ledger"])
+    for c, p in plan.claims.items():
+        for block in p.blocks:
+            why = block_refusal(block, committed)
+            if why:
+                owner = p.shares_block_of or c
+                key = (f"claims.{owner}.block" if "block" in plan.profile["claims"].get(owner, {})
+                       else "block_offset")
+                raise DeclarationError(f"{plan.source_of(key)}: key {key}: claim {c} (declared "
+                                       f"block {plan.claims[owner].claim.doc['screen']['block']}"
+                                       f", block_offset {plan.profile['block_offset']}): {why}")
+    ledger = read_ledger(path)
+    check_consistency(ledger, path, committed=committed, screen=load_bank().roles["screen"],
+                      fail=LedgerError)
+    _declarations_as_opened(plan, ledger)
     for c, p in plan.claims.items():  # every claim: a single target runs any of them
         opener = Opener(c, {}, p.shares_block_of)
         for block in p.blocks:
@@ -64,6 +92,47 @@ def before_any_job(plan: Plan) -> None:
             why = refusal(block, opener, entries, plan.profile["allow_reuse"])
             if why:
                 raise DeclarationError(f"{plan.profile['ledger']}: {why}")
+
+
+def _frozen_hashes(p: ClaimPlan) -> dict[str, str] | None:
+    """The SHA-256 of every frozen artefact the claim's arms read, when all are frozen."""
+    from protocol.stages import load_json
+
+    out = {}
+    for key, art in p.artefacts.items():
+        try:
+            out[key] = load_json(art.record)["sha256"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    return out
+
+
+def _declarations_as_opened(plan: Plan, ledger: dict) -> None:
+    """Refuse what the opening of a claim's block would refuse after the training: a claim
+    whose frozen artefacts are all on disk (or that reads none) and whose opener the ledger
+    refuses (:func:`refusal`), or that opened its block before with other deciding parts
+    (its protocol hash, :func:`protocol_refusal`).  Under ``allow_reuse`` an opening for other
+    frozen weights is a new entry, so only an entry of the frozen hashes on disk counts."""
+    from protocol.records import protocol_sha256
+
+    for c, p in plan.claims.items():
+        known = _frozen_hashes(p)
+        for block in p.blocks if known is not None else ():
+            why = refusal(block, Opener(c, known, p.shares_block_of),
+                          ledger["blocks"].get(str(block), []), plan.profile["allow_reuse"])
+            if why:
+                raise DeclarationError(f"{plan.profile['ledger']}: {why}")
+        mine = [(b, e) for b in p.blocks for e in ledger["blocks"].get(str(b), [])
+                if e["claim"] == c and "protocol_sha256" in e]
+        if not mine:
+            continue
+        now = protocol_sha256(p.describe())
+        for block, e in mine:
+            if plan.profile["allow_reuse"] and known != e["hashes"]:
+                continue
+            why = protocol_refusal(block, Opener(c, e["hashes"], p.shares_block_of), [e], now)
+            if why:
+                raise DeclarationError(f"{p.claim.path}: {why}")
 
 
 def disk_need(p: ClaimPlan, keep_final_state: bool) -> int:

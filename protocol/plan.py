@@ -14,13 +14,13 @@ scaled to a shrunk screen) with every arm's games of each look.  No Snakemake, n
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analysis.games_table import DEFAULT_METRIC
-from analysis.sequential_screen import design_of, scale_looks
+from analysis.sequential_screen import design_of, scale_screen
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.seedbank import load_bank
 from protocol import costs
@@ -51,19 +51,23 @@ from protocol.profile import evidence_limits
 from protocol.profile import source as profile_source
 from protocol.schema import DeclarationError
 
+if TYPE_CHECKING:
+    from protocol.profile import Origins
+
 
 class _Profile:
     """The profile's settings for one claim: overrides first, then the caps."""
 
-    def __init__(self, profile: Mapping[str, Any], claim: Claim) -> None:
+    def __init__(self, profile: Mapping[str, Any], claim: Claim,
+                 blame: Callable[[str], str] | None = None) -> None:
         self.profile = profile
         self.claim = claim
         self.caps = profile["shrink"]
         self.over = profile["claims"].get(claim.id, {})
-        self.source = profile_source(profile)
+        self.blame = blame or (lambda key: profile_source(profile))
 
     def fail(self, key: str, message: str) -> None:
-        raise DeclarationError(f"{self.source}: key {key}: {message}")
+        raise DeclarationError(f"{self.blame(key)}: key {key}: {message}")
 
     def size(self, override_key: tuple[str, ...], cap: str | None, declared: int) -> int:
         """An effective size: the override (no larger than declared), else the capped value."""
@@ -170,16 +174,16 @@ def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
 
 
 def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
-         games: int, profile: Mapping[str, Any], declared: Mapping[str, Any] | None = None,
+         games: int, prof: _Profile, declared: Mapping[str, Any] | None = None,
          **extra: Any) -> Arm:
     kind = parse_leaf(leaf).kind if leaf else None
     movetime = declared.get("movetime") if declared else None
     sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime)
-    shards = costs.shards_for(games, sec, profile["job_minutes"])
+    minutes = prof.profile["job_minutes"]
+    shards = costs.shards_for(games, sec, minutes)
     if shards > costs.MAX_SHARDS:
-        raise DeclarationError(f"{profile_source(profile)}: key job_minutes: "
-                               f"{profile['job_minutes']} cuts arm {name} into {shards:,} game "
-                               f"jobs; at most {costs.MAX_SHARDS:,} per arm")
+        prof.fail("job_minutes", f"{minutes} cuts arm {name} into {shards:,} game jobs; at "
+                  f"most {costs.MAX_SHARDS:,} per arm")
     return Arm(name, _policy(play, leaf, depth, strata, declared), play, depth, strata, kind,
                games, shards, sec, **extra)
 
@@ -204,14 +208,14 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
     comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
                  else f"{artefact.claim}-{artefact.weights}-{dtag}")
     arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact), depth, strata,
-                            games, profile, artefact=artefact,
+                            games, prof, artefact=artefact,
                             entries=artefact.entries if artefact else 0)}
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
             leaf = learner_leaf(t.learner, t.checkpoint(step)).format()
             arms[name] = _arm(name, "search", leaf, depth, strata,
-                              games, profile, weights=t.name, step=step, entries=t.entries)
+                              games, prof, weights=t.name, step=step, entries=t.entries)
     return games, arms, comp_name
 
 
@@ -238,7 +242,7 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
                     if isinstance(leaf, Mapping) else None)
         out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
-                         prof.profile, a, artefact=artefact,
+                         prof, a, artefact=artefact,
                          entries=artefact.entries if artefact else 0)
     return out
 
@@ -257,17 +261,30 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm
     for name, over in prof.over.get("arms", {}).items():
         if "games" in over:
             prof.fail(f"claims.{claim.id}.arms.{name}.games", NO_PREFIX)
-    looks = tuple(given if given is not None else
-                  screen["looks"] if games == screen["games"] else
-                  scale_looks(screen["looks"], screen["games"], games))
+    spending = screen.get("spending")
+    if given is not None:
+        looks = tuple(given)
+        if isinstance(spending, list) and len(given) != len(spending):
+            prof.fail(key, f"claim {claim.id} spends its alpha as a list of {len(spending)} "
+                      f"cumulative alphas, one per declared look: give {len(spending)} looks, "
+                      "or none (the declared looks scaled, with their alphas)")
+    elif games == screen["games"]:
+        looks = tuple(screen["looks"])
+    else:
+        screen = scale_screen(screen, games)
+        looks = tuple(screen["looks"])
     try:
         design_of(screen, games, looks).boundaries  # noqa: B018 (checked before any job)
     except ValueError as exc:
         prof.fail(key, f"{exc} (looks {', '.join(map(str, looks))} of {games} games in this "
                   "profile)")
-    if list(looks) != list(screen["looks"]):
+    declared = claim.doc["screen"]
+    if list(looks) != list(declared["looks"]):
         shrunk.append(f"screen looks: {', '.join(map(str, looks))} (declared: "
-                      f"{', '.join(map(str, screen['looks']))})")
+                      f"{', '.join(map(str, declared['looks']))})")
+    if screen.get("spending") != spending:
+        shrunk.append(f"screen spending: {', '.join(map(str, screen['spending']))} at those "
+                      f"looks (declared: {', '.join(map(str, spending))})")
     per_look = []
     for k in range(len(looks)):
         count = looks[k] - (looks[k - 1] if k else 0)
@@ -312,15 +329,16 @@ def _block(claim: Claim, prof: _Profile, claims: Mapping[str, Claim]) -> tuple[i
         if other is None or isinstance(owned, Mapping):
             raise DeclarationError(f"{claim.path}: key screen.block.claim: "
                                    f"{declared['claim']!r} is not a claim that owns a block")
-        return _Profile(prof.profile, other).over.get(
+        return _Profile(prof.profile, other, prof.blame).over.get(
             "block", owned + prof.profile["block_offset"]), other.id
     return prof.over.get("block", declared + prof.profile["block_offset"]), None
 
 
 def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, Any],
-               paths: Paths) -> ClaimPlan:
-    """What ``profile`` runs of ``claim``."""
-    prof, shrunk = _Profile(profile, claim), []
+               paths: Paths, blame: Callable[[str], str] | None = None) -> ClaimPlan:
+    """What ``profile`` runs of ``claim`` (``blame``: the source to name for a profile key,
+    :func:`protocol.profile.blamer`)."""
+    prof, shrunk = _Profile(profile, claim, blame), []
     bank = load_bank()
     trained = _training(claim, prof, paths, shrunk)
     vgames, varms, comparator = _validation(claim, prof, trained, claims, paths, shrunk)
@@ -422,46 +440,52 @@ def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
                                 f"{'; '.join(why)}")
 
 
-def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim]) -> Plan:
+def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim],
+               blame: Callable[[str], str] | None = None) -> Plan:
     """The plan of a validated ``profile`` (:func:`~protocol.profile.load_profile`) of
-    ``claims``."""
+    ``claims`` (``blame``: the source to name for a profile key)."""
     paths = Paths(profile["profile"])
     source = profile_source(profile)
+    blame = blame or (lambda key: source)
     for key in ("claims", "run"):
         for c in profile.get(key) or []:
             if c not in claims:
-                raise DeclarationError(f"{source}: key {key}: no claim {c!r} (claims: "
+                raise DeclarationError(f"{blame(key)}: key {key}: no claim {c!r} (claims: "
                                        f"{', '.join(claims)})")
     for c, over in profile["claims"].items():
         decl = claims[c]
         for part, names in (("weights", decl.weights), ("arms", decl.arms)):
             for name in over.get(part, {}):
                 if name not in names:
-                    raise DeclarationError(f"{source}: key claims.{c}.{part}.{name}: claim {c} "
+                    raise DeclarationError(f"{blame(f'claims.{c}.{part}.{name}')}: key "
+                                           f"claims.{c}.{part}.{name}: claim {c} "
                                            f"declares no such {part[:-1]} "
                                            f"({', '.join(names) or 'none'})")
-    plans = {c: plan_claim(claim, claims, profile, paths) for c, claim in claims.items()}
+    plans = {c: plan_claim(claim, claims, profile, paths, blame)
+             for c, claim in claims.items()}
     _check_blocks(plans, source)
     _inherit_shrinks(plans)
     limits = evidence_limits(profile)
     for p in plans.values():
         p.limits = list(limits)
-    return Plan(dict(profile), plans, paths)
+    return Plan(dict(profile), plans, paths, blame)
 
 
-def load_plan(basedir: str | Path, overrides: Mapping[str, Any]) -> Plan:
+def load_plan(basedir: str | Path, overrides: Mapping[str, Any],
+              origins: Origins | None = None) -> Plan:
     """Profile, declarations and plan of a run from the repository at ``basedir``: the shipped
     claims and those of the profile's ``claims_dir`` (relative paths from the working
-    directory), if it names a folder of one's own."""
-    from protocol.profile import load_profile, profile_names
+    directory), if it names a folder of one's own (``origins``: where the overrides come
+    from, to name them in errors)."""
+    from protocol.profile import blamer, load_profile, profile_names
 
-    profile = load_profile(basedir, overrides)
+    profile = load_profile(basedir, overrides, origins)
     own = profile["claims_dir"]
     shipped = Path(basedir) / DEFAULT_CLAIMS_DIR
     if own == DEFAULT_CLAIMS_DIR:
         own = shipped
     claims, plan_own, replaces = load_claim_set(shipped, own, profile["claims_dir"])
     check_pins(claims, profile_names(basedir))
-    plan = build_plan(profile, claims)
+    plan = build_plan(profile, claims, blamer(profile_source(profile), origins))
     plan.own, plan.replaces = plan_own, replaces
     return plan

@@ -7,6 +7,7 @@ names and paths from these classes.  No Snakemake, no engine kernels.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from engines.leaves.kinds import N_TERMS, learner_leaf
 from protocol import costs
 from protocol.declaration import Claim
 from protocol.paths import LOOK, VALIDATION, Paths, screen_label
+from protocol.profile import source as profile_source
 
 PILOT, PUBLIC = "pilot", "public-development"
 #: most threads one training job asks for
@@ -348,6 +350,7 @@ class Plan:
     profile: dict[str, Any]
     claims: dict[str, ClaimPlan]
     paths: Paths
+    blame: Callable[[str], str] | None = None  # the source of a profile key (its file)
     #: the claims declared in the run's own ``claims_dir`` (none when it is the shipped one)
     own: list[str] = field(default_factory=list)
     #: those of :attr:`own` that replace a shipped claim of the same id
@@ -357,6 +360,10 @@ class Plan:
     def name(self) -> str:
         """The profile's name."""
         return str(self.profile["profile"])
+
+    def source_of(self, key: str) -> str:
+        """The file (or ``--config``) to name for a profile key in an error."""
+        return self.blame(key) if self.blame else profile_source(self.profile)
 
     @property
     def run(self) -> list[str]:

@@ -8,18 +8,27 @@ mappings merge key by key).  The result is checked against
 of a shipped profile or the path of a profile file of one's own
 (``profile=my/quick.yaml``: its name is the file's stem, which must not be a
 shipped profile's); ``file`` in the result is the profile file that was read,
-the one every message about a profile key names.
+the one every message about a profile key names (:func:`source`).
 
 The keys that turn a guard off (:data:`GUARDS_OFF`: ``enforce_gates:
 false``, ``allow_reuse: true``, ``ledger_new: true``) are refused on a
 profile that writes the committed ledger (``data/screen-ledger.json``):
 only a profile with a ledger of its own (smoke) may set them.
+
+Whether a profile writes the committed ledger is its file's to say: on a
+profile whose file names the committed ledger, an override (``--config``,
+``--configfile``) of a key of :data:`FILE_ONLY` or of ``claims.<id>.block``
+(which ledger, whether its guards hold, which blocks it reads) that changes
+the file's value is refused, and a profile whose file names a ledger of its
+own cannot be pointed at the committed one.  Every error names the source
+of the key: the ``--configfile`` that set it, ``--config``, or the profile's
+file (:func:`blamer`).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +39,10 @@ DEFAULT_PROFILE = "pilot"
 PROFILES_DIR = Path("config") / "profiles"
 #: profile keys, with the value that turns a guard off
 GUARDS_OFF = {"enforce_gates": False, "allow_reuse": True, "ledger_new": True}
+#: keys only the file of a profile writing the committed ledger sets (with claims.<id>.block)
+FILE_ONLY = ("ledger", "ledger_new", "enforce_gates", "allow_reuse", "block_offset")
+#: where overrides come from, in the order they apply: (a file or "--config", its mapping)
+Origins = Sequence[tuple[str, Mapping[str, Any]]]
 
 
 def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -46,6 +59,27 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 def profile_names(basedir: str | Path) -> list[str]:
     """Profiles available under ``config/profiles``."""
     return sorted(p.stem for p in (Path(basedir) / PROFILES_DIR).glob("*.yaml"))
+
+
+def _sets(mapping: Mapping[str, Any], key: str) -> bool:
+    """Whether ``mapping`` gives the dotted ``key``."""
+    for part in key.split("."):
+        if not isinstance(mapping, Mapping) or part not in mapping:
+            return False
+        mapping = mapping[part]
+    return True
+
+
+def command_line_origins(configfiles: Sequence[str | Path], config: Mapping[str, Any]
+                         ) -> list[tuple[str, Mapping[str, Any]]]:
+    """The origins of Snakemake's overrides: every ``--configfile`` (read), then ``--config``."""
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for f in configfiles:
+        shown = Path(f)
+        shown = shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown
+        doc = read_yaml(f)
+        out.append((str(shown), doc if isinstance(doc, Mapping) else {}))
+    return [*out, ("--config", plain(config))]
 
 
 def profile_file(basedir: str | Path, name: Any) -> tuple[str, Path, Path]:
@@ -69,18 +103,41 @@ def profile_file(basedir: str | Path, name: Any) -> tuple[str, Path, Path]:
                            f"{', '.join(names)}, or give the path of a .yaml profile file)")
 
 
-def load_profile(basedir: str | Path, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The merged, validated profile of a run (``overrides``: Snakemake's ``config``)."""
+def source(profile: Mapping[str, Any]) -> str:
+    """The profile file a message about one of its keys names."""
+    return str(profile.get("file") or (PROFILES_DIR / f"{profile['profile']}.yaml").as_posix())
+
+
+def blamer(path: str, origins: Origins | None = None) -> Callable[[str], str]:
+    """The source to name for a dotted profile key: the last origin that sets it, else (or
+    without ``origins``) the profile's file ``path``."""
+
+    def source(key: str) -> str:
+        for label, mapping in reversed(list(origins or [])):
+            if _sets(mapping, key):
+                return label
+        return path
+
+    return source
+
+
+def load_profile(basedir: str | Path, overrides: Mapping[str, Any],
+                 origins: Origins | None = None) -> dict[str, Any]:
+    """The merged, validated profile of a run (``overrides``: Snakemake's ``config``;
+    ``origins``: where its overrides come from, :func:`command_line_origins`)."""
     over = plain(overrides)
     over.pop("file", None)  # set here, never by an override
     name, path, where = profile_file(basedir, over.pop("profile", DEFAULT_PROFILE))
     base = read_yaml(where) or {}
     if not isinstance(base, Mapping):
         raise DeclarationError(f"{path}: must be a mapping of keys")
+    blame = blamer(path.as_posix(), origins)
     source = f"{path}" + (" (with the command line's overrides)" if over else "")
-    profile = check({**deep_merge(plain(base), over), "profile": name, "file": str(path)},
-                    "profile", source)
-    check_guards(profile, source, basedir)
+    own = check({**plain(base), "profile": name}, "profile", path)
+    profile = check({**deep_merge(plain(base), over), "profile": name,
+                     "file": path.as_posix()}, "profile", blame if origins is not None else source)
+    check_overrides(own, profile, path.as_posix(), blame, basedir)
+    check_guards(profile, blame, basedir)
     return profile
 
 
@@ -100,19 +157,48 @@ def evidence_limits(profile: Mapping[str, Any], basedir: str | Path | None = Non
     return out
 
 
-def source(profile: Mapping[str, Any]) -> str:
-    """The profile file a message about one of its keys names."""
-    return str(profile.get("file") or PROFILES_DIR / f"{profile['profile']}.yaml")
+def _file_only(profile: Mapping[str, Any]) -> dict[str, Any]:
+    """The values of :data:`FILE_ONLY` and every ``claims.<id>.block`` of a profile."""
+    return {**{k: profile[k] for k in FILE_ONLY},
+            **{f"claims.{c}.block": v["block"] for c, v in profile["claims"].items()
+               if "block" in v}}
 
 
-def check_guards(profile: Mapping[str, Any], source: str, basedir: str | Path | None = None
-                 ) -> None:
-    """Refuse a key that turns a guard off on a profile that writes the committed ledger."""
+def check_overrides(own: Mapping[str, Any], merged: Mapping[str, Any], path: str,
+                    blame: Callable[[str], str], basedir: str | Path | None = None) -> None:
+    """Refuse an override that changes which ledger a profile writing the committed ledger
+    (by its file, ``own``) writes, whether its guards hold, or which blocks it reads; refuse
+    pointing a profile whose file names a ledger of its own at the committed one."""
+    if not is_committed(own["ledger"], basedir):
+        if is_committed(merged["ledger"], basedir):
+            raise DeclarationError(
+                f"{blame('ledger')}: key ledger: {merged['ledger']!r} is the committed ledger; "
+                f"{path} names a ledger of its own ({own['ledger']}), and only a profile whose "
+                "file names the committed ledger writes it")
+        return
+    before, after = _file_only(own), _file_only(merged)
+    for key in sorted(set(before) | set(after), key=lambda k: (k != "ledger", k)):
+        same = (is_committed(after[key], basedir) if key == "ledger"
+                else before.get(key) == after.get(key))
+        if not same:
+            was = f"{before[key]!r}" if key in before else "unset"
+            raise DeclarationError(
+                f"{blame(key)}: key {key}: {after.get(key)!r} overrides {path} ({was}), "
+                f"which writes the committed ledger {COMMITTED}: on such a profile the ledger, "
+                "its guards and its blocks are the profile file's alone (docs/claims.md, "
+                "Guards)")
+
+
+def check_guards(profile: Mapping[str, Any], source: str | Callable[[str], str],
+                 basedir: str | Path | None = None) -> None:
+    """Refuse a key that turns a guard off on a profile that writes the committed ledger
+    (``source``: the file to name, or a function of the key giving it)."""
     if not is_committed(profile["ledger"], basedir):
         return
     for key, off in GUARDS_OFF.items():
         if profile[key] == off:
+            where = source(key) if callable(source) else source
             raise DeclarationError(
-                f"{source}: key {key}: {str(off).lower()} turns a guard off, and this profile "
+                f"{where}: key {key}: {str(off).lower()} turns a guard off, and this profile "
                 f"writes the committed ledger {COMMITTED}; only a profile with a ledger of its "
                 "own (smoke) may set it")

@@ -37,6 +37,7 @@ from analysis.games_table import DEFAULT_METRIC
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.hashing import file_sha256
+from contracts.input_file import decode_utf8, read_input_bytes
 from protocol.ledger import replays
 from protocol.paths import screen_label
 from protocol.records_metrics import result_metrics
@@ -486,6 +487,7 @@ def check_bundle(directory: str | Path) -> list[str]:
         for i, mach in enumerate(r.get("machineProfileRefs") or []):
             need(name, f"machineProfileRefs[{i}]", mach, "machine")
         problems += _check_artifact(root, name, r.get("perGameArtifact") or {})
+        problems += [f"{root / name}: {p}" for p in result_contradictions(r)]
     for line, row in games:
         for key, kind in (("experimentId", "experiment"), ("runId", "run"),
                           ("seedLeaseId", "seed-lease")):
@@ -508,11 +510,23 @@ def _check_contributions(root: Path, records: Mapping[str, list[tuple[str, dict[
             for i, ct in enumerate(r.get("contributionIds") or []) if ct not in own]
 
 
+def _text(path: Path, problems: list[str]) -> str | None:
+    """A bundle file's UTF-8 text, or None with one problem naming it (a directory, unreadable,
+    not UTF-8)."""
+    try:
+        return decode_utf8(read_input_bytes(path, str(path), RecordError), str(path),
+                           RecordError)
+    except RecordError as exc:
+        problems.append(str(exc))
+        return None
+
+
 def _read_games(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
     if not path.exists():
         return []
-    rows = []
-    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    whole = _text(path, problems)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for line, text in enumerate((whole or "").splitlines(), start=1):
         try:
             row = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -522,6 +536,39 @@ def _read_games(path: Path, problems: list[str]) -> list[tuple[int, dict[str, An
         if isinstance(row, dict):
             rows.append((line, row))
     return rows
+
+
+def result_contradictions(result: Mapping[str, Any]) -> list[str]:
+    """Where a result record contradicts itself: its ``assessment`` against its
+    ``scientificOutcome``, its ``runValidity`` and methodological errors, and its gate checks
+    against the readings' outcomes (a hand-flipped verdict)."""
+    out: list[str] = []
+    verdict, metrics = result.get("assessment"), result.get("metrics") or {}
+    if verdict in _OUTCOME and result.get("scientificOutcome") != _OUTCOME[verdict]:
+        out.append(f"key scientificOutcome: {result.get('scientificOutcome')!r} contradicts "
+                   f"the assessment {verdict!r} (its outcome is {_OUTCOME[verdict]!r})")
+    errors = list(metrics.get("methodologicalErrors") or [])
+    invalidated = verdict == "invalidated-by-methodological-error"
+    if invalidated != bool(errors):
+        out.append(f"key assessment: {verdict!r} contradicts metrics.methodologicalErrors "
+                   f"({len(errors)} error(s)): a verdict is invalidated exactly when there is one")
+    if result.get("runValidity") != ("invalid" if errors else "valid"):
+        out.append(f"key runValidity: {result.get('runValidity')!r} contradicts "
+                   f"metrics.methodologicalErrors ({len(errors)} error(s))")
+    outcomes = metrics.get("outcomes") or {}
+    for i, check in enumerate(result.get("gateChecks") or []):
+        name = str(check.get("criterion", "")).split(":", 1)[0]
+        observed = str(check.get("observed", "")).split(":", 1)[0]
+        if name not in outcomes:
+            continue
+        if observed != outcomes[name]:
+            out.append(f"key gateChecks[{i}].observed: {observed!r} contradicts "
+                       f"metrics.outcomes.{name} {outcomes[name]!r}")
+        passed = {"pass": True, "fail": False}.get(outcomes[name])
+        if check.get("passed") != passed:
+            out.append(f"key gateChecks[{i}].passed: {check.get('passed')!r} contradicts "
+                       f"the reading's outcome {outcomes[name]!r}")
+    return out
 
 
 def _check_artifact(root: Path, name: str, art: Mapping[str, Any]) -> list[str]:
@@ -535,11 +582,14 @@ def _check_artifact(root: Path, name: str, art: Mapping[str, Any]) -> list[str]:
                 "the bundle"]
     if not target.is_file():
         return [f"{root / name}: key perGameArtifact.path: {art['path']!r} does not exist"]
-    out = []
+    out: list[str] = []
+    text = _text(target, out)
+    if text is None:
+        return out
     if file_sha256(target) != art.get("sha256"):
         out.append(f"{root / name}: key perGameArtifact.sha256: differs from {art['path']}'s "
                    f"SHA-256 {file_sha256(target)}")
-    count = sum(1 for text in target.read_text(encoding="utf-8").splitlines() if text.strip())
+    count = sum(1 for line in text.splitlines() if line.strip())
     if count != art.get("recordCount"):
         out.append(f"{root / name}: key perGameArtifact.recordCount: {art.get('recordCount')} "
                    f"but {art['path']} holds {count} rows")

@@ -17,7 +17,7 @@ anywhere in a document before the schema is applied.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -56,9 +56,33 @@ def describe(error: Any) -> str:
     if error.validator == "propertyNames":
         return f"key {key_path(where)}: name {error.instance!r} is not allowed ({error.message})"
     if error.validator == "oneOf" and error.context:
-        best = min(error.context, key=lambda e: (len(e.absolute_path), e.validator != "enum"))
+        # the branch of the value's own type says what is wrong with it (a list of numbers
+        # with a negative one is not "not one of" the names the other branch allows)
+        fitting = [e for e in error.context
+                   if _fits(error.validator_value[e.relative_schema_path[0]], error.instance)]
+        best = min(fitting or error.context,
+                   key=lambda e: (len(e.absolute_path), e.validator != "enum"))
         return describe(best)
     return f"key {key_path(where)} = {error.instance!r}: {error.message}"
+
+
+_JSON_TYPES = {"array": list, "object": dict, "string": str, "boolean": bool,
+               "null": type(None), "number": (int, float), "integer": int}
+
+
+def _fits(branch: Any, instance: Any) -> bool:
+    """Whether ``instance`` has a type a ``oneOf`` branch declares (an ``enum`` branch takes
+    scalars); a branch that says neither fits anything."""
+    if not isinstance(branch, Mapping):
+        return True
+    if "type" in branch:
+        types = branch["type"] if isinstance(branch["type"], list) else [branch["type"]]
+        return any(isinstance(instance, _JSON_TYPES.get(t, object))
+                   and not (isinstance(instance, bool) and t in ("number", "integer"))
+                   for t in types)
+    if "enum" in branch:
+        return not isinstance(instance, list | dict)
+    return True
 
 
 def _is_integer(checker: Any, instance: Any) -> bool:
@@ -163,9 +187,15 @@ def non_finite(value: Any, where: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...]
     return None
 
 
-def check(doc: Any, schema: str, source: str | Path) -> dict[str, Any]:
+def check(doc: Any, schema: str, source: str | Path | Callable[[str], str]) -> dict[str, Any]:
     """``doc`` validated against schema ``schema`` with defaults filled (a new dict); a NaN or
-    an infinity anywhere is refused first."""
+    an infinity anywhere is refused first.  ``source`` names the file in errors, or is a
+    function of the dotted key giving it."""
+    if callable(source):
+        blame = source
+        source = blame("")
+    else:
+        blame = None
     if not isinstance(doc, Mapping):
         raise DeclarationError(f"{source}: must be a mapping of keys, got {type(doc).__name__}")
     bad = non_finite(plain(doc))
@@ -177,7 +207,12 @@ def check(doc: Any, schema: str, source: str | Path) -> dict[str, Any]:
     errors = sorted(validator.iter_errors(filled),
                     key=lambda e: (len(e.absolute_path), key_path(e.absolute_path)))
     if errors:
-        raise DeclarationError(f"{source}: {describe(errors[0])}")
+        where = list(errors[0].absolute_path)
+        if blame is not None and errors[0].validator == "additionalProperties":
+            known = set(errors[0].schema.get("properties", {}))
+            where += sorted(set(errors[0].instance) - known)[:1]
+        shown = blame(".".join(map(str, where))) if blame is not None else source
+        raise DeclarationError(f"{shown}: {describe(errors[0])}")
     return filled
 
 

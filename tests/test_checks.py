@@ -37,10 +37,10 @@ def test_a_pinned_hash_that_differs_from_an_existing_frozen_record_is_refused(
 
 def test_a_block_another_claim_owns_is_refused_before_any_job(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    plan = load_plan(REPO, {"profile": "pilot", "ledger": "ledger.json"})
+    plan = load_plan(REPO, {"profile": "smoke", "ledger": "ledger.json", "allow_reuse": False})
     block = plan.claims["fourth-ply"].block
-    open_blocks("ledger.json", [block], Opener("someone-else", {}), profile="pilot",
-                seeds=[0, 1])
+    open_blocks("ledger.json", [block], Opener("someone-else", {}), profile="smoke",
+                seeds=list(plan.claims["fourth-ply"].seeds))
     with pytest.raises(DeclarationError, match=f"ledger.json: screen block {block} was opened"
                                                " on .* by claim someone-else"):
         before_any_job(plan)

@@ -55,9 +55,10 @@ def sharer(games: int = 32, owner: str = "ntuple-line-tuples", cid: str = "fair-
      "screen.block.claim", "itself shares the block of claim fourth-ply"),
     ({"fair-depth-prefix": sharer(owner="nobody")}, {}, "fair-depth-prefix.yaml",
      "screen.block.claim", "no claim 'nobody'"),
-    # a profile's block for a sharer was silently ignored
-    ({"fair-depth-prefix": sharer()}, {"claims": {"fair-depth-prefix": {"block": 7}}},
-     "config/profiles/paper.yaml", "claims.fair-depth-prefix.block", "set that claim's block"),
+    # a profile's block for a sharer was silently ignored (smoke: only a profile with a
+    # ledger of its own may set a block on the command line)
+    ({"fair-depth-prefix": sharer()}, {"claims": {"fair-depth-prefix": {"block": 4007}}},
+     "config/profiles/smoke.yaml", "claims.fair-depth-prefix.block", "set that claim's block"),
     # a profile that shrinks the owner below the sharer's blocks
     ({"fair-depth-prefix": sharer(512, owner="fourth-ply")},
      {"claims": {"fourth-ply": {"screen": {"games": 256}}}}, "config/profiles/paper.yaml",
@@ -67,7 +68,7 @@ def test_a_shared_block_is_a_block_its_owner_reads(tmp_path, extra, over, file, 
                                                    says) -> None:
     claims = claims_copy(tmp_path / "c", extra=extra)
     with pytest.raises(DeclarationError) as err:
-        plan_of("paper", claims, **over)
+        plan_of("smoke" if "smoke" in file else "paper", claims, **over)
     path = file if file.startswith("config/") else str(claims / file)
     assert says in one_line(err, path, key)
 
@@ -174,14 +175,83 @@ def test_a_pin_under_an_unknown_profile_is_refused(tmp_path) -> None:
     ({"profile": "paper", "allow_reuse": True}, "allow_reuse"),
     ({"profile": "pilot", "enforce_gates": False}, "enforce_gates"),
     ({"profile": "pilot", "ledger_new": True}, "ledger_new"),
-    ({"profile": "smoke", "ledger": f"./{COMMITTED}"}, "enforce_gates"),
 ])
 def test_guards_turn_off_only_on_a_ledger_of_its_own(override, key) -> None:
     with pytest.raises(DeclarationError) as err:
         load_profile(REPO, override)
     assert "writes the committed ledger" in one_line(
         err, f"config/profiles/{override['profile']}.yaml", key)
-    load_profile(REPO, {**override, "ledger": "results/mine/ledger.json"})
+    # another ledger on the command line does not make the profile's ledger its own (the
+    # probe: ledger=OTHER ledger_new=True read an opened pilot block again as never read)
+    with pytest.raises(DeclarationError) as err:
+        load_profile(REPO, {**override, "ledger": "results/mine/ledger.json"})
+    assert "the profile file's alone" in one_line(
+        err, f"config/profiles/{override['profile']}.yaml", "ledger")
+    load_profile(REPO, {"profile": "smoke", key: override[key], "ledger": "results/l.json"})
+
+
+@pytest.mark.parametrize("override", [
+    {"ledger": "results/other.json", "ledger_new": True},
+    {"ledger_new": True}, {"enforce_gates": False}, {"allow_reuse": True},
+    {"block_offset": 2000}, {"claims": {"fourth-ply": {"block": 30}}},
+    {"claims": {"ntuple-line-tuples": {"block": 2}}},
+])
+@pytest.mark.parametrize("profile", ["pilot", "paper"])
+def test_the_command_line_cannot_change_a_committed_profiles_ledger_guards_or_blocks(
+        profile, override) -> None:
+    key = next(iter(override))
+    if key == "claims":
+        claim = next(iter(override["claims"]))
+        key = f"claims.{claim}.block"
+    with pytest.raises(DeclarationError) as err:
+        load_profile(REPO, {"profile": profile, **override})
+    one_line(err, f"config/profiles/{profile}.yaml", key)
+    # the same values as the file's are no change (a job reads the merged profile back)
+    load_profile(REPO, {"profile": profile, "ledger": f"./{COMMITTED}", "block_offset":
+                        load_profile(REPO, {"profile": profile})["block_offset"]})
+
+
+def test_a_profile_with_a_ledger_of_its_own_cannot_write_the_committed_one() -> None:
+    for over in ({"ledger": f"./{COMMITTED}"},
+                 {"ledger": COMMITTED, "ledger_new": False, "allow_reuse": False,
+                  "enforce_gates": True}):
+        with pytest.raises(DeclarationError) as err:
+            load_profile(REPO, {"profile": "smoke", **over})
+        assert "names a ledger of its own" in one_line(err, "config/profiles/smoke.yaml",
+                                                       "ledger")
+    load_profile(REPO, {"profile": "smoke", "ledger": "results/other.json", "block_offset": 4001})
+
+
+def test_an_override_is_blamed_on_the_file_or_the_option_that_gave_it(tmp_path) -> None:
+    from protocol.profile import command_line_origins
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("claims:\n  ntuple-line-tuples:\n    weights:\n      ntuple-A: {every: 1}\n"
+                    "job_minutes: -1\n")
+    over = {"claims": {"ntuple-line-tuples": {"weights": {"ntuple-A": {"every": 1}}}}}
+    origins = command_line_origins([mine], {})
+    with pytest.raises(DeclarationError) as err:  # the schema's check
+        load_plan(REPO, {"profile": "pilot", "job_minutes": -1, **over}, origins)
+    one_line(err, str(mine), "job_minutes")
+    with pytest.raises(DeclarationError) as err:  # the plan's check
+        load_plan(REPO, {"profile": "pilot", **over}, origins)
+    one_line(err, str(mine), "claims.ntuple-line-tuples.weights.ntuple-A.every")
+    with pytest.raises(DeclarationError) as err:  # --config after the file: --config is named
+        load_plan(REPO, {"profile": "pilot", **over}, command_line_origins([mine], over))
+    one_line(err, "--config", "claims.ntuple-line-tuples.weights.ntuple-A.every")
+    with pytest.raises(DeclarationError) as err:
+        load_plan(REPO, {"profile": "pilot", "enforce_gates": False},
+                  command_line_origins([], {"enforce_gates": False}))
+    one_line(err, "--config", "enforce_gates")
+    tiny = tmp_path / "tiny.yaml"
+    tiny.write_text("job_minutes: 0.000001\n")
+    big = fair_depth_claim()
+    big["screen"]["games"] = 4096
+    claims = claims_copy(tmp_path / "c", extra={"fair-depth-prefix": big})
+    with pytest.raises(DeclarationError) as err:  # the shards' check
+        load_plan(REPO, {"profile": "pilot", "job_minutes": 1e-6, "claims_dir": str(claims)},
+                  command_line_origins([tiny], {"claims_dir": str(claims)}))
+    assert "cuts arm" in one_line(err, str(tiny), "job_minutes")
 
 
 def test_a_missing_ledger_is_refused_unless_the_profile_starts_one(tmp_path,
@@ -189,9 +259,9 @@ def test_a_missing_ledger_is_refused_unless_the_profile_starts_one(tmp_path,
     """A misspelt ledger path read as an empty ledger: every block looked unopened."""
     monkeypatch.chdir(tmp_path)
     with pytest.raises(LedgerError) as err:
-        before_any_job(plan_of("paper", ledger="data/screen-ledgr.json"))
-    assert "data/screen-ledgr.json does not exist" in one_line(
-        err, "config/profiles/paper.yaml", "ledger")
+        before_any_job(plan_of("smoke", ledger="results/smoke/ledgr.json", ledger_new=False))
+    assert "results/smoke/ledgr.json does not exist" in one_line(
+        err, "config/profiles/smoke.yaml", "ledger")
     with pytest.raises(LedgerError, match=f"{COMMITTED} does not exist"):
         before_any_job(plan_of("paper"))  # a working directory without the committed ledger
     before_any_job(plan_of("smoke"))  # smoke starts its own (ledger_new: true)

@@ -520,3 +520,54 @@ def test_no_committed_bundle_holds_a_hidden_file() -> None:
         pytest.skip("not a git checkout")
     files = [f for f in listed.stdout.split() if "/records/" in f]
     assert files and not [f for f in files if Path(f).name.startswith(".")]
+
+
+@pytest.mark.parametrize(("flip", "says"), [
+    # the probe: a flipped verdict passed validation
+    ({"assessment": "not-supported-as-tested"}, "key scientificOutcome"),
+    ({"scientificOutcome": "fail"}, "key scientificOutcome"),
+    ({"runValidity": "invalid"}, "key runValidity"),
+    ({"assessment": "invalidated-by-methodological-error",
+      "scientificOutcome": "not-applicable"}, "key assessment"),
+])
+def test_validate_cross_checks_the_assessment(bundle, tmp_path, capsys, flip, says) -> None:
+    directory = _copy(bundle[0], tmp_path)
+    result = next(directory.glob("result-*.json"))
+    data = json.loads(result.read_text())
+    assert main(["records", "validate", str(directory)]) == 0
+    assert data["assessment"] == "supported-as-tested" and data["runValidity"] == "valid"
+    data.update(flip)
+    result.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["records", "validate", str(directory)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert any(result.name in e and says in e for e in err), err
+
+
+def test_validate_cross_checks_the_gate_checks(bundle, tmp_path, capsys) -> None:
+    directory = _copy(bundle[0], tmp_path)
+    result = next(directory.glob("result-*.json"))
+    data = json.loads(result.read_text())
+    name = next(iter(data["metrics"]["outcomes"]))
+    i = next(i for i, c in enumerate(data["gateChecks"]) if c["criterion"].startswith(name))
+    data["gateChecks"][i]["passed"] = not data["gateChecks"][i]["passed"]
+    result.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["records", "validate", str(directory)]) == 2
+    assert f"key gateChecks[{i}].passed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", ["latin-1", "directory"])
+def test_validate_names_a_games_file_it_cannot_read(bundle, tmp_path, capsys, bad) -> None:
+    directory = _copy(bundle[0], tmp_path)
+    games = directory / GAMES_FILE
+    if bad == "directory":
+        games.unlink()
+        games.mkdir()
+    else:
+        games.write_bytes(games.read_bytes() + "caf\xe9\n".encode("latin-1"))
+    capsys.readouterr()
+    assert main(["records", "validate", str(directory)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    want = "is a directory, not a file" if bad == "directory" else "not UTF-8 text"
+    assert any(f"{games}: {want}" in e for e in err), err

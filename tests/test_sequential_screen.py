@@ -43,6 +43,9 @@ def plan_of(profile: str, claims_dir=None, **over):
     ({"spending": "pocock"}, "screen.spending", "given without screen.looks"),
     ({"futility": {"delta_min": 1e4, "sd_plan": 1e5}}, "screen.futility", "without screen.looks"),
     ({"looks": [128, 512], "spending": "fleming"}, "screen.spending", ""),
+    # a negative alpha was "not one of ['obrien-fleming', 'pocock']"
+    ({"looks": [128, 512], "spending": [-0.01, 0.05]}, "screen.spending[0]",
+     "-0.01 is less than the minimum of 0"),
 ])
 def test_a_design_that_cannot_keep_its_error_rate_is_one_line_naming_the_key(
         tmp_path, screen, key, says) -> None:
@@ -177,3 +180,28 @@ def test_a_look_with_a_zero_sd_records_no_statistic() -> None:
     design = design_of({"looks": [8, 16]}, 16)
     rec = look_record(np.full(8, 5.0), 1, design, 0)
     assert rec["statistic"] is None and rec["decision"] == STOP_EFFICACY
+
+
+def test_a_spending_list_is_scaled_with_the_looks_a_profile_keeps(tmp_path) -> None:
+    """A claim spending its alpha as a list could never run under smoke (smoke drops the looks
+    under 4 games, and the list no longer had one alpha per look)."""
+    def listed(d):
+        d["screen"]["spending"] = [0.001, 0.01, 0.03, 0.05]
+
+    claims = claims_copy(tmp_path / "c", listed, claim="fourth-ply")
+    smoke = plan_of("smoke", claims).claims["fourth-ply"]
+    assert smoke.sequential.looks == (4, 6, 8)  # the first look (2 games) is dropped
+    assert smoke.sequential.spec()["screen"]["spending"] == [0.01, 0.03, 0.05]
+    assert smoke.sequential.design().looks == (4, 6, 8)
+    assert "screen spending: 0.01, 0.03, 0.05 at those looks (declared: 0.001, 0.01, 0.03, " \
+        "0.05)" in smoke.shrunk
+    pilot = plan_of("pilot", claims).claims["fourth-ply"]
+    assert pilot.sequential.spec()["screen"]["spending"] == [0.001, 0.01, 0.03, 0.05]
+    given = plan_of("smoke", claims, claims={"fourth-ply": {"screen": {
+        "games": 16, "looks": [4, 8, 12, 16]}}})
+    assert given.claims["fourth-ply"].sequential.spec()["screen"]["spending"] == [
+        0.001, 0.01, 0.03, 0.05]
+    with pytest.raises(DeclarationError, match="smoke.yaml: key claims.fourth-ply.screen.looks:"
+                                               " claim fourth-ply spends its alpha as a list of"
+                                               " 4 cumulative alphas"):
+        plan_of("smoke", claims, claims={"fourth-ply": {"screen": {"looks": [4, 8]}}})

@@ -161,3 +161,16 @@ def test_bad_lanes_exit_2(tmp_path: Path, capsys, argv: list[str], message: str)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err and message in err[-1] and err[-1].startswith("drop7 train: error:")
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_resuming_with_another_lane_count_says_the_lane_counts(tmp_path: Path, capsys) -> None:
+    """One lane on a four-lane state said "not a drop7-train-resume-v1 state"."""
+    assert _train(tmp_path / "four", 800, 800) == 0
+    capsys.readouterr()
+    for lanes in ("1", "2"):
+        assert main(["train", "--layout", "T1", "--moves", "1600", "--every", "800", "--seeds",
+                     CLI_SEEDS, "--out", str(tmp_path / "four"), "--lanes", lanes,
+                     "--resume"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "lane count mismatch: the state was trained in 4 lane(s), " \
+            f"this run trains in {lanes} (--lanes)" in err, err

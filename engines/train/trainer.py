@@ -67,6 +67,8 @@ MAX_LANES = 1024
 RESUME_FORMAT = "drop7-train-resume-v1"
 #: the resume format of a run in more than one lane (per-lane carry, state and cols)
 RESUME_FORMAT_LANES = "drop7-train-lanes-resume-v1"
+#: every resume format (a state of one names its lanes in its config)
+RESUME_FORMATS = (RESUME_FORMAT, RESUME_FORMAT_LANES)
 
 
 @dataclass(frozen=True)
@@ -269,6 +271,12 @@ class Trainer:
             manifest = json.loads((directory / "manifest.json").read_text())
         except (OSError, ValueError) as exc:
             raise WeightsError(f"{directory}: unreadable resume manifest ({exc})") from None
+        config = manifest.get("config")
+        lanes = config.get("lanes", 1) if isinstance(config, dict) else None
+        if manifest.get("format") in RESUME_FORMATS and lanes != self.lanes:
+            raise WeightsError(f"{directory}: lane count mismatch: the state was trained in "
+                               f"{lanes} lane(s), this run trains in {self.lanes} (--lanes); "
+                               "resume it with the same lanes, or start a new directory")
         if manifest.get("format") != self.resume_format:
             raise WeightsError(f"{directory}: not a {self.resume_format} state")
         if manifest.get("config_hash") != self.hash:

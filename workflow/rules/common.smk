@@ -8,6 +8,7 @@ from pathlib import Path
 from protocol import checks, costs
 from protocol.paths import INDEX, VALIDATION
 from protocol.plan import load_plan
+from protocol.profile import command_line_origins
 from protocol.schema import DeclarationError
 
 # jobs call the `drop7` console script of the environment that runs Snakemake,
@@ -15,7 +16,9 @@ from protocol.schema import DeclarationError
 os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
 
 try:
-    PLAN = load_plan(workflow.basedir, config)
+    # errors name the --configfile or --config that set a key, not the profile's file
+    PLAN = load_plan(workflow.basedir, config, command_line_origins(
+        workflow.config_settings.configfiles, workflow.config_settings.config))
     checks.before_any_job(PLAN)
 except (DeclarationError, ValueError) as _exc:
     print(f"error: {_exc}", file=sys.stderr)
