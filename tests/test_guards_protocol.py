@@ -248,8 +248,8 @@ def test_an_override_is_blamed_on_the_file_or_the_option_that_gave_it(tmp_path) 
     big = fair_depth_claim()
     big["screen"]["games"] = 4096
     claims = claims_copy(tmp_path / "c", extra={"fair-depth-prefix": big})
-    with pytest.raises(DeclarationError) as err:  # the shards' check
-        load_plan(REPO, {"profile": "pilot", "job_minutes": 1e-6, "claims_dir": str(claims)},
+    with pytest.raises(DeclarationError) as err:  # the shards' check (pilot caps 4096 games)
+        load_plan(REPO, {"profile": "paper", "job_minutes": 1e-6, "claims_dir": str(claims)},
                   command_line_origins([tiny], {"claims_dir": str(claims)}))
     assert "cuts arm" in one_line(err, str(tiny), "job_minutes")
 

@@ -72,7 +72,8 @@ def test_a_misspelt_name_in_a_profile_is_still_refused(tmp_path) -> None:
     write_claim(tmp_path, own_claim())
     with pytest.raises(DeclarationError, match="config/profiles/pilot.yaml: key claims: no "
                                                "claim 'my-frist-claim'"):
-        plan_of("pilot", claims_dir=str(tmp_path), claims={"my-frist-claim": {"block": 3}})
+        plan_of("pilot", claims_dir=str(tmp_path),
+                claims={"my-frist-claim": {"screen": {"games": 4}}})
 
 
 def test_a_missing_claims_dir_is_one_line(tmp_path) -> None:
