@@ -198,9 +198,10 @@ def external_programs(plan: Plan, claims: Sequence[str]) -> None:
 
 
 def preflight(plan: Plan, claims: Sequence[str], free: int | None = None,
-              memory: int | None = None) -> None:
+              memory: int | None = None) -> str:
     """Refuse with one line when the disk or the memory cannot hold the run of ``claims``,
-    or an external arm's program cannot play (:func:`external_programs`)."""
+    or an external arm's program cannot play (:func:`external_programs`); else the line the
+    run prints of what it asked for."""
     external_programs(plan, claims)
     need = sum(disk_need(plan.claims[c], plan.profile["keep_final_state"]) for c in claims)
     root = Path(plan.paths.root)
@@ -216,6 +217,10 @@ def preflight(plan: Plan, claims: Sequence[str], free: int | None = None,
         raise DeclarationError(f"not enough memory for the {plan.name} run: its largest "
                                f"training job needs {biggest / 1e9:.1f} GB, the machine has "
                                f"{memory / 1e9:.1f} GB")
+    have = "" if memory is None else f", {memory / 1e9:.1f} GB on the machine"
+    return (f"preflight: the {plan.name} run of {', '.join(claims) or 'nothing'} writes up to "
+            f"{need / 1e9:.1f} GB under {root} ({free / 1e9:.1f} GB free); its largest training "
+            f"job needs {biggest / 1e9:.1f} GB of memory{have}")
 
 
 def estimate_table(plan: Plan) -> str:

@@ -54,7 +54,8 @@ def test_preflight_names_the_shortfall() -> None:
     with pytest.raises(DeclarationError, match=r"not enough memory for the paper run: its "
                                                r"largest training job needs 7\.0 GB"):
         preflight(plan, plan.run, free=10**15, memory=4 * 10**9)
-    preflight(plan, plan.run, free=10**15, memory=10**12)
+    said = preflight(plan, plan.run, free=10**15, memory=10**12)
+    assert said.startswith(f"preflight: the {plan.name} run of ") and "GB free" in said
 
 
 def test_the_estimate_lists_every_claim() -> None:

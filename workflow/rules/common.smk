@@ -43,7 +43,7 @@ def claims_to_run():
 onstart:
     # only a real run (not a dry run) needs the disk and the memory
     try:
-        checks.preflight(PLAN, claims_to_run())
+        print(checks.preflight(PLAN, claims_to_run()), file=sys.stderr)
     except DeclarationError as _exc:
         print(f"error: {_exc}", file=sys.stderr)
         sys.exit(2)
