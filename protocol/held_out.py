@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from protocol.ledger import replays
 from protocol.paths import Paths, screen_label
 
 #: screen blocks reserved for throwaway ledgers (profiles whose ledger is not the committed one)
@@ -106,8 +107,8 @@ def check_consistency(doc: Mapping[str, Any], path: str | Path, *, committed: bo
             if e["reused"] != (i > 0):
                 refuse(f"reused: {str(e['reused']).lower()} contradicts its place (only the "
                        "block's first entry is not reused)")
-            done = [k for k in ("games", "table_sha256", "completed_utc", "differs", "unread")
-                    if e.get(k) is not None]
+            done = [k for k in ("games", "table_sha256", "completed_utc", "differs", "unread",
+                                "replays") if e.get(k)]
             if e["status"] == "opened" and done:
                 refuse(f"status opened with {done[0]} (only a complete entry has it)")
             if e["status"] == "complete" and e["completed_utc"] < e["opened_utc"]:
@@ -115,7 +116,7 @@ def check_consistency(doc: Mapping[str, Any], path: str | Path, *, committed: bo
                        f"{e['opened_utc']}")
             _check_looks(e, refuse)
             if e["status"] == "complete":
-                kept = {e["table_sha256"], e.get("differs")}
+                kept = {e["table_sha256"], *(r.get("table_sha256") for r in replays(e))}
                 for file, sha in _table_hashes(e, lo, start):
                     if sha not in kept:
                         refuse(f"table_sha256 {e['table_sha256'][:12]} matches no games table "

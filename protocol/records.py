@@ -388,6 +388,10 @@ PASSED = {"pass": True, "fail": False, "supported": True, "inconclusive": False,
           ("upper-below-zero", "refuted"): True}
 
 
+#: outcomes whose ``passed`` depends on the reading's kind
+_KIND_DEPENDENT = {key[1] for key in PASSED if isinstance(key, tuple)}
+
+
 def gate_checks(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The readings as the register's gate checks: criterion, passed (whether the reading's
     criterion held, :data:`PASSED`; None only for a reading not run) and what was observed."""
@@ -564,10 +568,12 @@ def result_contradictions(result: Mapping[str, Any]) -> list[str]:
         if observed != outcomes[name]:
             out.append(f"key gateChecks[{i}].observed: {observed!r} contradicts "
                        f"metrics.outcomes.{name} {outcomes[name]!r}")
-        passed = {"pass": True, "fail": False}.get(outcomes[name])
-        if check.get("passed") != passed:
+        outcome = outcomes[name]
+        allowed = ((True, False) if outcome in _KIND_DEPENDENT  # the kind is not in the record
+                   else (PASSED.get(outcome),))
+        if check.get("passed") not in allowed:
             out.append(f"key gateChecks[{i}].passed: {check.get('passed')!r} contradicts "
-                       f"the reading's outcome {outcomes[name]!r}")
+                       f"the reading's outcome {outcome!r}")
     return out
 
 

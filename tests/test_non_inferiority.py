@@ -87,8 +87,8 @@ def test_a_good_declaration_loads_and_a_rule_may_name_its_outcomes(tmp_path) -> 
     ({}, "key readings.ni.margin: missing: a non-inferior reading needs contrast, margin"),
     ({"margin": 0}, "key readings.ni.margin: 0 is not below 0"),
     ({"margin": 40_000}, "key readings.ni.margin: 40,000 is not below 0"),
-    ({"margin": float("nan")}, "key readings.ni.margin: nan is not a finite number"),
-    ({"margin": float("-inf")}, "key readings.ni.margin: -inf is not a finite number"),
+    ({"margin": float("nan")}, "key readings.ni.margin = nan: not a finite number"),
+    ({"margin": float("-inf")}, "key readings.ni.margin = -inf: not a finite number"),
     ({"margin": "-40000"}, "readings.ni.margin"),
     ({"margin": True}, "readings.ni.margin"),
 ])
