@@ -47,7 +47,7 @@ from protocol.plan_model import (
     Training,
     table_entries,
 )
-from protocol.profile import evidence_limits
+from protocol.profile import blamer, evidence_limits
 from protocol.profile import source as profile_source
 from protocol.schema import DeclarationError
 
@@ -64,7 +64,7 @@ class _Profile:
         self.claim = claim
         self.caps = profile["shrink"]
         self.over = profile["claims"].get(claim.id, {})
-        self.blame = blame or (lambda key: profile_source(profile))
+        self.blame = blame or blamer(profile_source(profile))
 
     def fail(self, key: str, message: str) -> None:
         raise DeclarationError(f"{self.blame(key)}: key {key}: {message}")
@@ -446,7 +446,7 @@ def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim],
     ``claims`` (``blame``: the source to name for a profile key)."""
     paths = Paths(profile["profile"])
     source = profile_source(profile)
-    blame = blame or (lambda key: source)
+    blame = blame or blamer(source)
     for key in ("claims", "run"):
         for c in profile.get(key) or []:
             if c not in claims:
@@ -477,7 +477,7 @@ def load_plan(basedir: str | Path, overrides: Mapping[str, Any],
     claims and those of the profile's ``claims_dir`` (relative paths from the working
     directory), if it names a folder of one's own (``origins``: where the overrides come
     from, to name them in errors)."""
-    from protocol.profile import blamer, load_profile, profile_names
+    from protocol.profile import load_profile, profile_names
 
     profile = load_profile(basedir, overrides, origins)
     own = profile["claims_dir"]

@@ -18,6 +18,7 @@ from engines.leaves.kinds import N_TERMS, learner_leaf
 from protocol import costs
 from protocol.declaration import Claim
 from protocol.paths import LOOK, VALIDATION, Paths, screen_label
+from protocol.profile import blamer
 from protocol.profile import source as profile_source
 
 PILOT, PUBLIC = "pilot", "public-development"
@@ -363,7 +364,7 @@ class Plan:
 
     def source_of(self, key: str) -> str:
         """The file (or ``--config``) to name for a profile key in an error."""
-        return self.blame(key) if self.blame else profile_source(self.profile)
+        return (self.blame or blamer(profile_source(self.profile)))(key)
 
     @property
     def run(self) -> list[str]:
