@@ -50,7 +50,7 @@ def _pin_key(plan: Plan, claim: str, key: str) -> str:
 
 def before_any_job(plan: Plan) -> None:
     """Refuse (one line naming file and key) what is already known to be wrong."""
-    from protocol.stages import load_json
+    from contracts.json_file import load_json
 
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
                       plan.source_of("ledger"))
@@ -96,7 +96,7 @@ def before_any_job(plan: Plan) -> None:
 
 def _frozen_hashes(p: ClaimPlan) -> dict[str, str] | None:
     """The SHA-256 of every frozen artefact the claim's arms read, when all are frozen."""
-    from protocol.stages import load_json
+    from contracts.json_file import load_json
 
     out = {}
     for key, art in p.artefacts.items():
@@ -113,7 +113,7 @@ def _declarations_as_opened(plan: Plan, ledger: dict) -> None:
     refuses (:func:`refusal`), or that opened its block before with other deciding parts
     (its protocol hash, :func:`protocol_refusal`).  Under ``allow_reuse`` an opening for other
     frozen weights is a new entry, so only an entry of the frozen hashes on disk counts."""
-    from protocol.records import protocol_sha256
+    from protocol.records_ids import protocol_sha256
 
     for c, p in plan.claims.items():
         known = _frozen_hashes(p)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import os
 import platform
 import subprocess
@@ -22,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from contracts.hashing import canonical_sha256
 from protocol.paths import INDEX
 
 PACKAGES = ("drop7-harness", "numpy", "numba", "scipy", "pandas", "matplotlib", "jinja2",
@@ -82,8 +82,7 @@ def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
 
 def config_hash(cfg: Mapping[str, Any]) -> str:
     """SHA-256 of a config's canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(cfg, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return canonical_sha256(cfg)
 
 
 def weights_record(manifests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -48,6 +48,7 @@ import zstandard
 
 from contracts.atomic import TargetExistsError, atomic_dir
 from contracts.hashing import file_sha256
+from contracts.json_file import write_json
 from contracts.weights_dir import FORMAT, FORMAT_RAW, MANIFEST, PACKED, PACKED_SUFFIX, TABLES
 from engines.leaves.kinds import N_TERMS
 from engines.ntuple.layouts import Layout, get_layout
@@ -308,8 +309,8 @@ def stream_sha256(path: str | Path) -> str:
 
 
 def write_manifest(path: Path, manifest: dict) -> None:
-    """Write a manifest as pretty JSON."""
-    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    """Write a manifest as pretty JSON (keys sorted)."""
+    write_json(path, manifest, sort_keys=True)
 
 
 def _existing_sha(final: Path) -> str | None:

@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from contracts.atomic import atomic_write
 from contracts.cli_numbers import int_option
 from contracts.errors import InputError, print_error
+from contracts.json_file import write_json
 from engines.drop7 import baselines, core
 from engines.drop7.board import MAX_MOVES
 from engines.drop7.cli import OneLineParser
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         seeds = bank.training(args.first_game, args.games)
         result = evaluate(Path(args.directory), seeds, not args.no_verify, args.out is not None)
         if args.out:
-            atomic_write(args.out, json.dumps(result) + "\n")
+            write_json(args.out, result, indent=None)
             result = {k: v for k, v in result.items() if k not in ("seeds", "scores")}
         print(json.dumps(result))
     except (InputError, ValueError, OSError) as exc:

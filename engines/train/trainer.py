@@ -19,7 +19,6 @@ trainer).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import shutil
@@ -34,7 +33,8 @@ import numba
 import numpy as np
 
 from contracts.atomic import atomic_dir, replace_symlink
-from contracts.hashing import file_sha256
+from contracts.hashing import canonical_sha256, file_sha256
+from contracts.json_file import write_json
 from contracts.train_directory import (
     LATEST,
     checkpoint_steps,
@@ -117,8 +117,7 @@ class Learner(Protocol):
 
 def config_hash(config: dict) -> str:
     """SHA-256 (first 16 hex digits) of the canonical JSON of a training config."""
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return canonical_sha256(config)[:16]
 
 
 def _fmt_eta(seconds: float) -> str:
@@ -190,7 +189,7 @@ class Trainer:
             for name, arr in self.learner.resume_arrays().items():
                 files[name] = write_packed(tmp / f"{name}.npy{PACKED_SUFFIX}", arr.shape,
                                            arr.dtype, array_chunks(arr), self.threads)
-            (tmp / "state.json").write_text(json.dumps(self._position()))
+            write_json(tmp / "state.json", self._position(), indent=None)
             files["state"] = file_sha256(tmp / "state.json")
             write_manifest(tmp / "manifest.json", {**self._facts(), "format": self.resume_format,
                                                    "files": files})

@@ -85,7 +85,7 @@ def bench(job):
 
 def gate_of(claim):
     """The gate decision of a claim (only after its gates job ran: a checkpoint)."""
-    from protocol.stages import load_json
+    from contracts.json_file import load_json
 
     return load_json(checkpoints.gates.get(claim=claim).output[0])
 

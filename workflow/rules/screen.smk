@@ -3,7 +3,7 @@
 # for its frozen hashes (pins checked first); every arm plays its seeds of the block
 # (games.smk), a sequential screen look by look; the block is closed (every game in, the table's SHA-256 in the ledger); then
 # the frozen files the arms read are hashed again.
-from protocol.records import protocol_sha256
+from protocol.records_ids import protocol_sha256
 
 
 def freeze_inputs(wc):
@@ -83,7 +83,7 @@ def look_decision(claim, k):
     of checkpoints that were made before (look 1 present, look 2 missing: the job waiting
     for both would run with look 1's input only), so only the first look still to make goes
     through the checkpoint."""
-    from protocol.stages import load_json
+    from contracts.json_file import load_json
 
     p = CLAIMS[claim]
     made = Path(look_file(claim, k))

@@ -12,10 +12,10 @@ from analysis.report.page import (
     run_summary,
     write_public,
 )
+from contracts.json_file import json_text, load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.provenance import collect
-from protocol.records import bundle_files
-from protocol.stages import load_json, write_json
+from protocol.records_check import bundle_files
 
 S = snakemake  # noqa: F821
 
@@ -53,7 +53,7 @@ def main() -> None:
         write_public(S.output[name], figures[name])
     page = Path(S.output.page)
     write_public(page, render_claim(claim_run, figures))
-    write_public(S.output.summary, json.dumps(run_summary(claim_run, page.name), indent=2) + "\n")
+    write_public(S.output.summary, json_text(run_summary(claim_run, page.name)))
 
 
 with log_to(S.log[0]):
