@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
+from analysis.report.model import (
+    ArmPlan,
+    ClaimDescription,
+    ContrastPlan,
+    TrainedPlan,
+    ValidationPlan,
+)
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, learner_leaf
@@ -305,35 +312,38 @@ class ClaimPlan:
             return self.seeds[0] + first, count
         return self.seeds
 
-    def describe(self) -> dict[str, Any]:
-        """The plan of this claim as plain JSON-ready data (what the report shows)."""
+    def description(self) -> ClaimDescription:
+        """The plan of this claim as the page shows it and the records hash it."""
         from protocol.stages import describe_selection
 
         doc = self.claim.doc
-        return {
-            "id": self.id, "title": doc["title"], "claim": doc["claim"],
-            "theory": doc.get("theory"), "path": str(self.claim.path), "block": self.block,
-            "blocks": self.blocks, "seeds": list(self.seeds), "label": self.label,
-            "shares_block_of": self.shares_block_of, "tier": self.tier,
-            "shrunk": list(self.shrunk), "limits": list(self.limits),
-            "validation": {"games": self.validation_games,
-                           "seeds": list(self.validation_seeds or ()),
-                           "comparator": self.comparator,
-                           "search": doc.get("validation", {}).get("search")},
-            "trained": {n: {"learner": t.learner, "layout": t.layout, "moves": t.moves,
-                            "every": t.every, "steps": t.steps,
-                            "select": describe_selection(t.select)}
-                        for n, t in self.trained.items()},
-            "arms": {n: {"policy": a.policy, "games": a.games, "shards": a.shards,
-                         "artefact": a.artefact.key if a.artefact else None}
-                     for n, a in self.arms.items()},
-            "contrasts": {n: {"kind": c.kind, "arms": list(c.arms), "games": c.games,
-                              "title": c.title, "prefix_of": list(c.prefix_of)}
-                          for n, c in self.contrasts.items()},
-            "sequential": self.sequential.spec() if self.sequential else None,
-            "readings": doc["readings"], "gates": doc["gates"], "verdict": doc["verdict"],
-            "recorded": doc.get("recorded", {}), "declaration": doc,
-        }
+        return ClaimDescription(
+            id=self.id, title=doc["title"], claim=doc["claim"], theory=doc.get("theory"),
+            path=str(self.claim.path), block=self.block, blocks=list(self.blocks),
+            seeds=list(self.seeds), label=self.label, shares_block_of=self.shares_block_of,
+            tier=self.tier, shrunk=list(self.shrunk), limits=list(self.limits),
+            validation=ValidationPlan(games=self.validation_games,
+                                      seeds=list(self.validation_seeds or ()),
+                                      comparator=self.comparator,
+                                      search=doc.get("validation", {}).get("search")),
+            trained={n: TrainedPlan(learner=t.learner, layout=t.layout, moves=t.moves,
+                                    every=t.every, steps=t.steps,
+                                    select=describe_selection(t.select))
+                     for n, t in self.trained.items()},
+            arms={n: ArmPlan(policy=a.policy, games=a.games, shards=a.shards,
+                             artefact=a.artefact.key if a.artefact else None)
+                  for n, a in self.arms.items()},
+            contrasts={n: ContrastPlan(kind=c.kind, arms=list(c.arms), games=c.games,
+                                       title=c.title, prefix_of=list(c.prefix_of))
+                       for n, c in self.contrasts.items()},
+            sequential=self.sequential.spec() if self.sequential else None,
+            readings=doc["readings"], gates=doc["gates"], verdict=doc["verdict"],
+            recorded=doc.get("recorded", {}), declaration=doc)
+
+    def describe(self) -> dict[str, Any]:
+        """:meth:`description` as plain JSON-ready data (what the report job and the records
+        read)."""
+        return self.description().to_json()
 
     def estimate(self) -> dict[str, float]:
         """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``)."""

@@ -14,6 +14,7 @@ from analysis.contrast import contrast_interaction, contrast_paired
 from analysis.games_table import pair_arms
 from analysis.power import operating_characteristic
 from analysis.readings import evaluate_all
+from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
     FIGURES,
     ClaimRun,
@@ -98,7 +99,7 @@ def manifests() -> dict:
 def run_of(claim: str, *, screened: bool = True, reused: bool = False,
            profile: str = "pilot") -> ClaimRun:
     p = plan(claim, profile)
-    desc = p.describe()
+    desc = ClaimDescription.from_json(p.describe())
     curves = {w: curve(w, [-5e3, 4e4]) for w in p.trained}
     gate = {"claim": claim, "passed": screened, "enforced": True, "opens_screen": screened,
             "gates": [], "reason": "validation margin positive" if screened else "no signal"}
@@ -122,7 +123,7 @@ def run_of(claim: str, *, screened: bool = True, reused: bool = False,
     errors = methodological_errors(integrity=[], gate=gate, screened=screened, reused=reused)
     verdict = decide(p.claim.doc["verdict"], readings, errors, p.tier)
     return ClaimRun(plan=desc, profile={"profile": profile, "note": "a test note"}, gate=gate,
-                    verdict=verdict, provenance=provenance(), curves=curves,
+                    verdict=Verdict.from_json(verdict), provenance=provenance(), curves=curves,
                     manifests=manifests() if p.trained else {}, frozen=frozen, opened=opened,
                     closed=closed, hashes={k: {"expected": "f" * 64, "actual": "f" * 64,
                                                "pin": None} for k in frozen},
@@ -158,14 +159,14 @@ def test_a_closed_screen_says_why_and_draws_placeholders() -> None:
     html = render_claim(run)
     assert "The screen was not opened." in html and "no signal" in html
     assert len(images(html)) == len(FIGURES)
-    assert run.verdict["outcomes"]["primary"] == "not-run"
+    assert run.verdict.outcomes["primary"] == "not-run"
 
 
 def test_reuse_is_flagged_and_invalidates() -> None:
     run = run_of("ntuple-line-tuples", reused=True)
     html = render_claim(run)
     assert "Screen block reused." in html
-    assert run.verdict["verdict"] == "invalidated-by-methodological-error"
+    assert run.verdict.verdict == "invalidated-by-methodological-error"
 
 
 def test_the_registered_size_says_so() -> None:
@@ -180,7 +181,7 @@ def test_summaries_and_index(tmp_path) -> None:
         page = tmp_path / "pilot" / f"{claim}.html"
         write_public(page, render_claim(run))
         write_public(page.with_suffix(".json"), json.dumps(run_summary(run, page.name)))
-        claims[claim] = {"title": run.plan["title"], "path": run.plan["path"]}
+        claims[claim] = {"title": run.plan.title, "path": run.plan.path}
     claims["linear-trained-leaf"] = {"title": "never run", "path": "x"}
     found = find_summaries(tmp_path)
     assert {s["claim"] for s in found} == {"ntuple-line-tuples", "fourth-ply"}

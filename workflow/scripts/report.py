@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from analysis.games_table import read_games
+from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
     ClaimRun,
     build_figures,
@@ -37,8 +38,9 @@ def main() -> None:
                    benchmarks=S.params.benchmarks)
     write_json(S.output.provenance, prov)
     claim_run = ClaimRun(
-        plan=plan, profile=json.loads(json.dumps(S.params.profile)),
-        gate=load_json(S.input.gates), verdict=load_json(S.input.verdict), provenance=prov,
+        plan=ClaimDescription.from_json(plan), profile=json.loads(json.dumps(S.params.profile)),
+        gate=load_json(S.input.gates), verdict=Verdict.from_json(load_json(S.input.verdict)),
+        provenance=prov,
         curves={c["weights"]: c for c in map(load_json, S.input.curves)}, manifests=manifests,
         health={name: load_json(path) for name, path in S.params.health.items()},
         frozen=frozen, opened=load_json(S.input.opened) if opened else None,
