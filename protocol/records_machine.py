@@ -44,34 +44,28 @@ def machine_record(captured_utc: str) -> dict[str, Any]:
     return record
 
 
-def _os_release() -> str | None:
+def _search(path: str, pattern: str) -> re.Match[str] | None:
+    """The first line of a system file matching ``pattern`` (None: unreadable or absent)."""
     try:
-        text = Path("/etc/os-release").read_text()
+        text = Path(path).read_text()
     except OSError:
         return None
-    found = re.search(r'^PRETTY_NAME="?([^"\n]*)"?$', text, re.M)
+    return re.search(pattern, text, re.M)
+
+
+def _os_release() -> str | None:
+    found = _search("/etc/os-release", r'^PRETTY_NAME="?([^"\n]*)"?$')
     return found[1] if found else None
 
 
 def _cpu_model() -> str | None:
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return None
-    found = re.search(r"^model name\s*:\s*(.*)$", text, re.M)
+    found = _search("/proc/cpuinfo", r"^model name\s*:\s*(.*)$")
     return found[1].strip() if found else None
 
 
 def _meminfo(key: str) -> int | None:
-    try:
-        text = Path("/proc/meminfo").read_text()
-    except OSError:
-        return None
-    found = re.search(rf"^{key}:\s*(\d+) kB$", text, re.M)
+    found = _search("/proc/meminfo", rf"^{key}:\s*(\d+) kB$")
     return int(found[1]) * 1024 if found else None
-
-
-#: the games-table columns the register's per-game rows need beyond the statistics' own
 
 
 _AT_RUN = ("captured at the run, by the job that closed the block (the run that wrote the "
