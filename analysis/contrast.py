@@ -94,12 +94,26 @@ class Contrast:
     unfinished: int | None = None
     seed_first: int | None = None
     seed_last: int | None = None
+    #: a screened contrast's operating characteristic (``OperatingCharacteristic.to_dict``)
+    oc: dict[str, Any] | None = None
+    #: the sequential screen's section of the contrast it stops on
+    #: (:func:`analysis.sequential_screen.screen_section`)
+    sequential: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (plain Python types; ``halves`` as a two-item list)."""
+        """A JSON-ready dict (plain Python types; ``halves`` as a two-item list; ``oc`` and
+        ``sequential`` only when there are)."""
         out = asdict(self)
         out["halves"] = list(self.halves)
+        for key in ("oc", "sequential"):
+            if out[key] is None:
+                del out[key]
         return out
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> Contrast:
+        """The contrast :meth:`to_dict` wrote (the contrast job's JSON)."""
+        return cls(**{**doc, "halves": tuple(doc["halves"])})
 
 
 def _q(x: np.ndarray, p: float) -> float:

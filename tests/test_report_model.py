@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from test_report_render import run_of
 
+from analysis.contrast import Contrast
 from analysis.readings import Reading
 from analysis.report.model import ClaimDescription, Verdict, arm_summaries
 from analysis.report.page import FIGURES, _num, render_claim
@@ -64,7 +65,7 @@ def test_an_interaction_keeps_its_differences_means() -> None:
     run = run_of("fourth-ply")
     html = render_claim(run, dict.fromkeys(FIGURES, b"png"))
     c = run.contrasts["interaction"]
-    assert f"{_num(c['mean_candidate'])} / {_num(c['mean_baseline'])}" in html
+    assert f"{_num(c.mean_candidate)} / {_num(c.mean_baseline)}" in html
     assert set(run.pair_means) == {"interaction"}
 
 
@@ -97,3 +98,14 @@ def test_the_committed_pilot_pages_show_the_arm_summaries_of_their_games(pilot, 
         mine = [str(a.games), _num(a.mean), _num(a.median), _num(a.q25), _num(a.q75),
                 _num(a.moves, digits=1), _num(a.censored), _num(a.illegal), _num(a.unfinished)]
         assert shown[a.arm] == mine, a.arm
+
+
+def test_a_contrast_s_json_reads_back_as_the_contrast_and_writes_the_same() -> None:
+    """The contrast job's JSON (with its operating characteristic) is what the page reads as
+    a :class:`~analysis.contrast.Contrast`; written again it is the same JSON."""
+    run = run_of("fourth-ply")
+    for c in run.contrasts.values():
+        doc = json.loads(json.dumps(c.to_dict()))
+        assert Contrast.from_dict(doc).to_dict() == doc
+    assert run.contrasts["primary"].oc is not None and "oc" not in run.contrasts[
+        "interaction"].to_dict()

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from claims_support import REPO
 
-from analysis.contrast import contrast_interaction, contrast_paired
+from analysis.contrast import Contrast, contrast_interaction, contrast_paired
 from analysis.games_table import pair_arms
 from analysis.power import operating_characteristic
 from analysis.readings import evaluate_all
@@ -127,7 +127,8 @@ def run_of(claim: str, *, screened: bool = True, reused: bool = False,
                     manifests=manifests() if p.trained else {}, frozen=frozen, opened=opened,
                     closed=closed, hashes={k: {"expected": "f" * 64, "actual": "f" * 64,
                                                "pin": None} for k in frozen},
-                    contrasts=contrasts or {}, games=games)
+                    contrasts={n: Contrast.from_dict(c) for n, c in (contrasts or {}).items()},
+                    games=games)
 
 
 def images(html: str) -> list[bytes]:
@@ -149,7 +150,7 @@ def test_claim_page_is_self_contained_with_every_section() -> None:
 def test_the_fourth_ply_page_shows_its_interaction() -> None:
     run = run_of("fourth-ply")
     html = render_claim(run)
-    assert run.contrasts["interaction"]["kind"] == "interaction"
+    assert run.contrasts["interaction"].kind == "interaction"
     assert "interaction" in html and "+881" in html  # the register's interaction anchor
     assert "this claim trains no weights" not in html.split("Figures")[0]
 
@@ -237,7 +238,7 @@ def test_a_sequential_screen_shows_every_look_the_estimates_and_its_error_rates(
     assert (effect, source) == (50_479.0, "recorded")
     c["sequential"] = screen_section(d[:n], c, design, looks, effect=effect, effect_source=source,
                                      n_sims=300, n_resamples=500)
-    run.contrasts["primary"] = c
+    run.contrasts["primary"] = Contrast.from_dict(c)
     html = render_claim(run)
     assert n < p.seeds[1] and "<h2>Sequential screen</h2>" in html
     assert f"Stopped at look {len(looks)} of 4" in html and "were never read" in html

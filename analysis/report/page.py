@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from analysis.contrast import Contrast
 from analysis.report import figures as fig
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from contracts.atomic import atomic_write
@@ -66,7 +67,7 @@ class ClaimRun:
     opened: dict[str, Any] | None = None
     closed: dict[str, Any] | None = None
     hashes: dict[str, Any] = field(default_factory=dict)
-    contrasts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    contrasts: dict[str, Contrast] = field(default_factory=dict)
     games: pd.DataFrame | None = None
     #: register records: name, path and href (the record as a data: URI, or None)
     records: list[dict[str, str | None]] = field(default_factory=list)
@@ -109,9 +110,9 @@ class ClaimRun:
     def pair_means(self) -> dict[str, tuple[float, float]]:
         """The means over a contrast's pairs that are no arm's summary: an interaction's two
         differences, and the arms of a contrast read on a prefix of the block."""
-        return {name: (c["mean_candidate"], c["mean_baseline"])
+        return {name: (c.mean_candidate, c.mean_baseline)
                 for name, c in self.contrasts.items()
-                if c.get("kind") == "interaction" or self.plan.contrasts[name].prefix_of}
+                if c.kind == "interaction" or self.plan.contrasts[name].prefix_of}
 
 
 def write_public(path: str | Path, data: str | bytes) -> Path:
@@ -145,12 +146,12 @@ def build_figures(run: ClaimRun) -> dict[str, bytes]:
         out["score_distributions"] = fig.score_distributions(
             run.games, fig.metric_of(run.contrasts[first])[0])
         out["halves"] = fig.halves(run.contrasts)
-        name, c = next(((n, c) for n, c in run.contrasts.items() if c.get("oc")), (None, None))
-        if c is not None:
-            title = (f"{name}: P(screen passes) (n = {c['oc']['n']}, "
-                     f"{c['oc']['n_sims']:,} simulated screens)")
+        name, c = next(((n, c) for n, c in run.contrasts.items() if c.oc), (None, None))
+        if c is not None and c.oc is not None:
+            title = (f"{name}: P(screen passes) (n = {c.oc['n']}, "
+                     f"{c.oc['n_sims']:,} simulated screens)")
             out["operating_characteristic"] = fig.operating_characteristic(
-                c["oc"], title, fig.metric_of(c)[0])
+                c.oc, title, fig.metric_of(c)[0])
         else:
             out["operating_characteristic"] = fig.placeholder(
                 FIGURES["operating_characteristic"], "no contrast of this claim is screened")
@@ -196,8 +197,8 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
         "screened": run.screened, "reused": run.reused,
         "training_health": {name: not h["problems"] for name, h in run.health.items()},
         "hashes": run.opened["hashes"] if run.opened else {},
-        "contrast": first and {"candidate": first["candidate"], "baseline": first["baseline"],
-                               "n": first["n"], "mean_delta": first["mean_delta"],
+        "contrast": first and {"candidate": first.candidate, "baseline": first.baseline,
+                               "n": first.n, "mean_delta": first.mean_delta,
                                "unit": fig.metric_of(first)[1]},
         "commit": run.provenance.get("commit"), "generated_utc": _now(),
     }

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from analysis.contrast import Contrast
 from analysis.games_table import read_games
 from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
@@ -46,7 +47,8 @@ def main() -> None:
         frozen=frozen, opened=load_json(S.input.opened) if opened else None,
         closed=load_json(S.input.closed) if opened else None,
         hashes=load_json(S.input.hashes) if opened else {},
-        contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
+        contrasts={Path(p).stem: Contrast.from_dict(load_json(p))
+                   for p in inputs.get("contrasts", [])},
         games=read_games(S.input.table) if opened else None,
         records=[record_link(f) for f in bundle_files(S.input.records)],
     )
