@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,59 @@ ALPHA = 0.05
 ARMS = ("one_ply", "start", "random")
 #: how a finding names each baseline
 BASELINES = {"start": "the untrained start", "random": "random"}
+
+
+@dataclass(frozen=True)
+class HealthPoint:
+    """One checkpoint's health: its one-ply, random and start means with their 95%
+    half-widths, the lead over the better baseline with its interval, the change from the
+    checkpoint before with its (Bonferroni) interval, the flags, and its training segment."""
+
+    step: int
+    games: int
+    one_ply_mean: float
+    one_ply_ci95: float
+    random_mean: float
+    random_ci95: float
+    vs_random: float
+    vs_random_ci95: float
+    start_mean: float
+    start_ci95: float
+    baseline: str  # start | random
+    lead: float
+    lead_lb: float
+    lead_ub: float
+    no_lead: bool
+    worse_than_random: bool
+    change: float | None
+    change_ub: float | None
+    change_lb: float | None
+    fell: bool
+    train_games: int | None
+    train_mean_score: float | None
+
+
+@dataclass(frozen=True)
+class TrainingHealth:
+    """The health of one trained weights (:func:`training_health`'s JSON, read back)."""
+
+    weights: str
+    games: int
+    first_seed: int | None
+    alpha: float
+    z_change: float
+    points: list[HealthPoint]
+    healthy: bool
+    problems: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready, in :func:`training_health`'s key order."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> TrainingHealth:
+        """The health :meth:`to_json` (or :func:`training_health`) wrote."""
+        return cls(**{**doc, "points": [HealthPoint(**p) for p in doc["points"]]})
 
 
 def _mean_ci(x: np.ndarray, z: float) -> tuple[float, float]:

@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 
 from analysis.contrast import Contrast  # noqa: E402
 from analysis.games_table import DEFAULT_METRIC, METRICS  # noqa: E402
+from analysis.health import TrainingHealth  # noqa: E402
 from analysis.power import OperatingCharacteristic  # noqa: E402
 
 DPI = 100
@@ -104,28 +105,28 @@ def validation_curve(curves: Mapping[str, Mapping[str, Any]], *,
     return _png(fig)
 
 
-def training_health(health: Mapping[str, Mapping[str, Any]]) -> bytes:
+def training_health(health: Mapping[str, TrainingHealth]) -> bytes:
     """One-ply mean per checkpoint (bars: 95% intervals), random play (dashed) and the
     untrained start (dash-dotted) on the same seeds and the training games' mean score per
     segment (dotted), per trained weights;
     a red ring marks a checkpoint the health check flags (:mod:`analysis.health`)."""
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for i, (name, h) in enumerate(health.items()):
-        pts, colour = h["points"], COLOURS[i % len(COLOURS)]
-        x = np.array([p["step"] for p in pts], dtype=float)
-        ax.errorbar(x, [p["one_ply_mean"] for p in pts], yerr=[p["one_ply_ci95"] for p in pts],
+        pts, colour = h.points, COLOURS[i % len(COLOURS)]
+        x = np.array([p.step for p in pts], dtype=float)
+        ax.errorbar(x, [p.one_ply_mean for p in pts], yerr=[p.one_ply_ci95 for p in pts],
                     marker="o", capsize=3, color=colour, label=f"{name}: one ply")
-        ax.plot(x, [p["random_mean"] for p in pts], linestyle="--", color=colour, alpha=0.6,
+        ax.plot(x, [p.random_mean for p in pts], linestyle="--", color=colour, alpha=0.6,
                 label=f"{name}: random, same seeds")
-        ax.plot(x, [p["start_mean"] for p in pts], linestyle="-.", color=colour, alpha=0.6,
+        ax.plot(x, [p.start_mean for p in pts], linestyle="-.", color=colour, alpha=0.6,
                 label=f"{name}: untrained start, same seeds")
-        seg = [(p["step"], p["train_mean_score"]) for p in pts if p["train_mean_score"]]
+        seg = [(p.step, p.train_mean_score) for p in pts if p.train_mean_score]
         if seg:
             ax.plot(*zip(*seg, strict=True), linestyle=":", marker=".", color=colour,
                     alpha=0.8, label=f"{name}: training games (segment mean)")
-        bad = [p for p in pts if p["no_lead"] or p["fell"]]
+        bad = [p for p in pts if p.no_lead or p.fell]
         if bad:
-            ax.plot([p["step"] for p in bad], [p["one_ply_mean"] for p in bad], "o",
+            ax.plot([p.step for p in bad], [p.one_ply_mean for p in bad], "o",
                     markersize=14, markerfacecolor="none", markeredgecolor="red",
                     markeredgewidth=2, label=f"{name}: flagged")
     _training_axes(ax, "mean score (points)",

@@ -29,6 +29,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from analysis.contrast import Contrast
+from analysis.health import TrainingHealth
 from analysis.report import figures as fig
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from contracts.atomic import atomic_write
@@ -61,7 +62,7 @@ class ClaimRun:
     verdict: Verdict
     provenance: dict[str, Any]
     curves: dict[str, dict[str, Any]] = field(default_factory=dict)
-    health: dict[str, dict[str, Any]] = field(default_factory=dict)
+    health: dict[str, TrainingHealth] = field(default_factory=dict)
     manifests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     frozen: dict[str, dict[str, Any]] = field(default_factory=dict)
     opened: dict[str, Any] | None = None
@@ -95,7 +96,7 @@ class ClaimRun:
     @property
     def unhealthy(self) -> dict[str, list[str]]:
         """``weights -> findings`` of every trained weights whose training health is flagged."""
-        return {name: h["problems"] for name, h in self.health.items() if h["problems"]}
+        return {name: h.problems for name, h in self.health.items() if h.problems}
 
     def not_opened(self) -> str:
         """Why the screen block stayed closed."""
@@ -195,7 +196,7 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
         "verdict": run.verdict.verdict, "tier": run.verdict.tier,
         "reason": run.verdict.reason, "outcomes": run.verdict.outcomes,
         "screened": run.screened, "reused": run.reused,
-        "training_health": {name: not h["problems"] for name, h in run.health.items()},
+        "training_health": {name: not h.problems for name, h in run.health.items()},
         "hashes": run.opened["hashes"] if run.opened else {},
         "contrast": first and {"candidate": first.candidate, "baseline": first.baseline,
                                "n": first.n, "mean_delta": first.mean_delta,

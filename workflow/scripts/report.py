@@ -5,6 +5,7 @@ from pathlib import Path
 
 from analysis.contrast import Contrast
 from analysis.games_table import read_games
+from analysis.health import TrainingHealth
 from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
     ClaimRun,
@@ -43,7 +44,8 @@ def main() -> None:
         gate=load_json(S.input.gates), verdict=Verdict.from_json(load_json(S.input.verdict)),
         provenance=prov,
         curves={c["weights"]: c for c in map(load_json, S.input.curves)}, manifests=manifests,
-        health={name: load_json(path) for name, path in S.params.health.items()},
+        health={name: TrainingHealth.from_json(load_json(path))
+                for name, path in S.params.health.items()},
         frozen=frozen, opened=load_json(S.input.opened) if opened else None,
         closed=load_json(S.input.closed) if opened else None,
         hashes=load_json(S.input.hashes) if opened else {},
