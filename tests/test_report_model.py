@@ -109,3 +109,27 @@ def test_a_contrast_s_json_reads_back_as_the_contrast_and_writes_the_same() -> N
         assert Contrast.from_dict(doc).to_dict() == doc
     assert run.contrasts["primary"].oc is not None and "oc" not in run.contrasts[
         "interaction"].to_dict()
+
+
+def test_a_sequential_contrast_reads_back_with_its_looks_typed() -> None:
+    """The contrast a sequential screen stops on: its section's looks and stop are
+    :class:`~analysis.sequential_screen.Look`; the JSON written again is the same."""
+    from analysis.contrast import contrast_paired
+    from analysis.games_table import pair_arms
+    from analysis.sequential_screen import Look, look_record, screen_section
+
+    run = run_of("fourth-ply")
+    p = load_plan(ROOT, {"profile": "pilot"}).claims["fourth-ply"]
+    design, (a, b) = p.sequential.design(), p.contrasts["primary"].arms
+    pair = pair_arms(run.games, a, b)
+    d = pair.candidate_scores - pair.baseline_scores
+    looks = [look_record(d[:n], k, design, p.seeds[0]) for k, n in enumerate(design.looks[:2], 1)]
+    n = looks[-1]["n"]
+    doc = contrast_paired(pair_arms(run.games[run.games.seed < p.seeds[0] + n], a, b),
+                          n_resamples=200).to_dict()
+    doc["sequential"] = screen_section(d[:n], doc, design, looks, n_sims=0, n_resamples=200)
+    doc = json.loads(json.dumps(doc))
+    c = Contrast.from_dict(doc)
+    assert isinstance(c.sequential.stop, Look) and c.sequential.stop.n == n
+    assert [x.look for x in c.sequential.looks] == [1, 2]
+    assert c.to_dict() == doc
