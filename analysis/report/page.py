@@ -1,10 +1,12 @@
 """The claim report: one self-contained HTML page per claim and profile, and the index.
 
 :class:`ClaimRun` holds what one claim's run produced: the plan's description
-of the claim and its verdict as types (:mod:`analysis.report.model`), the
-other stages' outputs as read from their JSON files, and the screen's games
-table when the block was opened, with each arm's summary computed once
-(:attr:`ClaimRun.arms`); :func:`build_figures` draws every figure,
+of the claim and its verdict (:mod:`analysis.report.model`), its contrasts
+(:class:`~analysis.contrast.Contrast`) and training health
+(:class:`~analysis.health.TrainingHealth`) as types read back from their
+JSON, the gates, curves, frozen records and ledger files as their JSON, and
+the screen's games table when the block was opened, with each arm's summary
+computed once (:attr:`ClaimRun.arms`); :func:`build_figures` draws every figure,
 :func:`render_claim` renders the page with the figures embedded as base64
 PNGs (no server, no external files), :func:`run_summary` is the line the
 index lists, and :func:`render_index` lists every claim and every report
