@@ -122,9 +122,9 @@ def test_the_pending_claims_and_their_pilot_entries_plan_but_for_reveals(tmp_pat
     assert searches(plan, "factored-chance") == {"fair-d4-n7m2": (3, 7, 64),
                                                  "fair-d4-n7m1": (3, 7, 64)}
     assert searches(plan, "reveal-quadrature") == {
-        "fair-d3-n7m6": (3, 7, 12), "fair-d4s5": (4, 5, 12), "fair-d4s7": (4, 7, 4)}
+        "fair-d3-n7m6": (3, 7, 10), "fair-d4s5": (4, 5, 10), "fair-d4s7": (4, 7, 4)}
     rq = plan.claims["reveal-quadrature"]
-    assert rq.contrasts["primary"].games == 12 and rq.contrasts["against-d4s7"].games == 4
+    assert rq.contrasts["primary"].games == 10 and rq.contrasts["against-d4s7"].games == 4
     assert [plan.claims[c].block for c in ("depth-five", "factored-chance",
                                            "reveal-quadrature")] == [1050, 1051, 1052]
 
