@@ -83,9 +83,11 @@ class _Profile:
         return min(declared, self.caps.get(cap, declared)) if cap else declared
 
     def search(self, depth: int, strata: int) -> tuple[int, int]:
-        """A search's effective depth and strata."""
-        return (max(1, depth + self.caps.get("depth_shift", 0)),
-                min(strata, self.caps.get("strata", strata)))
+        """A search's effective depth and strata: the claim's ``search`` settings, key by key
+        in place of the caps (both only shrink: a shift of at most 0, strata at most these)."""
+        shrink = {**self.caps, **self.over.get("search", {})}
+        return (max(1, depth + shrink.get("depth_shift", 0)),
+                min(strata, shrink.get("strata", strata)))
 
 
 def _moves(n: int) -> str:
