@@ -329,3 +329,18 @@ def read_threshold(name: str, kind: str, ranker: str, figure_name: str, fig: Fig
               f"{fig.games} games)")
     return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
 
+
+
+def choice_agreement(rows: Sequence[Mapping[str, str]], rankers: Sequence[str]) -> np.ndarray:
+    """``(r, r)`` matrix: the fraction of the panel's roots at which ranker ``i`` and ranker
+    ``j`` choose the same column (every ranker must rank every root of the first one)."""
+    choices: dict[str, dict[tuple[int, int], int]] = {name: {} for name in rankers}
+    for row in rows:
+        if row["ranker"] in choices:
+            choices[row["ranker"]][(int(row["game"]), int(row["root"]))] = int(row["choice"])
+    keys = sorted(choices[rankers[0]])
+    for name in rankers:
+        if not choices[name] or sorted(choices[name]) != keys:
+            raise PanelError(f"{name} does not rank the same roots as {rankers[0]}")
+    c = np.array([[choices[name][k] for k in keys] for name in rankers])
+    return (c[:, None, :] == c[None, :, :]).mean(axis=2)
