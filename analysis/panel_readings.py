@@ -286,10 +286,14 @@ def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFA
                   seed)
 
 
-# ---- reading kinds: a figure, its bound or its halves against a declared threshold
+# ---- reading kinds: a figure, its bound or its halves against a declared threshold, and one
+# ranker against another
 
 #: panel reading kinds and their outcomes
-PANEL_OUTCOMES = {"figure-at-least": ("pass", "fail"), "figure-at-most": ("pass", "fail")}
+PANEL_OUTCOMES = {"figure-at-least": ("pass", "fail"), "figure-at-most": ("pass", "fail"),
+                  "ranker-beats": ("pass", "fail")}
+#: figures where lower is better (``ranker-beats`` reads their difference's upper bound)
+LOWER_IS_BETTER = ("regret", "regret_frac", "work", "work_ratio")
 #: what each kind compares: ``on`` is ``estimate``, ``bound`` (the lower bound for at-least,
 #: the upper for at-most) or ``halves`` (both halves)
 ON = ("estimate", "bound", "halves")
@@ -300,9 +304,9 @@ def read_threshold(name: str, kind: str, ranker: str, figure_name: str, fig: Fig
     """``figure-at-least`` passes when the figure (``on``: its estimate, its lower bound, or
     both halves) is at least ``threshold``; ``figure-at-most`` when it (its upper bound) is
     at most.  A figure with no roots is ``not-run``."""
-    if kind not in PANEL_OUTCOMES:
-        raise ValueError(f"unknown panel reading kind {kind!r} (expected "
-                         f"{', '.join(PANEL_OUTCOMES)})")
+    if kind not in ("figure-at-least", "figure-at-most"):
+        raise ValueError(f"{kind!r} is not a threshold reading kind (expected figure-at-least "
+                         "or figure-at-most)")
     if on not in ON:
         raise ValueError(f"on must be one of {', '.join(ON)}, got {on!r}")
     title = title or f"{name} ({kind})"
@@ -329,6 +333,27 @@ def read_threshold(name: str, kind: str, ranker: str, figure_name: str, fig: Fig
               f"{fig.games} games)")
     return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
 
+
+
+def read_beats(name: str, ranker: str, other: str, figure_name: str, diff: Figure,
+               title: str | None = None) -> Reading:
+    """``ranker-beats``: passes when ``ranker``'s figure minus ``other``'s (:func:`difference`,
+    paired by root, resampled by game) has its 95% lower bound above 0, or for a figure
+    where lower is better (:data:`LOWER_IS_BETTER`) its upper bound below 0."""
+    kind = "ranker-beats"
+    title = title or f"{name} ({kind})"
+    if diff.estimate is None:
+        return Reading(name, kind, title, "not-run", f"{ranker} or {other} has no "
+                       f"{figure_name} on this panel")
+    lower_better = figure_name in LOWER_IS_BETTER
+    ok = diff.upper < 0 if lower_better else diff.lower > 0
+    bound, sign = (("upper", "<") if lower_better else ("lower", ">"))
+    value = diff.upper if lower_better else diff.lower
+    numbers = {"ranker": ranker, "other": other, "figure": figure_name, **diff.to_dict()}
+    reason = (f"{ranker} - {other} {figure_name}: difference {diff.estimate:+.4g}, 95% "
+              f"{bound} bound {value:+.4g} {sign if ok else 'not ' + sign} 0 (paired over "
+              f"{diff.roots} roots of {diff.games} games)")
+    return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
 
 
 def choice_agreement(rows: Sequence[Mapping[str, str]], rankers: Sequence[str]) -> np.ndarray:

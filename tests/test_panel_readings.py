@@ -17,6 +17,7 @@ from analysis.panel_readings import (
     figure,
     panel_roots,
     per_root,
+    read_beats,
     read_ranker,
     read_threshold,
 )
@@ -166,6 +167,14 @@ def test_a_better_ranker_beats_a_worse_one_paired_by_game():
     good, bad = panel_roots(rows, "ref", "noisy"), panel_roots(rows, "ref", "worse")
     d = difference(good, bad, "top1", n_resamples=R)
     assert d.lower > 0
+    assert read_beats("b", "noisy", "worse", "top1", d).outcome == "pass"
+    assert read_beats("b", "worse", "noisy", "top1",
+                      difference(bad, good, "top1", n_resamples=R)).outcome == "fail"
+    regret = difference(good, bad, "regret_frac", n_resamples=R)
+    assert regret.upper < 0
+    assert read_beats("b", "noisy", "worse", "regret_frac", regret).outcome == "pass"
+    same = difference(good, good, "top1", n_resamples=R)
+    assert read_beats("b", "noisy", "noisy", "top1", same).outcome == "fail"
     assert d.estimate == pytest.approx(per_root(good)["top1"].mean() - per_root(bad)["top1"].mean())
 
 
@@ -185,7 +194,7 @@ def test_threshold_readings_compare_estimate_bound_or_halves():
                 "estimate") == "pass"
     assert read("figure-at-most", regret, (regret.upper + regret.estimate) / 2,
                 "bound") == "fail"
-    with pytest.raises(ValueError, match="unknown panel reading kind"):
+    with pytest.raises(ValueError, match="not a threshold reading kind"):
         read_threshold("r", "figure-above", "noisy", "top1", top1, 0.5)
 
 
