@@ -16,7 +16,8 @@ answer.  An option ``side`` other than ``left`` or ``right`` is refused with
 
 With ``--values yes`` it offers the protocol's ``values`` feature (``feature values 1``)
 and answers ``values id N`` with each column's value, its count of empty cells
-plus 0.5 (``-`` for a full column); ``--values-answer LINE`` answers LINE instead.
+plus 0.5 (``-`` for a full column); ``--values-answer LINE`` answers LINE instead,
+``--extra-values-at K`` writes its answer to its K-th ``values`` twice.
 """
 
 import os
@@ -33,7 +34,7 @@ def main(argv):
         return 4
     if once:
         open(once, "w").close()
-    side, decisions, rows, closed = "left", 0, None, False
+    side, decisions, rows, closed, asked = "left", 0, None, False, 0
     speaks = flag.get("--speaks", "2")
     for line in sys.stdin:
         words = line.split()
@@ -73,7 +74,9 @@ def main(argv):
             empty = [sum(row[c] == "0" for row in rows) for c in range(7)]
             values = [str(e + 0.5) if rows[0][c] == "0" else "-" for c, e in enumerate(empty)]
             answer = flag.get("--values-answer", f"values id {words[2]} {' '.join(values)}")
-            print(answer, flush=True)
+            asked += 1
+            times = 2 if flag.get("--extra-values-at") == str(asked) else 1
+            print(*[answer] * times, sep="\n", flush=True)
         elif words == ["quit"]:
             return 0
     return 0

@@ -156,6 +156,38 @@ def test_a_bad_values_answer_is_logged_counted_and_gives_no_values(answer, value
         assert np.array_equal(got, values, equal_nan=True) and not log
 
 
+def test_a_surplus_line_around_values_is_a_fault_and_the_next_request_is_in_step() -> None:
+    """A second answer to a ``go`` read while ``values`` is pending (and the other way round)
+    is a surplus line: the request during which it was read gets no values (is illegal), and
+    the next one reads its own answer."""
+    cols, state = rows_to_cols(ROWS), _state(3, 4)
+    want = np.array([2.5, 6.5, 6.5, 6.5, 6.5, 6.5, np.nan])
+    log: list[str] = []
+    ext = ExternalSpec((sys.executable, str(PLAYER), "--values", "yes", "--extra-move-at", "1"))
+    policy = ExternalPolicy(PolicySpec(EXTERNAL, external=ext), log=log.append)
+    try:
+        assert policy.choose(state, cols) == 0  # go id 1, answered twice
+        assert policy.column_values(state, cols) is None  # values id 2: the surplus first
+        assert (policy.value_faults, policy.surplus) == (1, 1)
+        assert "wrote 'move 0 id 1' while values 2 was pending" in log[0]
+        assert np.array_equal(policy.column_values(state, cols), want, equal_nan=True)
+        assert policy.choose(state, cols) == 0
+    finally:
+        policy.close()
+    log.clear()
+    ext = ExternalSpec((sys.executable, str(PLAYER), "--values", "yes", "--extra-values-at",
+                        "1"))
+    policy = ExternalPolicy(PolicySpec(EXTERNAL, external=ext), log=log.append)
+    try:
+        assert np.array_equal(policy.column_values(state, cols), want, equal_nan=True)
+        assert policy.choose(state, cols) == -1  # go id 2: the second values answer first
+        assert policy.surplus == 1 and "while go 2 was pending: a surplus line" in log[0]
+        assert np.array_equal(policy.column_values(state, cols), want, equal_nan=True)
+        assert policy.choose(state, cols) == 0
+    finally:
+        policy.close()
+
+
 def _serve_lines(policy: str, lines: list[str]) -> tuple[int, list[str]]:
     out = io.StringIO()
     rc = serve(load_policy(policy), io.StringIO("\n".join(lines) + "\n"), out)

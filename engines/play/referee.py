@@ -243,6 +243,15 @@ def check_program(ext: ExternalSpec) -> str:
     return name
 
 
+def _stale(line: str, decision: int) -> bool:
+    """Whether ``line`` answers a request numbered below ``decision`` (a ``move`` or a
+    ``values`` answer): a surplus line."""
+    move = msg.parse_move(line)
+    values = msg.parse_values_answer(line)
+    earlier = move[1] if move is not None else values[0] if values is not None else None
+    return earlier is not None and earlier < decision
+
+
 def _handshake(program: Program, deadline: float) -> tuple[str, dict[str, str]]:
     program.send(msg.hello_line())
     name: str | None = None
@@ -352,8 +361,8 @@ class ExternalPolicy(Policy):
             while True:
                 line = program.read_line(deadline)
                 answer = msg.parse_move(line)
-                if answer is not None and answer[1] < self.decision:
-                    surplus.append(line)  # an earlier go's answer, however late it came
+                if _stale(line, self.decision):
+                    surplus.append(line)  # an earlier request's answer, however late it came
                 elif msg.split(line)[0] != msg.INFO:
                     break
             took_ms = (time.monotonic() - sent) * 1000
@@ -399,9 +408,16 @@ class ExternalPolicy(Policy):
             deadline = time.monotonic() + self.ext.limit_s
             program.send(msg.position_line(state, cols), deadline)
             program.send(msg.values_request(self.decision), deadline)
-            line = program.read_line(deadline)
-            while msg.split(line)[0] == msg.INFO:
+            surplus = 0
+            while True:
                 line = program.read_line(deadline)
+                if _stale(line, self.decision):
+                    surplus += 1
+                    self.surplus += 1
+                    self._say(move, f"wrote {line!r} while values {self.decision} was "
+                                    "pending: a surplus line; no values at this root")
+                elif msg.split(line)[0] != msg.INFO:
+                    break
         except TimeoutError:
             raise self._fault(f"no values within {self.ext.limit_s * 1000:.0f} ms (time-out); "
                               "the program is stopped") from None
@@ -409,6 +425,9 @@ class ExternalPolicy(Policy):
             raise self._fault(str(exc)) from None
         answer = msg.parse_values_answer(line)
         legal = [bool(core.is_legal(cols, c)) for c in range(7)]
+        if surplus:
+            self.value_faults += 1
+            return None
         if (answer is None or answer[0] != self.decision
                 or [v is not None for v in answer[1]] != legal):
             self.value_faults += 1
