@@ -68,7 +68,7 @@ def write_rows(rows: Iterable[dict], path: str | os.PathLike) -> None:
                 if value is None or (isinstance(value, float) and math.isnan(value)):
                     value = ""
                 elif isinstance(value, float):
-                    value = repr(value)
+                    value = repr(float(value))  # a numpy float's repr names its type
                 out[key] = value
             writer.writerow(out)
 
