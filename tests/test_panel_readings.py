@@ -253,6 +253,18 @@ def test_the_panel_table_round_trips_and_refuses_bad_rows(tmp_path):
         read_rows(path)
 
 
+def test_numpy_numbers_are_written_as_plain_numbers(tmp_path):
+    path = tmp_path / "p.csv"
+    values = np.array([1.5, -2.0, np.nan, 3.0, 4.0, 5.0, 6.0])
+    write_rows([{"game": np.uint64(2**64 - 1), "root": np.int64(3), "ranker": "a",
+                 "choice": np.int64(0), "work": None,
+                 **{k: values[c] for c, k in enumerate(VALUE_COLUMNS)}}], path)
+    row_read = read_rows(path)[0]
+    assert (row_read["game"], row_read["root"], row_read["work"]) == (str(2**64 - 1), "3", "")
+    assert [row_read[k] for k in VALUE_COLUMNS] == ["1.5", "-2.0", "", "3.0", "4.0", "5.0",
+                                                    "6.0"]
+
+
 def test_a_choice_on_an_unvalued_column_is_refused(tmp_path):
     values = [1.0, 2.0, math.nan, 3.0, 4.0, 5.0, 6.0]
     path = tmp_path / "p.csv"

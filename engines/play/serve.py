@@ -5,9 +5,11 @@ output (docs/referee.md), so any policy of the grammar can be played as an
 external program: ``external:drop7 serve --policy search:leaf=linear,d=3,s=7``
 plays the same games as the internal arm (the identity test), which checks
 the protocol end to end.  The player is loaded and compiled before
-``ready``.  It offers no options.  It never sees a seed: ``random`` is
-played with its own coin (the game's number since the start), so it differs
-from the internal ``random`` arm.
+``ready``.  It offers no options; a search or ``direct`` player offers the
+``values`` feature and answers ``values id N`` with its root's column
+values (from the search of the last ``go`` when the position is the same).
+It never sees a seed: ``random`` is played with its own coin (the game's
+number since the start), so it differs from the internal ``random`` arm.
 
 A line it cannot read or a position no game reaches (the harness's fault:
 a field out of range, a board with a disc that would pop, ``go`` with no
