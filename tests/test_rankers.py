@@ -50,9 +50,13 @@ def test_choose_values_is_choose_with_the_roots_values(leaf: str, depth: int) ->
         assert np.array_equal(values, fresh.column_values(cols, disc, mr))
         assert values[choice] == values.max()
         assert all(np.isneginf(values[c]) != bool(core.is_legal(cols, c)) for c in range(7))
-        mirror, _ = valued.choose_values(cols[::-1].copy(), disc, mr)
-        plain.choose(cols[::-1].copy(), disc, mr)
-        mirrored += int(not np.array_equal(cols, cols[::-1]))
+        # the mirror image: the values reversed bit for bit, the choice mirrored
+        mirror, mirror_values = valued.choose_values(cols[::-1].copy(), disc, mr)
+        assert mirror == plain.choose(cols[::-1].copy(), disc, mr)
+        assert np.array_equal(mirror_values, values[::-1])
+        if not np.array_equal(cols, cols[::-1]):
+            mirrored += 1
+            assert mirror == 6 - choice
     assert mirrored >= 3
 
 
