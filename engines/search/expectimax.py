@@ -341,6 +341,16 @@ class Searcher:
         board = np.ascontiguousarray(cols, dtype=np.int64)
         return int(search_choice(board, disc, moves_remaining, *self._args()))
 
+    def choose_values(self, cols: np.ndarray, disc: int, moves_remaining: int
+                      ) -> tuple[int, np.ndarray]:
+        """The chosen column and the chance value of each column of ``cols`` (``-inf`` when
+        illegal) from one search: the choice, the counts and the tables are exactly those
+        of :meth:`choose` (the root's values are the ones it compared)."""
+        board = np.ascontiguousarray(cols, dtype=np.int64)
+        choice = int(search_choice(board, disc, moves_remaining, *self._args()))
+        row = self.vals[self.depth].copy()
+        return choice, (row[::-1].copy() if chance.mirror_precedes(board) else row)
+
     def column_values(self, cols: np.ndarray, disc: int, moves_remaining: int) -> np.ndarray:
         """Chance value of each column of ``cols`` (``-inf`` when illegal)."""
         board = np.ascontiguousarray(cols, dtype=np.int64)
