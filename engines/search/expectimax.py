@@ -81,10 +81,6 @@ MAX_REVEALS = 12
 #: log2 of the entries of the node table by search depth (about twice the distinct inner
 #: nodes of a d3 / d4 decision); depth 1 has no inner nodes
 NODE_TABLE_BITS = {1: 0, 2: 9, 3: 13, 4: 17, 5: 20, 6: 20}
-#: fraction of a node's moves that reveal a grey, about (the register's work ratios between
-#: M = 1, 3, 6 at d3 and M = 1, 2 at d4 all give 0.40-0.44): each ply of a factored search
-#: has about ``1 + REVEAL_SHARE (M - 1)`` times the nodes of the plain one
-REVEAL_SHARE = 0.4
 #: most log2 entries of a node table (64 MB)
 MAX_NODE_TABLE_BITS = 20
 #: log2 of the entries of the linear leaf's cache (512 KB: stays in the L2 cache)
@@ -303,13 +299,13 @@ def _compile_leaf_calls(leaf) -> None:
 
 
 def node_table_bits(depth: int, reveals: int) -> int:
-    """log2 of a node table's entries: :data:`NODE_TABLE_BITS`, grown with the inner nodes
-    a factored node adds (``depth - 1`` plies of ``1 + REVEAL_SHARE (M - 1)``); only speed
-    depends on it."""
+    """log2 of a node table's entries: :data:`NODE_TABLE_BITS`, grown for a factored node
+    by about ``sqrt(M)`` per inner ply (only moves that reveal play ``M`` times the samples,
+    a bit less than half of them); only speed depends on it."""
     bits = NODE_TABLE_BITS[depth]
     if depth == 1 or reveals == 1:
         return bits
-    grow = (depth - 1) * math.log2(1 + REVEAL_SHARE * (reveals - 1))
+    grow = (depth - 1) * math.log2(reveals) / 2
     return max(bits, min(MAX_NODE_TABLE_BITS, bits + round(grow)))
 
 
