@@ -168,3 +168,17 @@ def test_searcher_rejects_bad_reveals() -> None:
     for bad in (-1, MAX_REVEALS + 1):
         with pytest.raises(ValueError, match="reveals must be 1.."):
             Searcher(load_leaf("zero"), 1, 7, reveals=bad)
+
+
+@pytest.mark.parametrize(("reveals", "pairs"), [(1, 7), (2, 14), (6, 42), (7, 49), (12, 49)])
+def test_reveal_samples_cover_the_disc_reveal_pairs(reveals: int, pairs: int) -> None:
+    """At S = 7, sample ``r 7 + d`` of ``7 M`` meets ``7 M`` (next disc, first reveal) pairs
+    of values up to M = 7 and all 49 from there (docs/search.md)."""
+    from engines.drop7.core import stratum_parts, stratum_value
+
+    total = 7 * reveals
+    for k in range(50):
+        rot, m = stratum_parts(np.uint64((k + 1) * 0x9E3779B97F4A7C15 % 2**64), 0, total)
+        seen = {(d, int(stratum_value(rot, m, r * 7 + d, total)))
+                for d in range(7) for r in range(reveals)}
+        assert len(seen) == pairs

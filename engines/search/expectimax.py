@@ -75,8 +75,8 @@ STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(
 STAT_LEN = 8
 MAX_DEPTH = 6
 MAX_STRATA = 64
-#: most reveal samples per disc stratum: at S = 7 and M = 12 every (next disc, first
-#: reveal) pair of values has a sample of its own (docs/search.md)
+#: most reveal samples per disc stratum: the register's widest arm (N7M12); at S = 7 every
+#: (next disc, first reveal) pair of values has a sample from M = 7 on (docs/search.md)
 MAX_REVEALS = 12
 #: log2 of the entries of the node table by search depth (about twice the distinct inner
 #: nodes of a d3 / d4 decision); depth 1 has no inner nodes
