@@ -18,9 +18,10 @@ import math
 
 #: seconds per search node visit, by leaf (``drop7 bench search`` nodes/s at d3s7 and d4s7)
 NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9}
-#: the share of a ply's samples that come from moves revealing a grey, fitted to the growth of
-#: ``drop7 bench search`` nodes from M = 1 to M = 2 and 6 at d3 and d4 (docs/search.md)
-REVEAL_SHARE = 0.4
+#: the share of a ply's samples that come from moves revealing a grey: ``drop7 bench search``
+#: nodes grow from M = 1 as ``(1 + q (M - 1))^D`` with q = 0.27-0.35 at d3 (M = 2, 6) and d4
+#: (M = 2); time grows a little less (the leaf cache hits more), so the estimate errs long
+REVEAL_SHARE = 0.3
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: seconds per decision of an external program that declares no movetime (unknown: a
