@@ -8,8 +8,8 @@ machine (``drop7 bench``; docs/claims.md); a dDsS decision visits about
 ``2 (3.5 S)^D`` nodes (chance nodes whose column reveals nothing have one
 child, and the node table merges repeats), each at a rate set by its leaf.  A
 factored search (``M`` reveal samples per disc stratum) multiplies each ply by
-``1 + REVEAL_SHARE (M - 1)``: only the moves that reveal a grey play ``M`` times
-the samples.
+``1 + q (M - 1)`` (:data:`REVEAL_SHARE`): only the moves that reveal a grey
+play ``M`` times the samples.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import math
 
 #: seconds per search node visit, by leaf (``drop7 bench search`` nodes/s at d3s7 and d4s7)
 NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9}
-#: the share of a ply's samples that come from moves revealing a grey: ``drop7 bench search``
-#: nodes grow from M = 1 as ``(1 + q (M - 1))^D`` with q = 0.27-0.35 at d3 (M = 2, 6) and d4
-#: (M = 2); time grows a little less (the leaf cache hits more), so the estimate errs long
-REVEAL_SHARE = 0.3
+#: ``q`` of a factored search's growth ``(1 + q (M - 1))^D`` over the plain one, by leaf
+#: (``drop7 bench search --reveals M``, M = 1, 2, 6 at d3 and d4): nodes grow with q = 0.27-0.36
+#: and so does the time of the leaves without a cache; the linear leaf's cache hits more of
+#: its boards as M grows, and its time grows with q = 0.17-0.26
+REVEAL_SHARE = {"linear": 0.2, "linear-trained": 0.2, "ntuple": 0.3, "zero": 0.3}
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: seconds per decision of an external program that declares no movetime (unknown: a
@@ -58,7 +59,8 @@ def decision_seconds(play: str, depth: int, strata: int, leaf: str | None,
         return BASELINE_DECISION_S
     nodes = 7 * strata if play == "direct" else 2 * (3.5 * strata) ** depth
     if reveals is not None:
-        nodes *= (1 + REVEAL_SHARE * (reveals - 1)) ** (1 if play == "direct" else depth)
+        q = REVEAL_SHARE[leaf or "linear"]
+        nodes *= (1 + q * (reveals - 1)) ** (1 if play == "direct" else depth)
     return nodes * NODE_SECONDS[leaf or "linear"]
 
 
