@@ -180,7 +180,7 @@ def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
         if play == "direct" and "depth" in arm:
             chk.fail(f"{key}.depth", "a direct arm plays one ply: no depth")
         if play not in LEAF_POLICIES:
-            extra = sorted({"leaf", "depth", "strata"} & set(arm))
+            extra = sorted({"leaf", "depth", "strata", "reveals"} & set(arm))
             what = "an external arm" if play == EXTERNAL else f"the {play} baseline"
             if extra:
                 chk.fail(f"{key}.{extra[0]}", f"{what} takes no {extra[0]}")

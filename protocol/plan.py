@@ -89,6 +89,10 @@ class _Profile:
         return (max(1, depth + shrink.get("depth_shift", 0)),
                 min(strata, shrink.get("strata", strata)))
 
+    def reveals(self, reveals: int | None) -> int | None:
+        """A factored search's effective reveal samples per disc stratum (None: not one)."""
+        return None if reveals is None else min(reveals, self.caps.get("reveals", reveals))
+
 
 def _moves(n: int) -> str:
     """``2e7``, ``2.5e8`` or ``20,000``."""
@@ -137,22 +141,24 @@ def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> 
     return out
 
 
-def _dtag(depth: int, strata: int) -> str:
-    return f"d{depth}s{strata}"
+def _dtag(depth: int, strata: int, reveals: int | None = None) -> str:
+    """``d3s7``, or ``d3s7r6`` for a factored search with 6 reveal samples per disc stratum."""
+    return f"d{depth}s{strata}" + ("" if reveals is None else f"r{reveals}")
 
 
 def _policy(play: str, leaf: str | None, depth: int | None, strata: int | None,
-            arm: Mapping[str, Any] | None = None) -> str:
+            arm: Mapping[str, Any] | None = None, reveals: int | None = None) -> str:
     from engines.play.policy import canonical_policy, external_policy
 
     if play == EXTERNAL:
         assert arm is not None
         return external_policy(arm["command"], arm.get("options"), arm.get("movetime"),
                                arm.get("grace"))
+    r = "" if reveals is None else f",r={reveals}"
     if play == "search":
-        return canonical_policy(f"search:leaf={leaf},d={depth},s={strata}")
+        return canonical_policy(f"search:leaf={leaf},d={depth},s={strata}{r}")
     if play == "direct":
-        return canonical_policy(f"direct:leaf={leaf},s={strata}")
+        return canonical_policy(f"direct:leaf={leaf},s={strata}{r}")
     return canonical_policy(play)
 
 
@@ -177,17 +183,17 @@ def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
 
 def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
          games: int, prof: _Profile, declared: Mapping[str, Any] | None = None,
-         **extra: Any) -> Arm:
+         reveals: int | None = None, **extra: Any) -> Arm:
     kind = parse_leaf(leaf).kind if leaf else None
     movetime = declared.get("movetime") if declared else None
-    sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime)
+    sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime, reveals)
     minutes = prof.profile["job_minutes"]
     shards = costs.shards_for(games, sec, minutes)
     if shards > costs.MAX_SHARDS:
         prof.fail("job_minutes", f"{minutes} cuts arm {name} into {shards:,} game jobs; at "
                   f"most {costs.MAX_SHARDS:,} per arm")
-    return Arm(name, _policy(play, leaf, depth, strata, declared), play, depth, strata, kind,
-               games, shards, sec, **extra)
+    return Arm(name, _policy(play, leaf, depth, strata, declared, reveals), play, depth, strata,
+               kind, games, shards, sec, reveals=reveals, **extra)
 
 
 def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
@@ -226,14 +232,18 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
     out = {}
     for name, a in claim.arms.items():
         depth, strata = a.get("depth"), a.get("strata", 7 if a["play"] == "direct" else None)
+        reveals = a.get("reveals")
         if a["play"] in ("search", "direct"):
             depth_e, strata_e = prof.search(depth or 1, strata)
             depth_e = depth_e if a["play"] == "search" else None
-            if (depth_e, strata_e) != (depth, strata):
-                was = _dtag(depth, strata) if depth else f"s{strata}"
-                now = _dtag(depth_e, strata_e) if depth_e else f"s{strata_e}"
+            reveals_e = prof.reveals(reveals)
+            if (depth_e, strata_e, reveals_e) != (depth, strata, reveals):
+                was = (_dtag(depth, strata, reveals) if depth
+                       else _dtag(0, strata, reveals)[2:])
+                now = (_dtag(depth_e, strata_e, reveals_e) if depth_e
+                       else _dtag(0, strata_e, reveals_e)[2:])
                 shrunk.append(f"arm {name}: search {now} instead of {was}")
-            depth, strata = depth_e, strata_e
+            depth, strata, reveals = depth_e, strata_e, reveals_e
         declared = a.get("games", claim.doc["screen"]["games"])
         cap = "prefix_games" if "games" in a else None
         n = min(prof.size(("arms", name, "games"), cap, declared), games)
@@ -244,7 +254,7 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
                     if isinstance(leaf, Mapping) else None)
         out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
-                         prof, a, artefact=artefact,
+                         prof, a, reveals, artefact=artefact,
                          entries=artefact.entries if artefact else 0)
     return out
 

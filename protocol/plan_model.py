@@ -136,6 +136,7 @@ class Arm:
     weights: str | None = None  # validation arms: the trained weights ...
     step: int | None = None  # ... and the checkpoint
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
+    reveals: int | None = None  # reveal samples per disc stratum of a factored search
 
 
 @dataclass(frozen=True)

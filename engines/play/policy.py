@@ -4,15 +4,17 @@ Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
 
     random | centre-first | lowest-column
-    search:leaf=LEAF[,d=D][,s=S]      (defaults d=3, s=7)
-    direct:leaf=LEAF[,s=S]            (default s=7; one ply)
+    search:leaf=LEAF[,d=D][,s=S][,r=M]   (defaults d=3, s=7; r: no factored node)
+    direct:leaf=LEAF[,s=S][,r=M]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH   (engines.leaves.kinds)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
 
 Parameters may come in any order; :func:`format_policy` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
-shows ``s`` only when it is not 7), and ``parse -> format`` round-trips.
+shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
+of the factored chance node (docs/search.md), last and only when given), and
+``parse -> format`` round-trips.
 PATH is kept as written (no resolution), so an arm's name does not depend on
 the working directory; it may not contain ``,`` or ``=``.  An external
 COMMAND is words separated by spaces (no quoting, no shell: each word is
@@ -38,7 +40,14 @@ import numpy as np
 from engines.drop7 import baselines, core
 from engines.drop7.board import opening_cols
 from engines.leaves.kinds import LEAF_GRAMMAR, LeafError, LeafSpec, parse_leaf
-from engines.search.expectimax import MAX_DEPTH, MAX_STRATA, STAT_LEAVES, STAT_NODES, Searcher
+from engines.search.expectimax import (
+    MAX_DEPTH,
+    MAX_REVEALS,
+    MAX_STRATA,
+    STAT_LEAVES,
+    STAT_NODES,
+    Searcher,
+)
 
 BASELINES = {
     "random": baselines.POLICY_RANDOM,
@@ -47,9 +56,9 @@ BASELINES = {
 }
 DEFAULT_DEPTH = 3
 DEFAULT_STRATA = 7
-_PARAMS = {"search": ("leaf", "d", "s"), "direct": ("leaf", "s")}
-_GRAMMAR = ("random, centre-first, lowest-column, search:leaf=LEAF,d=D,s=S, "
-            "direct:leaf=LEAF[,s=S] or external[PARAMS]:COMMAND")
+_PARAMS = {"search": ("leaf", "d", "s", "r"), "direct": ("leaf", "s", "r")}
+_GRAMMAR = ("random, centre-first, lowest-column, search:leaf=LEAF,d=D,s=S[,r=M], "
+            "direct:leaf=LEAF[,s=S][,r=M] or external[PARAMS]:COMMAND")
 EXTERNAL = "external"
 #: milliseconds an external program may take beyond ``movetime`` before its decision is
 #: a time-out (with no ``movetime``, the whole limit)
@@ -84,7 +93,8 @@ class ExternalSpec:
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A parsed policy: ``name`` plus, for search players, leaf, depth and strata, and for
+    """A parsed policy: ``name`` plus, for search players, leaf, depth, strata and the
+    reveal samples per disc stratum (None: not declared, the plain chance node), and for
     an external program its :class:`ExternalSpec`."""
 
     name: str
@@ -92,6 +102,7 @@ class PolicySpec:
     depth: int | None = None
     strata: int | None = None
     external: ExternalSpec | None = None
+    reveals: int | None = None
 
     def format(self) -> str:
         """The canonical policy string."""
@@ -143,10 +154,11 @@ def parse_policy(text: str) -> PolicySpec:
         raise PolicyError(str(exc)) from None
     strata = (_int_param(name, "s", params["s"], 1, MAX_STRATA) if "s" in params
               else DEFAULT_STRATA)
+    reveals = _int_param(name, "r", params["r"], 1, MAX_REVEALS) if "r" in params else None
     if name == "direct":
-        return PolicySpec(name, leaf, 1, strata)
+        return PolicySpec(name, leaf, 1, strata, reveals=reveals)
     depth = _int_param(name, "d", params["d"], 1, MAX_DEPTH) if "d" in params else DEFAULT_DEPTH
-    return PolicySpec(name, leaf, depth, strata)
+    return PolicySpec(name, leaf, depth, strata, reveals=reveals)
 
 
 def _parse_external(text: str) -> ExternalSpec:
@@ -214,8 +226,10 @@ def format_policy(spec: PolicySpec) -> str:
     assert spec.leaf is not None
     text = f"{spec.name}:leaf={spec.leaf.format()}"
     if spec.name == "search":
-        return f"{text},d={spec.depth},s={spec.strata}"
-    return text if spec.strata == DEFAULT_STRATA else f"{text},s={spec.strata}"
+        text = f"{text},d={spec.depth},s={spec.strata}"
+    elif spec.strata != DEFAULT_STRATA:
+        text = f"{text},s={spec.strata}"
+    return text if spec.reveals is None else f"{text},r={spec.reveals}"
 
 
 def canonical_policy(text: str) -> str:
@@ -322,4 +336,4 @@ def load_policy(policy: str | PolicySpec, verify: bool = True) -> Policy:
         leaf = load_leaf(spec.leaf, verify)
     except (OSError, ValueError) as exc:
         raise PolicyError(f"{format_policy(spec)}: {str(exc).splitlines()[0]}") from None
-    return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata))
+    return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata, reveals=spec.reveals))
