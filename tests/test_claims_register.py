@@ -1,5 +1,5 @@
 """The register's theories as claims: depth-five, the per-claim search shrink of a profile, and
-the pending declarations that wait for ``reveals``."""
+the two claims of the factored chance node."""
 
 from __future__ import annotations
 
@@ -13,9 +13,6 @@ from protocol.plan import load_plan
 from protocol.plan_model import PILOT, PUBLIC
 from protocol.profile import load_profile
 from protocol.schema import DeclarationError
-
-PENDING = REPO / "docs" / "examples" / "pending"
-
 
 def plan_of(profile: str, **over):
     return load_plan(REPO, {"profile": profile, **over})
@@ -96,11 +93,9 @@ def test_depth_five_records_the_registers_figures_and_its_partial_arm() -> None:
 
 
 @pytest.mark.parametrize("name", ["factored-chance", "reveal-quadrature"])
-def test_the_pending_claims_wait_outside_the_claims_folder(name) -> None:
-    """They declare ``reveals``, which today's schema refuses: they stay out of config/claims
-    (so every run loads) until the reveals branch merges."""
-    assert not (REPO / "config" / "claims" / f"{name}.yaml").exists()
-    doc = yaml.safe_load((PENDING / f"{name}.yaml").read_text())
+def test_the_reveals_claims_ship_on_blocks_of_their_own(name) -> None:
+    """They declare ``reveals`` on their search arms and read a block no other claim reads."""
+    doc = shipped(name)
     assert doc["id"] == name
     assert any("reveals" in arm for arm in doc["arms"].values())
     blocks = {shipped(c)["screen"]["block"] for c in ("depth-five", "fourth-ply",
@@ -108,21 +103,17 @@ def test_the_pending_claims_wait_outside_the_claims_folder(name) -> None:
     assert doc["screen"]["block"] not in blocks
 
 
-def test_the_pending_claims_and_their_pilot_entries_plan_but_for_reveals(tmp_path) -> None:
-    """Everything of the pending files but ``reveals`` is valid today: with the key taken out
-    (``reveals: 1`` is the plain node) they load, and the pilot plans them with their entries."""
-    for name in ("factored-chance", "reveal-quadrature"):
-        doc = yaml.safe_load((PENDING / f"{name}.yaml").read_text())
-        for arm in doc["arms"].values():
-            arm.pop("reveals", None)
-        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
-    entries = yaml.safe_load((PENDING / "pilot-entries.yaml").read_text())
-    assert sorted(entries["claims"]) == ["factored-chance", "reveal-quadrature"]
-    plan = plan_of("pilot", claims_dir=str(tmp_path), claims=entries["claims"])
+def test_the_pilot_plans_the_reveals_claims_with_their_shrinks() -> None:
+    """factored-chance one ply shallower with its reveals kept; reveal-quadrature at its size on
+    fewer games; the tags carry the reveal samples."""
+    plan = plan_of("pilot")
     assert searches(plan, "factored-chance") == {"fair-d4-n7m2": (3, 7, 64),
                                                  "fair-d4-n7m1": (3, 7, 64)}
     assert searches(plan, "reveal-quadrature") == {
         "fair-d3-n7m6": (3, 7, 10), "fair-d4s5": (4, 5, 10), "fair-d4s7": (4, 7, 4)}
+    fc = plan.claims["factored-chance"].arms
+    assert (fc["fair-d4-n7m2"].reveals, fc["fair-d4-n7m1"].reveals) == (2, 1)
+    assert plan.claims["reveal-quadrature"].arms["fair-d3-n7m6"].reveals == 6
     rq = plan.claims["reveal-quadrature"]
     assert rq.contrasts["primary"].games == 10 and rq.contrasts["against-d4s7"].games == 4
     assert [plan.claims[c].block for c in ("depth-five", "factored-chance",
