@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from claims_support import REPO, shipped
 
 from protocol.plan import load_plan
 from protocol.plan_model import PILOT, PUBLIC
 from protocol.profile import load_profile
 from protocol.schema import DeclarationError
+
 
 def plan_of(profile: str, **over):
     return load_plan(REPO, {"profile": profile, **over})
