@@ -5,7 +5,9 @@
   (:func:`protocol.held_out.check_consistency`); every claim's blocks are on
   the side of the reserved range its ledger may read
   (:func:`protocol.held_out.block_refusal`); a frozen artefact that exists
-  must match the SHA-256 its declaration pins; a screen block that another
+  must match the SHA-256 its declaration pins; every pinned file (a leaf or a
+  warm start, :mod:`engines.leaves.pinned`) exists, has its kind's format and
+  hashes to its pin (:func:`pinned_files`); a screen block that another
   claim owns in the ledger is refused unless the declaration shares it, and
   one this claim opened with other deciding parts (its protocol hash) is
   refused as its opening would refuse it, after the training.
@@ -48,10 +50,31 @@ def _pin_key(plan: Plan, claim: str, key: str) -> str:
     return "arms"
 
 
+def pinned_files(plan: Plan) -> None:
+    """Refuse, in one line naming the claim's file and the key, a pinned file that is missing,
+    malformed (length, dtype, suffix, layout) or whose SHA-256 is not its pin; the whole file
+    is hashed, so a wrong table never reaches a game job.  A file several claims read is
+    hashed once."""
+    from engines.leaves.pinned import PinnedError, PinnedHashError, check_pinned
+
+    seen: set[tuple[str, str]] = set()
+    for p in plan.claims.values():
+        for key, pin in p.pinned.items():
+            if (pin.path, pin.sha256) in seen:
+                continue
+            try:
+                check_pinned(pin.path, pin.sha256)
+            except PinnedError as exc:
+                part = "sha256" if isinstance(exc, PinnedHashError) else "file"
+                raise DeclarationError(f"{p.claim.path}: key {key}.{part}: {exc}") from None
+            seen.add((pin.path, pin.sha256))
+
+
 def before_any_job(plan: Plan) -> None:
     """Refuse (one line naming file and key) what is already known to be wrong."""
     from protocol.stages import load_json
 
+    pinned_files(plan)
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
                       plan.source_of("ledger"))
     for c, p in plan.claims.items():

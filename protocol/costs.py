@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 
 #: seconds per search node visit, by leaf (``drop7 bench search`` nodes/s at d3s7 and d4s7)
-NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9}
+NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9,
+                "linear-file": 530e-9, "ntuple-file": 300e-9}
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: seconds per decision of an external program that declares no movetime (unknown: a

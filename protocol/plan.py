@@ -33,7 +33,9 @@ from protocol.declaration import (
     check_pins,
     checkpoint_count,
     is_checkpoint,
+    is_pinned,
     load_claim_set,
+    pinned_path,
     sequential_contrast,
 )
 from protocol.paths import Paths
@@ -42,6 +44,7 @@ from protocol.plan_model import (
     Artefact,
     ClaimPlan,
     Contrast,
+    Pinned,
     Plan,
     Sequential,
     Training,
@@ -167,9 +170,27 @@ def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim]
                     table_entries(recipe["learner"], recipe.get("layout")), pin)
 
 
-def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
+def _pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
+    """A pinned file's facts read cheaply (kind and entries; the hash is checked before any
+    job, :func:`protocol.checks.before_any_job`), or None for another leaf."""
+    if not is_pinned(leaf):
+        return None
+    from engines.leaves.pinned import PinnedError, inspect_pinned
+
+    path = pinned_path(claim, leaf["file"])
+    try:
+        kind, entries = inspect_pinned(path)
+    except PinnedError as exc:
+        raise DeclarationError(f"{claim.path}: key {key}.file: {exc}") from None
+    return Pinned(path, leaf["sha256"], kind, entries, key)
+
+
+def _leaf_text(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
+              ) -> str | None:
     if artefact is not None:
         return LeafSpec(artefact.leaf, artefact.dir).format()
+    if pinned is not None:
+        return LeafSpec(pinned.kind, pinned.path, pinned.sha256).format()
     return leaf
 
 
@@ -203,13 +224,16 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
                       f"{_dtag(v['search']['depth'], v['search']['strata'])}")
     dtag, profile = _dtag(depth, strata), prof.profile
     comp = v["comparator"]
-    artefact = (None if isinstance(comp, str)
+    pinned = _pinned(claim, "validation.comparator", comp)
+    artefact = (None if isinstance(comp, str) or pinned
                 else _artefact(comp, claim, claims, profile["profile"], paths))
     comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
+                 else f"pinned-{pinned.sha256[:8]}-{dtag}" if pinned
                  else f"{artefact.claim}-{artefact.weights}-{dtag}")
-    arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact), depth, strata,
-                            games, prof, artefact=artefact,
-                            entries=artefact.entries if artefact else 0)}
+    arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact, pinned), depth,
+                            strata, games, prof, artefact=artefact, pinned=pinned,
+                            entries=artefact.entries if artefact else
+                            pinned.entries if pinned else 0)}
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
@@ -239,11 +263,13 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
             shrunk.append(f"arm {name}: plays the first {n} of the screen's seeds (declared: "
                           f"{declared})")
         leaf = a.get("leaf")
+        pinned = _pinned(claim, f"arms.{name}.leaf", leaf)
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
-                    if isinstance(leaf, Mapping) else None)
-        out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
-                         prof, a, artefact=artefact,
-                         entries=artefact.entries if artefact else 0)
+                    if isinstance(leaf, Mapping) and not pinned else None)
+        out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact, pinned), depth, strata, n,
+                         prof, a, artefact=artefact, pinned=pinned,
+                         entries=artefact.entries if artefact else
+                         pinned.entries if pinned else 0)
     return out
 
 

@@ -50,6 +50,9 @@ class Training:
     select: Any
     dir: str
     lanes: int = 1  # training games side by side (engines.train.lanes)
+    #: a warm start: the frozen artefact (:class:`Artefact`) or pinned file (:class:`Pinned`)
+    #: training continues from; None trains from zero
+    init: Any = None
 
     @property
     def leaf(self) -> str:
@@ -113,6 +116,22 @@ class Artefact:
 
 
 @dataclass(frozen=True)
+class Pinned:
+    """A pinned file a claim reads (an arm's leaf, the comparator, a warm start): where the
+    run reads it, the SHA-256 it must have, its leaf kind and the declaration's key."""
+
+    path: str
+    sha256: str
+    kind: str  # linear-file | ntuple-file
+    entries: int
+    key: str
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready, for the page, the records and the protocol hash."""
+        return {"file": self.path, "sha256": self.sha256, "kind": self.kind}
+
+
+@dataclass(frozen=True)
 class Arm:
     """One arm on one block: a name, the policy as played, and its games."""
 
@@ -129,6 +148,7 @@ class Arm:
     weights: str | None = None  # validation arms: the trained weights ...
     step: int | None = None  # ... and the checkpoint
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
+    pinned: Pinned | None = None  # a leaf from a pinned file
 
 
 @dataclass(frozen=True)
@@ -249,6 +269,16 @@ class ClaimPlan:
                 out[a.artefact.key] = a.artefact
         return out
 
+    @property
+    def pinned(self) -> dict[str, Pinned]:
+        """Every pinned file the claim reads (arms, the validation comparator, warm starts), by
+        the declaration's key: checked before any job, shown on the page and recorded."""
+        arms = [*self.arms.values(), *self.validation_arms.values()]
+        out = {a.pinned.key: a.pinned for a in arms if a.pinned is not None}
+        out.update({t.init.key: t.init for t in self.trained.values()
+                    if isinstance(t.init, Pinned)})
+        return dict(sorted(out.items()))
+
     def contrast_artefacts(self, contrast: str) -> list[str]:
         """Keys of the frozen artefacts a contrast's arms read (its weights-hash check)."""
         arms = [self.arms[a] for a in self.contrasts[contrast].arms]
@@ -325,12 +355,15 @@ class ClaimPlan:
                             "select": describe_selection(t.select)}
                         for n, t in self.trained.items()},
             "arms": {n: {"policy": a.policy, "games": a.games, "shards": a.shards,
-                         "artefact": a.artefact.key if a.artefact else None}
+                         "artefact": a.artefact.key if a.artefact else None,
+                         **({"pinned": a.pinned.describe()} if a.pinned else {})}
                      for n, a in self.arms.items()},
             "contrasts": {n: {"kind": c.kind, "arms": list(c.arms), "games": c.games,
                               "title": c.title, "prefix_of": list(c.prefix_of)}
                           for n, c in self.contrasts.items()},
             "sequential": self.sequential.spec() if self.sequential else None,
+            **({"pinned": {k: p.describe() for k, p in self.pinned.items()}}
+               if self.pinned else {}),
             "readings": doc["readings"], "gates": doc["gates"], "verdict": doc["verdict"],
             "recorded": doc.get("recorded", {}), "declaration": doc,
         }

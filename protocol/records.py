@@ -180,7 +180,8 @@ def record_problems(record: Any, kind: str) -> list[str]:
 
 def _policy(plan: Mapping[str, Any], arm: str) -> dict[str, Any]:
     return {"name": arm, "entryPoint": plan["arms"][arm]["policy"],
-            "manifestRef": plan["arms"][arm].get("artefact")}
+            "manifestRef": plan["arms"][arm].get("artefact") or plan["arms"][arm].get(
+                "pinned", {}).get("file")}
 
 
 def lease_id(claim: str, block: int, entry: Mapping[str, Any]) -> str:
