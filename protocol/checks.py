@@ -37,7 +37,7 @@ from protocol.ledger import (
     read_ledger,
     refusal,
 )
-from protocol.plan_model import ClaimPlan, Plan
+from protocol.plan_model import ClaimPlan, Pinned, Plan
 from protocol.schema import DeclarationError
 
 
@@ -57,17 +57,21 @@ def pinned_files(plan: Plan) -> None:
     hashed once."""
     from engines.leaves.pinned import PinnedError, PinnedHashError, check_pinned
 
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], str] = {}
     for p in plan.claims.values():
+        starts = {t.init.key: t for t in p.trained.values() if isinstance(t.init, Pinned)}
         for key, pin in p.pinned.items():
-            if (pin.path, pin.sha256) in seen:
-                continue
-            try:
-                check_pinned(pin.path, pin.sha256)
-            except PinnedError as exc:
-                part = "sha256" if isinstance(exc, PinnedHashError) else "file"
-                raise DeclarationError(f"{p.claim.path}: key {key}.{part}: {exc}") from None
-            seen.add((pin.path, pin.sha256))
+            if (pin.path, pin.sha256) not in seen:
+                try:
+                    seen[pin.path, pin.sha256] = check_pinned(pin.path, pin.sha256).layout
+                except PinnedError as exc:
+                    part = "sha256" if isinstance(exc, PinnedHashError) else "file"
+                    raise DeclarationError(f"{p.claim.path}: key {key}.{part}: {exc}") from None
+            t = starts.get(key)
+            if t is not None and seen[pin.path, pin.sha256] != t.layout:
+                raise DeclarationError(f"{p.claim.path}: key {key}.file: {pin.path} holds "
+                                       f"layout {seen[pin.path, pin.sha256]} tables; weights "
+                                       f"{t.name} train layout {t.layout}")
 
 
 def before_any_job(plan: Plan) -> None:

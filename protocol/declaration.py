@@ -100,8 +100,15 @@ class Claim:
         return self.doc["readings"]
 
     def imports(self) -> set[tuple[str, str]]:
-        """``(claim, weights)`` of every frozen artefact of another claim the arms read."""
-        return {(leaf["claim"], leaf["weights"]) for leaf in self.leaves() if "claim" in leaf}
+        """``(claim, weights)`` of every frozen artefact of another claim the arms read or a
+        training starts from."""
+        return ({(leaf["claim"], leaf["weights"]) for leaf in self.leaves() if "claim" in leaf}
+                | {(i["claim"], i["weights"]) for _, i in self.warm_starts() if "claim" in i})
+
+    def warm_starts(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(weights, init)`` of every trained weights that starts warm."""
+        return [(n, w["train"]["init"]) for n, w in self.weights.items()
+                if "init" in w["train"]]
 
     def leaves(self) -> list[dict[str, Any]]:
         """Every leaf that names weights (trained or imported), not a pinned file."""
@@ -392,6 +399,35 @@ def _check_shared_block(claim: Claim, claims: Mapping[str, Claim], chk: _Check) 
                  "next block, which may be another claim's")
 
 
+def _check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: _Check) -> None:
+    """A warm start from another claim's artefact names a claim (not this one) that trains
+    those weights with the same learner and layout (the tables must fit the run)."""
+    for name, init in claim.warm_starts():
+        key, t = f"weights.{name}.train.init", claim.weights[name]["train"]
+        if "claim" not in init:
+            continue
+        if init["claim"] == claim.id:
+            chk.fail(f"{key}.claim", "names this claim itself: a warm start continues the "
+                     "frozen weights of another claim")
+        other = claims.get(init["claim"])
+        if other is None:
+            chk.fail(f"{key}.claim", f"no claim {init['claim']!r} (claims: {_names(claims)})")
+        if init["weights"] not in other.weights:
+            chk.fail(f"{key}.weights", f"claim {other.id} trains no {init['weights']!r} (it "
+                     f"trains: {_names(other.weights)})")
+        theirs = other.weights[init["weights"]]["train"]
+        mine_l = (t["learner"], t.get("layout"))
+        their_l = (theirs["learner"], theirs.get("layout"))
+        if mine_l != their_l:
+            chk.fail(key, f"{other.id}/{init['weights']} is {_learner_text(*their_l)}, these "
+                     f"weights train {_learner_text(*mine_l)}: a warm start continues the same "
+                     "learner and layout")
+
+
+def _learner_text(learner: str, layout: str | None) -> str:
+    return f"ntuple layout {layout}" if learner == "ntuple" else "linear weights"
+
+
 def _check_references(claims: Mapping[str, Claim]) -> None:
     """Every claim another names exists, with the weights named, and nothing is circular."""
     for claim in claims.values():
@@ -406,6 +442,7 @@ def _check_references(claims: Mapping[str, Claim]) -> None:
             if leaf["weights"] not in other.weights:
                 chk.fail(f"{key}.weights", f"claim {other.id} trains no "
                          f"{leaf['weights']!r} (it trains: {_names(other.weights)})")
+        _check_warm_starts(claim, claims, chk)
         _check_shared_block(claim, claims, chk)
     for claim in claims.values():
         seen, todo = set(), [c for c, _ in claim.imports()]

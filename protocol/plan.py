@@ -99,7 +99,29 @@ def _moves(n: int) -> str:
     return f"{n / 10**exp:g}e{exp}"
 
 
-def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> dict[str, Training]:
+def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
+          paths: Paths) -> Artefact | Pinned | None:
+    """A trained weights' warm start: another claim's frozen artefact or a pinned file whose
+    kind is the learner's (its layout is checked with its hash, before any job)."""
+    t = claim.weights[name]["train"]
+    init = t.get("init")
+    if init is None:
+        return None
+    if "claim" in init:
+        return _artefact(init, claim, claims, profile, paths)
+    key = f"weights.{name}.train.init"
+    pinned = _pinned(claim, key, init)
+    want = learner_leaf(t["learner"]).kind.replace("linear-trained", "linear") + "-file"
+    if pinned.kind != want or pinned.entries != table_entries(t["learner"], t.get("layout")):
+        raise DeclarationError(f"{claim.path}: key {key}.file: {pinned.path} holds a "
+                               f"{pinned.kind} leaf of {pinned.entries:,} entries; these weights "
+                               f"train {want.replace('-file', '')} weights of "
+                               f"{table_entries(t['learner'], t.get('layout')):,}")
+    return pinned
+
+
+def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str],
+              claims: Mapping[str, Claim]) -> dict[str, Training]:
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
@@ -134,7 +156,8 @@ def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> 
                           f"{_moves(t['every'])})")
         out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
                              every, t["first_game"], t.get("alpha"), select,
-                             paths.path("train", claim=claim.id, weights=name), lanes)
+                             paths.path("train", claim=claim.id, weights=name), lanes,
+                             _init(claim, name, claims, prof.profile["profile"], paths))
     return out
 
 
@@ -366,7 +389,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     :func:`protocol.profile.blamer`)."""
     prof, shrunk = _Profile(profile, claim, blame), []
     bank = load_bank()
-    trained = _training(claim, prof, paths, shrunk)
+    trained = _training(claim, prof, paths, shrunk, claims)
     vgames, varms, comparator = _validation(claim, prof, trained, claims, paths, shrunk)
     declared_games = claim.doc["screen"]["games"]
     games = prof.size(("screen", "games"), "screen_games", declared_games)
@@ -459,6 +482,10 @@ def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
             if arm.artefact is not None and arm.artefact.claim != p.id:
                 read.setdefault(arm.artefact.key, (arm.artefact, []))[1].append(
                     arm.name if arm.name in p.arms else "the validation comparator")
+        for t in p.trained.values():
+            if isinstance(t.init, Artefact):
+                read.setdefault(t.init.key, (t.init, []))[1].append(
+                    f"the warm start of {t.name}")
         for key, (a, readers) in sorted(read.items()):
             why = _lowered(plans[a.claim], a.weights, plans)
             if why:

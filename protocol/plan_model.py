@@ -89,7 +89,19 @@ class Training:
         than one, so a one-lane recipe is the sequential trainer's as it always was."""
         recipe = {"layout": self.layout, "every": self.every, "first_game": self.first_game,
                   "alpha": self.alpha}
+        if self.init is not None:
+            recipe["init"] = self.init_source()
         return recipe if self.lanes == 1 else {**recipe, "lanes": self.lanes}
+
+    def init_source(self) -> dict[str, Any] | None:
+        """Where a warm start's weights are and how their SHA-256 is known: a pinned file's
+        ``{path, sha256}``, or an artefact's ``{path, record, key}`` (the hash in its frozen
+        record, written by the freeze this training waits for); None from zero."""
+        if isinstance(self.init, Pinned):
+            return {"path": self.init.path, "sha256": self.init.sha256}
+        if isinstance(self.init, Artefact):
+            return {"path": self.init.dir, "record": self.init.record, "key": self.init.key}
+        return None
 
 
 @dataclass(frozen=True)
@@ -269,6 +281,11 @@ class ClaimPlan:
                 out[a.artefact.key] = a.artefact
         return out
 
+    def reads(self) -> list[Artefact]:
+        """Every frozen artefact the claim needs: its arms' and its warm starts'."""
+        return [*self.artefacts.values(),
+                *(t.init for t in self.trained.values() if isinstance(t.init, Artefact))]
+
     @property
     def pinned(self) -> dict[str, Pinned]:
         """Every pinned file the claim reads (arms, the validation comparator, warm starts), by
@@ -352,7 +369,9 @@ class ClaimPlan:
                            "search": doc.get("validation", {}).get("search")},
             "trained": {n: {"learner": t.learner, "layout": t.layout, "moves": t.moves,
                             "every": t.every, "steps": t.steps,
-                            "select": describe_selection(t.select)}
+                            "select": describe_selection(t.select),
+                            **({"init": t.init.describe() if isinstance(t.init, Pinned)
+                                else {"artefact": t.init.key}} if t.init is not None else {})}
                         for n, t in self.trained.items()},
             "arms": {n: {"policy": a.policy, "games": a.games, "shards": a.shards,
                          "artefact": a.artefact.key if a.artefact else None,
@@ -416,7 +435,7 @@ class Plan:
             c = todo.pop()
             if c not in out:
                 out.add(c)
-                todo.extend(a.claim for a in self.claims[c].artefacts.values())
+                todo.extend(a.claim for a in self.claims[c].reads())
         return out
 
     def order(self) -> list[str]:
@@ -426,7 +445,7 @@ class Plan:
         def visit(c: str) -> None:
             if c in done:
                 return
-            for a in self.claims[c].artefacts.values():
+            for a in self.claims[c].reads():
                 if a.claim != c:
                     visit(a.claim)
             done.append(c)

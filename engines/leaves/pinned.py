@@ -54,13 +54,14 @@ class PinnedHashError(PinnedError):
 
 @dataclass(frozen=True)
 class PinnedFile:
-    """What a pinned path holds: its leaf ``kind``, the hash it has and its table entries
-    (``N_TERMS`` for a linear vector)."""
+    """What a pinned path holds: its leaf ``kind``, the hash it has, its table entries
+    (``N_TERMS`` for a linear vector) and its n-tuple layout (``linear`` for a vector)."""
 
     kind: str
     path: str
     sha256: str
     entries: int
+    layout: str = "linear"
 
 
 def _vector(values: np.ndarray, where: str) -> np.ndarray:
@@ -165,6 +166,7 @@ def check_pinned(path: str | Path, sha256: str) -> PinnedFile:
     """Everything a run checks of a pinned file before any job: it exists, has the format
     its kind needs (length, dtype, layout) and hashes to ``sha256`` (the whole array: a
     wrong table is refused before any block opens, not in the first game job)."""
-    kind, weights, tables, _ = load_pinned(path, sha256, verify=True)
-    entries = int(tables.shape[0]) if tables is not None else N_TERMS
-    return PinnedFile(kind, str(path), sha256, entries)
+    kind, weights, tables, layout = load_pinned(path, sha256, verify=True)
+    if tables is None:
+        return PinnedFile(kind, str(path), sha256, N_TERMS)
+    return PinnedFile(kind, str(path), sha256, int(tables.shape[0]), layout.name)
