@@ -139,3 +139,24 @@ def test_a_pinned_start_of_another_kind_or_size_is_refused(tmp_path, monkeypatch
     with pytest.raises(DeclarationError, match="key weights.continued.train.init.file: "
                                                "gone.npy: missing"):
         _plan(tmp_path, doc, "smoke")
+
+
+def test_a_dry_run_freezes_the_start_before_the_warm_training(tmp_path) -> None:
+    from workflow_support import snakemake
+
+    claims = claims_copy(tmp_path / "c", extra={"warm-tables": _warm_ntuple(
+        {"claim": "ntuple-line-tuples", "weights": "ntuple-A"})})
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "-n", "--config", "profile=smoke", f"claims_dir={claims}",
+                       "--", "warm_tables__continued", timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = (result.stdout + result.stderr).splitlines()
+    record = "results/smoke/claims/ntuple-line-tuples/frozen/ntuple-A.json"
+    segment = next(i for i, line in enumerate(lines) if line.strip().startswith(
+        "output: results/smoke/claims/warm-tables/train/continued/step-"))
+    assert lines[segment - 1].strip() == f"input: {record}"  # the first segment waits for it
+    freeze = next(i for i, line in enumerate(lines) if line.strip().startswith(
+        f"output: {record}"))
+    assert freeze < segment
+    assert not (work / "results").exists()
