@@ -166,3 +166,34 @@ def test_the_learner_refuses_tables_of_another_kind(tmp_path: Path) -> None:
     digest = hashlib.sha256((tmp_path / "w.npy").read_bytes()).hexdigest()
     with pytest.raises(WeightsError, match="not n-tuple tables to train"):
         NtupleLearner(get_layout("T1")).warm_start(str(tmp_path / "w.npy"), digest)
+
+
+def test_the_segment_job_passes_the_recorded_hash_of_a_warm_start(tmp_path: Path, start,
+                                                                   monkeypatch) -> None:
+    """The workflow's adapter (workflow/scripts/train_segment.py) reads the frozen record's
+    SHA-256 and trains from the start: the same tables as ``drop7 train --init``."""
+    import os
+    import runpy
+    import sys
+    from types import SimpleNamespace
+
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent),
+                                                os.environ["PATH"]]))
+    record = tmp_path / "frozen.json"
+    record.write_text(json.dumps({"sha256": start[1]}))
+    out = tmp_path / "seg"
+    recipe = {"layout": "T1", "every": 600, "first_game": 0, "alpha": None,
+              "init": {"path": str(start[0]), "record": str(record), "key": "c/w"}}
+    job = SimpleNamespace(params=SimpleNamespace(recipe=recipe, start=0, out=str(out)),
+                          wildcards=SimpleNamespace(end="600"), threads=1,
+                          log=[str(tmp_path / "job.log")])
+    script = Path(__file__).resolve().parents[1] / "workflow" / "scripts" / "train_segment.py"
+    runpy.run_path(str(script), init_globals={"snakemake": job})
+    assert "--init-sha256 " + start[1] in (tmp_path / "job.log").read_text()
+    assert _manifest(out / "step-600")["init"] == {"path": str(start[0]), "sha256": start[1]}
+    # the bank's training role from game 0, as the recipe says: compare with the CLI
+    assert main(["train", "--layout", "T1", "--moves", "600", "--every", "600",
+                 "--first-game", "0", "--out", str(tmp_path / "cli"), "--start", "0",
+                 "--log-every", "1000", *_init(start)]) == 0
+    assert _manifest(out / "step-600")["sha256"] == _manifest(tmp_path / "cli" /
+                                                              "step-600")["sha256"]
