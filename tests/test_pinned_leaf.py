@@ -20,7 +20,7 @@ from engines.play.policy import PolicyError, canonical_policy, load_policy
 from engines.search.leaf import leaf_base, load_leaf
 from protocol.checks import before_any_job
 from protocol.plan import load_plan
-from protocol.records import protocol_sha256
+from protocol.records import experiment_record, protocol_sha256
 from protocol.schema import DeclarationError
 
 BOARD = rows_to_cols(["0000000", "0000000", "0000000", "0000000", "0030000", "0124000",
@@ -167,6 +167,11 @@ def test_a_claim_reads_a_pinned_file_by_path_and_hash(tmp_path, monkeypatch) -> 
         "file": "w/cma.npy", "sha256": digest, "kind": "linear-file"}}
     assert described["arms"]["fair-d2s7"]["pinned"]["sha256"] == digest
     before_any_job(plan)
+    # the records: the comparator arm's policy carries the hash, its manifest is the file
+    record = experiment_record(described, "2026-12-03T00:00:00Z", [])
+    assert record["comparator"] == {"name": "fair-d2s7", "entryPoint": arm.policy,
+                                    "manifestRef": "w/cma.npy"}
+    assert record["candidate"]["manifestRef"] is None
     # the hash enters the protocol hash: another pin is another experiment
     other = npy(tmp_path / "w" / "cma.npy", [*FAIR_WEIGHTS, 11.0])
     _claim(tmp_path, {"file": "w/cma.npy", "sha256": other})
@@ -217,3 +222,19 @@ def test_the_schema_refuses_a_pin_without_its_hash(tmp_path, monkeypatch) -> Non
     own, path = _claim(tmp_path, {"file": "w.npy"})
     with pytest.raises(DeclarationError, match=f"^{path}: missing key arms.fair-d2s7.leaf.sha256$"):
         _plan(tmp_path, own)
+
+
+def test_a_dry_run_refuses_a_wrong_pin_in_one_line(tmp_path) -> None:
+    from workflow_support import snakemake
+
+    work = tmp_path / "run"
+    (work / "w").mkdir(parents=True)
+    np.save(work / "w" / "cma.npy", FAIR_WEIGHTS)
+    own, path = _claim(tmp_path, {"file": "w/cma.npy", "sha256": "0" * 64})
+    result = snakemake(work, "-n", "--config", "profile=smoke", f"claims_dir={own}",
+                       timeout=300)
+    assert result.returncode == 2, result.stderr[-2000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and errors[0].startswith(
+        f"error: {path}: key arms.fair-d2s7.leaf.sha256: w/cma.npy: SHA-256 ")
+    assert not (work / "results").exists() and "Traceback" not in result.stderr
