@@ -273,3 +273,13 @@ def test_the_page_names_every_pinned_file_with_its_hash() -> None:
            f"SHA-256 {'e' * 64}" in html
     del run.provenance["pinned"]  # a provenance written before pinned files renders as it did
     assert "pinned file" not in render_claim(run)
+
+
+def test_the_training_table_names_a_warm_start() -> None:
+    run = run_of("linear-trained-leaf", screened=False)
+    run.plan["trained"]["linear-trained"]["init"] = {"artefact": "other/w"}
+    assert "linear-trained (warm start from other/w, accumulators fresh)" in render_claim(run)
+    run.plan["trained"]["linear-trained"]["init"] = {"file": "f.npy", "sha256": "e" * 64,
+                                                     "kind": "linear-file"}
+    assert f"(warm start from f.npy, SHA-256 {'e' * 64}, accumulators fresh)" in \
+        render_claim(run)
