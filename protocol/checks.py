@@ -44,7 +44,7 @@ from protocol.schema import DeclarationError
 def _pin_key(plan: Plan, claim: str, key: str) -> str:
     for name, arm in plan.claims[claim].claim.arms.items():
         leaf = arm.get("leaf")
-        if (isinstance(leaf, dict) and "sha256" in leaf
+        if (isinstance(leaf, dict) and "sha256" in leaf and "weights" in leaf
                 and f"{leaf.get('claim', claim)}/{leaf['weights']}" == key):
             return f"arms.{name}.leaf.sha256"
     return "arms"

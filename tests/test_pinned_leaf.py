@@ -238,3 +238,26 @@ def test_a_dry_run_refuses_a_wrong_pin_in_one_line(tmp_path) -> None:
     assert len(errors) == 1 and errors[0].startswith(
         f"error: {path}: key arms.fair-d2s7.leaf.sha256: w/cma.npy: SHA-256 ")
     assert not (work / "results").exists() and "Traceback" not in result.stderr
+
+
+def test_a_pinned_file_beside_a_pinned_artefact_names_the_artefact_key(tmp_path,
+                                                                        monkeypatch) -> None:
+    from claims_support import claims_copy
+
+    monkeypatch.chdir(tmp_path)
+    digest = npy(tmp_path / "fair.npy", FAIR_WEIGHTS)
+
+    def edit(d):
+        d["arms"] = {"pinned-d3s7": {"play": "search", "depth": 3, "strata": 7,
+                                     "leaf": {"file": "fair.npy", "sha256": digest}},
+                     **d["arms"]}
+        d["arms"]["tables-d3s7"]["leaf"]["sha256"] = "b" * 64
+
+    claims = claims_copy(tmp_path / "claims", edit, claim="fourth-ply")
+    plan = load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims)})
+    before_any_job(plan)
+    record = tmp_path / plan.claims["fourth-ply"].arms["tables-d3s7"].artefact.record
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"sha256": "a" * 64}))
+    with pytest.raises(DeclarationError, match="key arms.tables-d3s7.leaf.sha256: the frozen"):
+        before_any_job(plan)
