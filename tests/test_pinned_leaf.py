@@ -261,3 +261,19 @@ def test_a_pinned_file_beside_a_pinned_artefact_names_the_artefact_key(tmp_path,
     record.write_text(json.dumps({"sha256": "a" * 64}))
     with pytest.raises(DeclarationError, match="key arms.tables-d3s7.leaf.sha256: the frozen"):
         before_any_job(plan)
+
+
+def test_the_validation_comparator_may_be_a_pinned_file(tmp_path, monkeypatch) -> None:
+    from claims_support import claims_copy
+
+    monkeypatch.chdir(tmp_path)
+    digest = npy(tmp_path / "fair.npy", FAIR_WEIGHTS)
+    claims = claims_copy(tmp_path / "claims", lambda d: d["validation"].update(
+        comparator={"file": "fair.npy", "sha256": digest}), claim="linear-trained-leaf")
+    plan = load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims)})
+    p = plan.claims["linear-trained-leaf"]
+    name = f"pinned-{digest[:8]}-d2s3"
+    assert p.comparator == name
+    assert p.validation_arms[name].policy == f"search:leaf=linear-file:{digest}:fair.npy,d=2,s=3"
+    assert list(p.pinned) == ["validation.comparator"]
+    before_any_job(plan)
