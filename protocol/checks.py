@@ -53,8 +53,8 @@ def _pin_key(plan: Plan, claim: str, key: str) -> str:
 def pinned_files(plan: Plan) -> None:
     """Refuse, in one line naming the claim's file and the key, a pinned file that is missing,
     malformed (length, dtype, suffix, layout) or whose SHA-256 is not its pin; the whole file
-    is hashed, so a wrong table never reaches a game job.  A file several claims read is
-    hashed once."""
+    is hashed, so a wrong table never reaches a game job (which hashes it again as it loads
+    the leaf or the warm start).  A file several claims read is hashed once."""
     from engines.leaves.pinned import PinnedError, PinnedHashError, check_pinned
 
     seen: dict[tuple[str, str], str] = {}
@@ -74,11 +74,14 @@ def pinned_files(plan: Plan) -> None:
                                        f"{t.name} train layout {t.layout}")
 
 
-def before_any_job(plan: Plan) -> None:
-    """Refuse (one line naming file and key) what is already known to be wrong."""
+def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
+    """Refuse (one line naming file and key) what is already known to be wrong
+    (``hash_pinned`` false: not the pinned files, for a job's own reading of the workflow,
+    whose run checked them and whose leaf loading hashes them again)."""
     from protocol.stages import load_json
 
-    pinned_files(plan)
+    if hash_pinned:
+        pinned_files(plan)
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
                       plan.source_of("ledger"))
     for c, p in plan.claims.items():
