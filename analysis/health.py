@@ -48,6 +48,8 @@ ALPHA = 0.05
 ARMS = ("one_ply", "start", "random")
 #: how a finding names each baseline
 BASELINES = {"start": "the untrained start", "random": "random"}
+#: how a finding names the start of a warm-started training (its manifests name an ``init``)
+WARM_START = "the warm start"
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,9 @@ def training_health(weights: str, evaluations: Sequence[Mapping[str, Any]],
     changes = max(len(evals) - 1, 1)
     z_fall = float(norm.ppf(1 - ALPHA / (2 * changes)))
     segments = segment_games(manifests)
+    names = dict(BASELINES)
+    if any(m.get("init") for m in manifests):
+        names["start"] = WARM_START
     points, problems = [], []
     prev: np.ndarray | None = None
     prev_step = 0
@@ -179,10 +184,10 @@ def training_health(weights: str, evaluations: Sequence[Mapping[str, Any]],
             point["train_games"], point["train_mean_score"] = seg["games"], seg["mean_score"]
         if point["no_lead"]:
             what = ("worse than random" if point["worse_than_random"] else
-                    f"not significantly above {BASELINES[baseline]}")
-            problems.append(f"at {step:,} moves one ply plays {what} ({mean:,.0f}; the "
-                            f"untrained start {smean:,.0f}, random {rmean:,.0f} on the same "
-                            f"{len(one)} seeds; lead over {BASELINES[baseline]} {lead:+,.0f}, "
+                    f"not significantly above {names[baseline]}")
+            problems.append(f"at {step:,} moves one ply plays {what} ({mean:,.0f}; "
+                            f"{names['start']} {smean:,.0f}, random {rmean:,.0f} on the same "
+                            f"{len(one)} seeds; lead over {names[baseline]} {lead:+,.0f}, "
                             f"95% interval {lead - lead_ci:+,.0f} to {lead + lead_ci:+,.0f})")
         if prev is not None:
             change, half = _mean_ci(one - prev, z_fall)

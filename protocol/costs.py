@@ -17,12 +17,14 @@ from __future__ import annotations
 import math
 
 #: seconds per search node visit, by leaf (``drop7 bench search`` nodes/s at d3s7 and d4s7)
-NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9}
+NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9,
+                "linear-file": 530e-9, "ntuple-file": 300e-9}
 #: ``q`` of a factored search's growth ``(1 + q (M - 1))^D`` over the plain one, by leaf
 #: (``drop7 bench search --reveals M``, M = 1, 2, 6 at d3 and d4): nodes grow with q = 0.27-0.36
 #: and so does the time of the leaves without a cache; the linear leaf's cache hits more of
 #: its boards as M grows, and its time grows with q = 0.17-0.26
-REVEAL_SHARE = {"linear": 0.2, "linear-trained": 0.2, "ntuple": 0.3, "zero": 0.3}
+REVEAL_SHARE = {"linear": 0.2, "linear-trained": 0.2, "ntuple": 0.3, "zero": 0.3,
+                "linear-file": 0.2, "ntuple-file": 0.3}
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: seconds per decision of an external program that declares no movetime (unknown: a

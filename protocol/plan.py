@@ -33,7 +33,9 @@ from protocol.declaration import (
     check_pins,
     checkpoint_count,
     is_checkpoint,
+    is_pinned,
     load_claim_set,
+    pinned_path,
     sequential_contrast,
 )
 from protocol.paths import Paths
@@ -42,6 +44,7 @@ from protocol.plan_model import (
     Artefact,
     ClaimPlan,
     Contrast,
+    Pinned,
     Plan,
     Sequential,
     Training,
@@ -102,7 +105,29 @@ def _moves(n: int) -> str:
     return f"{n / 10**exp:g}e{exp}"
 
 
-def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> dict[str, Training]:
+def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
+          paths: Paths) -> Artefact | Pinned | None:
+    """A trained weights' warm start: another claim's frozen artefact or a pinned file whose
+    kind is the learner's (its layout is checked with its hash, before any job)."""
+    t = claim.weights[name]["train"]
+    init = t.get("init")
+    if init is None:
+        return None
+    if "claim" in init:
+        return _artefact(init, claim, claims, profile, paths)
+    key = f"weights.{name}.train.init"
+    pinned = _pinned(claim, key, init)
+    want = learner_leaf(t["learner"]).kind.replace("linear-trained", "linear") + "-file"
+    if pinned.kind != want or pinned.entries != table_entries(t["learner"], t.get("layout")):
+        raise DeclarationError(f"{claim.path}: key {key}.file: {pinned.path} holds a "
+                               f"{pinned.kind} leaf of {pinned.entries:,} entries; these weights "
+                               f"train {want.replace('-file', '')} weights of "
+                               f"{table_entries(t['learner'], t.get('layout')):,}")
+    return pinned
+
+
+def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str],
+              claims: Mapping[str, Claim]) -> dict[str, Training]:
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
@@ -137,7 +162,8 @@ def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> 
                           f"{_moves(t['every'])})")
         out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
                              every, t["first_game"], t.get("alpha"), select,
-                             paths.path("train", claim=claim.id, weights=name), lanes)
+                             paths.path("train", claim=claim.id, weights=name), lanes,
+                             _init(claim, name, claims, prof.profile["profile"], paths))
     return out
 
 
@@ -175,9 +201,27 @@ def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim]
                     table_entries(recipe["learner"], recipe.get("layout")), pin)
 
 
-def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
+def _pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
+    """A pinned file's facts read cheaply (kind and entries; the hash is checked before any
+    job, :func:`protocol.checks.before_any_job`), or None for another leaf."""
+    if not is_pinned(leaf):
+        return None
+    from engines.leaves.pinned import PinnedError, inspect_pinned
+
+    path = pinned_path(claim, leaf["file"])
+    try:
+        kind, entries = inspect_pinned(path)
+    except PinnedError as exc:
+        raise DeclarationError(f"{claim.path}: key {key}.file: {exc}") from None
+    return Pinned(path, leaf["sha256"], kind, entries, key)
+
+
+def _leaf_text(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
+              ) -> str | None:
     if artefact is not None:
         return LeafSpec(artefact.leaf, artefact.dir).format()
+    if pinned is not None:
+        return LeafSpec(pinned.kind, pinned.path, pinned.sha256).format()
     return leaf
 
 
@@ -211,13 +255,16 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
                       f"{_dtag(v['search']['depth'], v['search']['strata'])}")
     dtag, profile = _dtag(depth, strata), prof.profile
     comp = v["comparator"]
-    artefact = (None if isinstance(comp, str)
+    pinned = _pinned(claim, "validation.comparator", comp)
+    artefact = (None if isinstance(comp, str) or pinned
                 else _artefact(comp, claim, claims, profile["profile"], paths))
     comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
+                 else f"pinned-{pinned.sha256[:8]}-{dtag}" if pinned
                  else f"{artefact.claim}-{artefact.weights}-{dtag}")
-    arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact), depth, strata,
-                            games, prof, artefact=artefact,
-                            entries=artefact.entries if artefact else 0)}
+    arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact, pinned), depth,
+                            strata, games, prof, artefact=artefact, pinned=pinned,
+                            entries=artefact.entries if artefact else
+                            pinned.entries if pinned else 0)}
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
@@ -251,11 +298,13 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
             shrunk.append(f"arm {name}: plays the first {n} of the screen's seeds (declared: "
                           f"{declared})")
         leaf = a.get("leaf")
+        pinned = _pinned(claim, f"arms.{name}.leaf", leaf)
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
-                    if isinstance(leaf, Mapping) else None)
-        out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
-                         prof, a, reveals, artefact=artefact,
-                         entries=artefact.entries if artefact else 0)
+                    if isinstance(leaf, Mapping) and not pinned else None)
+        out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact, pinned), depth, strata, n,
+                         prof, a, reveals, artefact=artefact, pinned=pinned,
+                         entries=artefact.entries if artefact else
+                         pinned.entries if pinned else 0)
     return out
 
 
@@ -352,7 +401,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     :func:`protocol.profile.blamer`)."""
     prof, shrunk = _Profile(profile, claim, blame), []
     bank = load_bank()
-    trained = _training(claim, prof, paths, shrunk)
+    trained = _training(claim, prof, paths, shrunk, claims)
     vgames, varms, comparator = _validation(claim, prof, trained, claims, paths, shrunk)
     declared_games = claim.doc["screen"]["games"]
     games = prof.size(("screen", "games"), "screen_games", declared_games)
@@ -445,6 +494,10 @@ def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
             if arm.artefact is not None and arm.artefact.claim != p.id:
                 read.setdefault(arm.artefact.key, (arm.artefact, []))[1].append(
                     arm.name if arm.name in p.arms else "the validation comparator")
+        for t in p.trained.values():
+            if isinstance(t.init, Artefact):
+                read.setdefault(t.init.key, (t.init, []))[1].append(
+                    f"the warm start of {t.name}")
         for key, (a, readers) in sorted(read.items()):
             why = _lowered(plans[a.claim], a.weights, plans)
             if why:

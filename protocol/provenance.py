@@ -189,9 +189,10 @@ def stage_times(jobs: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, 
 def collect(*, repo: str | Path, profile: Mapping[str, Any], declaration: Mapping[str, Any],
             seed_blocks: Mapping[str, Any], manifests: Iterable[Mapping[str, Any]] = (),
             frozen: Mapping[str, Mapping[str, Any]] | None = None,
-            games: Iterable[str | Path] = (), benchmarks: str | Path | None = None
-            ) -> dict[str, Any]:
-    """Everything the report's provenance section shows, as one JSON-ready dict."""
+            games: Iterable[str | Path] = (), benchmarks: str | Path | None = None,
+            pinned: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Everything the report's provenance section shows, as one JSON-ready dict (``pinned``:
+    the pinned files the claim reads, by declaration key: file, SHA-256, leaf kind)."""
     git = git_state(repo, written_by_runs(profile.get("ledger")))
     jobs = _benchmarks(benchmarks) if benchmarks else {}
     return {
@@ -204,6 +205,7 @@ def collect(*, repo: str | Path, profile: Mapping[str, Any], declaration: Mappin
         "seed_blocks": dict(seed_blocks),
         "weights": weights_record(manifests),
         "frozen": {k: dict(v) for k, v in (frozen or {}).items()},
+        "pinned": {k: dict(v) for k, v in (pinned or {}).items()},
         "games_wall_s": games_wall(games),
         "jobs": jobs,
         "stages": stage_times(jobs),

@@ -64,7 +64,8 @@ _PER_GAME = ("reveals", "chain_max", "chain_mean", "trajectory")
 
 def _policy(plan: Mapping[str, Any], arm: str) -> dict[str, Any]:
     return {"name": arm, "entryPoint": plan["arms"][arm]["policy"],
-            "manifestRef": plan["arms"][arm].get("artefact")}
+            "manifestRef": plan["arms"][arm].get("artefact") or plan["arms"][arm].get(
+                "pinned", {}).get("file")}
 
 
 def _sequential_method(seq: Mapping[str, Any] | None) -> str:

@@ -70,6 +70,11 @@ def test_a_checkpoint_above_random_but_not_above_its_start_is_flagged() -> None:
     assert bad["baseline"] == "start" and bad["lead_ub"] < 0 and bad["vs_random"] > 0
     assert not h["healthy"] and "not significantly above the untrained start" in h["problems"][0]
     assert "95% interval" in h["problems"][0]
+    # a warm start's checkpoints (manifests naming their init) call the start what it is
+    warm = training_health("w", _curve([140_000, 77_000]), [
+        {"moves_trained": s, "init": {"path": "p", "sha256": "a" * 64}} for s in (1, 2)])
+    assert "not significantly above the warm start" in warm["problems"][0]
+    assert "untrained" not in warm["problems"][0]
 
 
 def test_a_lead_within_its_interval_is_flagged() -> None:

@@ -126,7 +126,7 @@ def test_linear_trained_loads_saved_weights(tmp_path) -> None:
     save_weights(tmp_path / "w", (N_TERMS,), np.float64, array_chunks(weights),
                  {"kind": "linear", "layout": "linear"})
     player = load_policy(f"direct:leaf=linear-trained:{tmp_path / 'w'}")
-    assert np.array_equal(player.searcher.leaf.weights, weights)
+    assert np.array_equal(player.searcher.leaf.weights, [*weights, 0.0])  # no intercept
     state = np.zeros(core.ST_LEN, dtype=np.int64)
     cols = np.zeros(7, dtype=np.int64)
     core.new_game(np.uint64(3), state, cols)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import base64
 import json
 import re
@@ -264,3 +266,29 @@ def test_the_ledger_shows_the_first_table_and_each_replay_once_labelled() -> Non
     # an older ledger's single hash reads the same way
     run.closed["entries"][block] = {"table_sha256": first, "differs": again}
     assert f"replay 1's table SHA-256 <span class=\"mono\">{again[:16]}" in render_claim(run)
+
+
+def test_the_page_names_every_pinned_file_with_its_hash() -> None:
+    run = run_of("linear-trained-leaf", screened=False)
+    run.provenance["pinned"] = {"arms.mine.leaf": {"file": "w/cma.npy", "sha256": "e" * 64,
+                                                   "kind": "linear-file"}}
+    html = render_claim(run)
+    assert f"pinned file (arms.mine.leaf)</td><td class=\"l mono\">w/cma.npy (linear-file), " \
+           f"SHA-256 {'e' * 64}" in html
+    del run.provenance["pinned"]  # a provenance written before pinned files renders as it did
+    assert "pinned file" not in render_claim(run)
+
+
+def test_the_training_table_names_a_warm_start() -> None:
+    run = run_of("linear-trained-leaf", screened=False)
+
+    def warm(init: dict) -> None:
+        trained = dict(run.plan.trained)
+        trained["linear-trained"] = replace(trained["linear-trained"], init=init)
+        run.plan = replace(run.plan, trained=trained)
+
+    warm({"artefact": "other/w"})
+    assert "linear-trained (warm start from other/w, accumulators fresh)" in render_claim(run)
+    warm({"file": "f.npy", "sha256": "e" * 64, "kind": "linear-file"})
+    assert f"(warm start from f.npy, SHA-256 {'e' * 64}, accumulators fresh)" in \
+        render_claim(run)

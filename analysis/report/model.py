@@ -29,6 +29,7 @@ class TrainedPlan:
     every: int
     steps: list[int]
     select: str  # how the frozen checkpoint is selected, in words
+    init: dict[str, Any] | None = None  # a warm start: {artefact} or a pinned {file, sha256, ...}
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class ArmPlan:
     games: int
     shards: int
     artefact: str | None
+    pinned: dict[str, Any] | None = None  # a leaf from a pinned file: {file, sha256, kind, ...}
 
 
 @dataclass(frozen=True)
@@ -94,10 +96,18 @@ class ClaimDescription:
     verdict: dict[str, Any]
     recorded: dict[str, Any]
     declaration: dict[str, Any]
+    pinned: dict[str, Any] | None = None  # every pinned file the claim reads, by key
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready: every field in order, nested plans as mappings."""
-        return asdict(self)
+        """JSON-ready: every field in order, nested plans as mappings; the optional ``init``
+        and ``pinned`` only where present (so a claim without them hashes as it did)."""
+        doc = asdict(self)
+        for part in (doc["trained"].values(), doc["arms"].values(), (doc,)):
+            for d in part:
+                for key in ("init", "pinned"):
+                    if key in d and d[key] is None:
+                        del d[key]
+        return doc
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> ClaimDescription:

@@ -3,17 +3,22 @@
 Grammar::
 
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
+         | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH
 
 ``linear`` is the frozen fair leaf, ``zero`` scores every frontier 0,
 ``linear-trained:PATH`` the fair leaf's :data:`N_TERMS` terms with weights
-trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  PATH is
-kept as written.  The policy grammar (:mod:`engines.play.policy`), the
-search's leaf loader (:mod:`engines.search.leaf`), its bench and the plan
-(:mod:`protocol.plan`) all parse and spell leaves here.
+trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  The ``-file`` kinds are a leaf
+from a pinned file (:mod:`engines.leaves.pinned`): a linear vector or n-tuple
+tables made outside any claim, with the SHA-256 they must have, so the leaf's
+text names what it is and not only where it lies.  PATH is kept as written.
+The policy grammar (:mod:`engines.play.policy`), the search's leaf loader
+(:mod:`engines.search.leaf`), its bench and the plan (:mod:`protocol.plan`)
+all parse and spell leaves here.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 #: terms of the fair leaf (and weights of a ``linear-trained`` leaf)
@@ -24,8 +29,13 @@ NEXT_DISC_TERM = N_TERMS - 1
 PLAIN_LEAVES = ("linear", "zero")
 #: leaves that read weights from a directory
 PATH_LEAVES = ("linear-trained", "ntuple")
+#: leaves that read a pinned file: ``KIND:SHA256:PATH`` (engines.leaves.pinned)
+FILE_LEAVES = ("linear-file", "ntuple-file")
 #: the grammar, as error messages spell it
-LEAF_GRAMMAR = "linear, zero, linear-trained:PATH or ntuple:PATH"
+LEAF_GRAMMAR = ("linear, zero, linear-trained:PATH, ntuple:PATH, linear-file:SHA256:PATH or "
+                "ntuple-file:SHA256:PATH")
+#: a pinned file's SHA-256 as a leaf spells it (lower-case hex)
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 #: learner (``drop7 train --layout``: n-tuple tables or ``linear``) -> the leaf its weights make
 LEARNER_LEAVES = {"ntuple": "ntuple", "linear": "linear-trained"}
 
@@ -36,21 +46,33 @@ class LeafError(ValueError):
 
 @dataclass(frozen=True)
 class LeafSpec:
-    """A leaf named in a policy string: ``kind`` and, for table leaves, ``path``."""
+    """A leaf named in a policy string: ``kind`` and, for table leaves, ``path`` (and for a
+    pinned file its ``sha256``)."""
 
     kind: str
     path: str | None = None
+    sha256: str | None = None
 
     def format(self) -> str:
         """The leaf's canonical text."""
-        return self.kind if self.path is None else f"{self.kind}:{self.path}"
+        if self.path is None:
+            return self.kind
+        return (f"{self.kind}:{self.path}" if self.sha256 is None
+                else f"{self.kind}:{self.sha256}:{self.path}")
 
 
 def parse_leaf(text: str) -> LeafSpec:
-    """Parse ``LEAF`` (``linear``, ``zero``, ``linear-trained:PATH``, ``ntuple:PATH``)."""
+    """Parse ``LEAF`` (``linear``, ``zero``, ``linear-trained:PATH``, ``ntuple:PATH``,
+    ``linear-file:SHA256:PATH``, ``ntuple-file:SHA256:PATH``)."""
     if text in PLAIN_LEAVES:
         return LeafSpec(text)
     kind, sep, path = text.partition(":")
+    if kind in FILE_LEAVES:
+        sha, sep2, path = path.partition(":")
+        if not SHA256_HEX.fullmatch(sha) or not sep2 or not path:
+            raise LeafError(f"leaf {kind!r} needs a SHA-256 and a path: {kind}:SHA256:PATH "
+                            "(64 lower-case hex digits)")
+        return LeafSpec(kind, path, sha)
     if kind in PATH_LEAVES:
         if not sep or not path:
             raise LeafError(f"leaf {kind!r} needs a path: {kind}:PATH")

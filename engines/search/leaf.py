@@ -13,7 +13,9 @@ The value is ``leaf_base + leaf_disc`` (points).  Leaf kinds:
 
 * ``LEAF_ZERO``: 0 everywhere (search by points alone);
 * ``LEAF_LINEAR``: the ``N_TERMS``-feature linear leaf with a weight vector
-  (frozen ``FAIR_WEIGHTS`` for ``linear``, fitted ones for ``linear-trained``);
+  (frozen ``FAIR_WEIGHTS`` for ``linear``, fitted ones for ``linear-trained``,
+  a pinned file's for ``linear-file``) and an intercept (0 but for a pinned
+  vector that has one), held after the weights as ``weights[N_TERMS]``;
 * ``LEAF_NTUPLE``: an n-tuple value function (units of one rise) times
   17,000; it ignores the next disc (a chance-state value).
 """
@@ -26,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from engines.drop7.board import LEVEL_BONUS
-from engines.leaves.kinds import N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
+from engines.leaves.kinds import FILE_LEAVES, N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
 from engines.leaves.linear import linear_value_no_disc, next_disc_term
 from engines.ntuple.value import ntuple_value
 
@@ -46,7 +48,7 @@ def has_disc_part(kind: np.int64) -> bool:
 def leaf_base(kind, cols, moves_remaining, weights, tables, spec) -> np.float64:
     """The disc-free part of the leaf value (points)."""
     if kind == LEAF_LINEAR:
-        return linear_value_no_disc(cols, moves_remaining, weights)
+        return linear_value_no_disc(cols, moves_remaining, weights) + weights[N_TERMS]
     if kind == LEAF_NTUPLE:
         return NTUPLE_SCALE * ntuple_value(cols, moves_remaining, tables, spec)
     return 0.0
@@ -71,7 +73,8 @@ def _readonly(arr: np.ndarray, dtype: type) -> np.ndarray:
 class Leaf:
     """A loaded leaf: its kind and the arrays the kernel needs.
 
-    ``weights`` is float64[N_TERMS] (unused by non-linear kinds), ``tables`` the
+    ``weights`` is float64[N_TERMS + 1], the weights and the intercept (unused by
+    non-linear kinds; given N_TERMS values, the intercept is 0), ``tables`` the
     float32 n-tuple values (possibly memory-mapped) and ``spec`` the int64
     layout descriptor; unused arrays are length-1 placeholders, and all three
     are read-only, so every leaf shares one compiled kernel.
@@ -81,11 +84,16 @@ class Leaf:
                  tables: np.ndarray | None = None, spec: np.ndarray | None = None) -> None:
         self.kind = int(kind)
         self.name = name
-        self.weights = _readonly(np.zeros(N_TERMS) if weights is None else weights, np.float64)
+        w = np.zeros(N_TERMS + 1)
+        if weights is not None:
+            given = np.asarray(weights, dtype=np.float64)
+            if given.shape not in ((N_TERMS,), (N_TERMS + 1,)):
+                raise ValueError(f"leaf {name}: expected {N_TERMS} weights (and an optional "
+                                 f"intercept), got {given.shape}")
+            w[:given.shape[0]] = given
+        self.weights = _readonly(w, np.float64)
         self.tables = _readonly(np.zeros(1) if tables is None else tables, np.float32)
         self.spec = _readonly(np.zeros(1) if spec is None else spec, np.int64)
-        if self.weights.shape != (N_TERMS,):
-            raise ValueError(f"leaf {name}: expected {N_TERMS} weights, got {self.weights.shape}")
         if self.tables.ndim != 1:
             raise ValueError(f"leaf {name}: tables must be one flat float32 array")
 
@@ -113,5 +121,13 @@ def load_leaf(leaf: LeafSpec | str, verify: bool = True) -> Leaf:
         return Leaf(LEAF_LINEAR, spec.format(), weights)
     if spec.kind == "ntuple":
         tables, layout, _ = load_ntuple(Path(str(spec.path)), verify)
+        return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
+    if spec.kind in FILE_LEAVES:
+        from engines.leaves.pinned import load_pinned
+
+        assert spec.sha256 is not None
+        _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind)
+        if weights is not None:
+            return Leaf(LEAF_LINEAR, spec.format(), weights)
         return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
     raise ValueError(f"unknown leaf kind {spec.kind!r}")

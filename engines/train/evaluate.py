@@ -5,8 +5,9 @@
 
 plays ``--games`` whole games greedily one ply (the training policy, frozen)
 with the weights in ``DIR`` (n-tuple tables or linear-trained), one ply with
-the untrained weights of the same learner (``start``: what training began
-from, see :func:`play_untrained`), and random legal play, all on the same
+the weights training began from (``start``: the untrained weights of the same
+learner, :func:`play_untrained`, or a warm start's weights, which the
+checkpoint's manifest names, :func:`play_start`), and random legal play, all on the same
 seeds, and prints one JSON object: the arms' mean scores with a 95%
 interval, the paired mean difference to random, and for n-tuple
 tables the Pearson correlation between ``U(s)`` and the realised remaining
@@ -84,6 +85,28 @@ def play_untrained(kind: str | None, seeds: np.ndarray, results: np.ndarray) -> 
                          seeds, results, none, none, np.zeros(0, dtype=np.int64))
 
 
+def play_start(manifest: dict, seeds: np.ndarray, results: np.ndarray,
+               verify: bool = True) -> None:
+    """One ply with the weights the checkpoint of ``manifest`` was trained from: a warm
+    start's (its ``init``: path and SHA-256, checked unless ``verify`` is false), else the
+    learner's untrained weights (:func:`play_untrained`)."""
+    init = manifest.get("init")
+    if not init:
+        play_untrained(manifest.get("kind"), seeds, results)
+        return
+    from engines.leaves.pinned import load_pinned
+
+    _, weights, tables, layout = load_pinned(init["path"], init["sha256"], verify)
+    if weights is not None:
+        from engines.train.linear_td import play_linear_greedy
+
+        play_linear_greedy(np.ascontiguousarray(weights[:N_TERMS]), seeds, results)
+    else:
+        none = np.zeros(0)
+        kern.play_greedy(tables, 0.0, layout.spec, seeds, results, none, none,
+                         np.zeros(0, dtype=np.int64))
+
+
 def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
              per_game: bool = False) -> dict:
     """One-ply play of the weights in ``directory``, of the untrained weights and random play
@@ -117,7 +140,7 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
     rand = np.zeros((n, core.ST_LEN), dtype=np.int64)
     baselines.play_baseline_games(seeds, baselines.POLICY_RANDOM, rand)
     start = np.zeros((n, core.ST_LEN), dtype=np.int64)
-    play_untrained(manifest.get("kind"), seeds, start)
+    play_start(manifest, seeds, start, verify)
     s1 = results[:, core.ST_SCORE].astype(np.float64)
     s0 = rand[:, core.ST_SCORE].astype(np.float64)
     out["one_ply"] = {**_summary(s1),

@@ -199,11 +199,35 @@ class LinearLearner:
         self.theta = np.zeros(N_TERMS)
         self.e_acc = np.zeros(N_TERMS)
         self.a_acc = np.zeros(N_TERMS)
+        self.init: dict | None = None  # a warm start: {"path", "sha256"}
+
+    def warm_start(self, path: str, sha256: str, load: bool = True) -> None:
+        """Start from the pinned linear weights ``path`` (points per raw term; no intercept,
+        which this learner does not fit), with fresh accumulators (the register's promotion
+        rule).  ``load`` false sets only the config.  Another kind or hash, or an intercept,
+        is a ``WeightsError``."""
+        from engines.leaves.pinned import LINEAR_FILE, PinnedError, load_pinned
+        from engines.ntuple.storage import WeightsError
+
+        try:
+            _, weights, _, _ = load_pinned(path, sha256, True, LINEAR_FILE)
+        except PinnedError as exc:
+            raise WeightsError(str(exc)) from None
+        if weights[N_TERMS] != 0.0:
+            raise WeightsError(f"{path}: has an intercept ({weights[N_TERMS]:g}); the linear "
+                               "learner fits the 18 weights only")
+        if load:
+            self.theta[:] = weights[:N_TERMS] * SCALES / _RISE
+        self.e_acc[:] = 0.0
+        self.a_acc[:] = 0.0
+        self.init = {"path": str(path), "sha256": sha256}
 
     def config(self) -> dict:
-        """What determines the weights besides the seeds."""
+        """What determines the weights besides the seeds (a warm start's hash, not its path)."""
+        init = "zero" if self.init is None else {"sha256": self.init["sha256"],
+                                                 "accumulators": "fresh"}
         return {"kind": self.kind, "layout": "linear", "features": int(N_TERMS),
-                "scales": [float(s) for s in SCALES], "alpha": self.alpha, "init": "zero",
+                "scales": [float(s) for s in SCALES], "alpha": self.alpha, "init": init,
                 "delta_clamp": kern.DELTA_CLAMP, "strata": kern.STRATA,
                 "game_over_in_choice": float(TERMINAL_UTILITY)}
 

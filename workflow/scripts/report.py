@@ -37,7 +37,7 @@ def main() -> None:
     prov = collect(repo=S.params.repo, profile=S.params.profile, declaration=plan["declaration"],
                    seed_blocks=seeds, manifests=[m for ms in manifests.values() for m in ms],
                    frozen=frozen, games=[S.input.table] if opened else [],
-                   benchmarks=S.params.benchmarks)
+                   benchmarks=S.params.benchmarks, pinned=plan.get("pinned"))
     write_json(S.output.provenance, prov)
     claim_run = ClaimRun(
         plan=ClaimDescription.from_json(plan), profile=json.loads(json.dumps(S.params.profile)),
