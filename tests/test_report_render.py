@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import base64
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
