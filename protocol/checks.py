@@ -139,24 +139,25 @@ def disk_need(p: ClaimPlan, keep_final_state: bool) -> int:
     """Bytes a claim's run writes at most: checkpoints, resume states, frozen copies.
 
     Checkpoints and states are compressed: each is counted at
-    :func:`engines.ntuple.storage.packed_bound` of its updates (twice the measured growth, at
+    :func:`engines.weights_files.packed_bound` of its updates (twice the measured growth, at
     most its raw size); frozen copies are plain, at their raw size.  A
     segment's state is deleted once the next segment has run, so at most two states of one
     weights are on disk at once (one if a single segment is left)."""
-    from engines.ntuple import storage
+    from engines.train.trainer import updates_per_move
+    from engines.weights_files import PACKED_STATE_K, PACKED_STEP_K, packed_bound
 
     need = 0
     for t in p.trained.values():
         step = t.entries * costs.STEP_BYTES_PER_ENTRY
         state = t.entries * costs.STATE_BYTES_PER_ENTRY
-        per_move = storage.updates_per_move(t.layout)
+        per_move = updates_per_move(t.layout)
         missing = [s for s in t.steps if not Path(t.checkpoint(s), "manifest.json").exists()]
-        need += sum(storage.packed_bound(step, s * per_move, storage.PACKED_STEP_K)
+        need += sum(packed_bound(step, s * per_move, PACKED_STEP_K)
                     for s in missing)
-        need += sum(storage.packed_bound(state, s * per_move, storage.PACKED_STATE_K)
+        need += sum(packed_bound(state, s * per_move, PACKED_STATE_K)
                     for s in missing[-2:])
         if missing and keep_final_state:
-            need += storage.packed_bound(step, missing[-1] * per_move, storage.PACKED_STEP_K)
+            need += packed_bound(step, missing[-1] * per_move, PACKED_STEP_K)
     for art in p.artefacts.values():
         if art.claim == p.id and not Path(art.record).exists():
             need += art.entries * costs.STEP_BYTES_PER_ENTRY

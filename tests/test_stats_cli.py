@@ -13,7 +13,7 @@ from test_stats_support import games_frame, score_like_pairs
 
 from analysis.contrast import contrast_games
 from analysis.games_table import read_games
-from engines.drop7.cli import main
+from cli.main import main
 
 C, B = score_like_pairs(48, seed=5)
 

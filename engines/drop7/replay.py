@@ -21,6 +21,7 @@ import numpy as np
 
 from contracts.cli_numbers import INT64_MAX, SEED_SPACE, parse_int
 from contracts.errors import InputError, clip
+from contracts.input_file import read_input_lines
 from contracts.trajectory import trajectory_checksum
 from engines.drop7 import core
 from engines.drop7.board import (
@@ -31,7 +32,6 @@ from engines.drop7.board import (
     opening_cols,
     rows_to_cols,
 )
-from engines.drop7.cli import read_input_lines
 from engines.drop7.trajectory import replay_seeded
 
 FORMAT = "drop7-replay-v1"

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from contracts.cli_numbers import int_option
-from engines.drop7.engine_bench import machine_facts
+from contracts.machine_facts import machine_facts
 from engines.drop7.game_loop import play_out
 from engines.play.games import centre_first, warm_up_driver
 from engines.play.policy import PolicyError, load_policy, parse_policy

@@ -106,7 +106,8 @@ def load_leaf(leaf: LeafSpec | str, verify: bool = True) -> Leaf:
         from engines.leaves.linear import FAIR_WEIGHTS
 
         return Leaf(LEAF_LINEAR, spec.format(), FAIR_WEIGHTS)
-    from engines.ntuple.storage import load_linear, load_ntuple
+    from engines.leaves.linear_weights import load_linear
+    from engines.ntuple.storage import load_ntuple
 
     if spec.kind == "linear-trained":
         weights, _ = load_linear(Path(str(spec.path)), verify)

@@ -2,7 +2,7 @@
 
 :func:`play_greedy` plays whole games with the move choice of
 :mod:`engines.train.kernel` (``choose_move``) and traces the value of each
-chance state against the points realised; ``python -m engines.train.evaluate``
+chance state against the points realised; ``drop7 evaluate``
 reads it.  Its game loop stays inside the compiled function (one call plays
 every game).
 """

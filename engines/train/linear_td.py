@@ -30,7 +30,7 @@ from zero or from the fair weights alike).
 
 Saved weights are in points per raw term (``17000 * theta / SCALES``), so a
 ``linear-trained:PATH`` leaf is ``sum(w_i * term_i)`` exactly like the
-frozen leaf (see :func:`engines.ntuple.storage.load_linear`).
+frozen leaf (see :func:`engines.leaves.linear_weights.load_linear`).
 """
 
 from __future__ import annotations
