@@ -33,7 +33,6 @@ compressed or decoded.  Writers never leave half a directory
 rename it into place, refusing to replace an existing directory unless asked.
 """
 
-
 from __future__ import annotations
 
 import contextlib
