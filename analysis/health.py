@@ -10,8 +10,8 @@ the run already has:
 * one ply at every checkpoint: the weights played greedily one ply (the
   training policy, frozen), the same learner's untrained weights one ply
   (``start``: what training began from) and random legal play, all on the
-  same unseen training-role seeds (``python -m engines.train.evaluate
-  --out``), one score per game and arm.
+  same unseen training-role seeds (``drop7 evaluate --out``), one score per
+  game and arm.
 
 Findings raise the banner (and fail a ``training-health`` reading):
 

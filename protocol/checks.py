@@ -6,7 +6,7 @@
   the side of the reserved range its ledger may read
   (:func:`protocol.held_out.block_refusal`); a frozen artefact that exists
   must match the SHA-256 its declaration pins; every pinned file (a leaf or a
-  warm start, :mod:`engines.leaves.pinned`) exists, has its kind's format and
+  warm start, :mod:`engines.pinned_leaf`) exists, has its kind's format and
   hashes to its pin (:func:`pinned_files`); a screen block that another
   claim owns in the ledger is refused unless the declaration shares it, and
   one this claim opened with other deciding parts (its protocol hash) is
@@ -55,7 +55,7 @@ def pinned_files(plan: Plan) -> None:
     malformed (length, dtype, suffix, layout) or whose SHA-256 is not its pin; the whole file
     is hashed, so a wrong table never reaches a game job (which hashes it again as it loads
     the leaf or the warm start).  A file several claims read is hashed once."""
-    from engines.leaves.pinned import PinnedError, PinnedHashError, check_pinned
+    from engines.pinned_leaf import PinnedError, PinnedHashError, check_pinned
 
     seen: dict[tuple[str, str], str] = {}
     for p in plan.claims.values():
@@ -169,24 +169,25 @@ def disk_need(p: ClaimPlan, keep_final_state: bool) -> int:
     """Bytes a claim's run writes at most: checkpoints, resume states, frozen copies.
 
     Checkpoints and states are compressed: each is counted at
-    :func:`engines.ntuple.storage.packed_bound` of its updates (twice the measured growth, at
+    :func:`engines.weights_files.packed_bound` of its updates (twice the measured growth, at
     most its raw size); frozen copies are plain, at their raw size.  A
     segment's state is deleted once the next segment has run, so at most two states of one
     weights are on disk at once (one if a single segment is left)."""
-    from engines.ntuple import storage
+    from engines.train.trainer import updates_per_move
+    from engines.weights_files import PACKED_STATE_K, PACKED_STEP_K, packed_bound
 
     need = 0
     for t in p.trained.values():
         step = t.entries * costs.STEP_BYTES_PER_ENTRY
         state = t.entries * costs.STATE_BYTES_PER_ENTRY
-        per_move = storage.updates_per_move(t.layout)
+        per_move = updates_per_move(t.layout)
         missing = [s for s in t.steps if not Path(t.checkpoint(s), "manifest.json").exists()]
-        need += sum(storage.packed_bound(step, s * per_move, storage.PACKED_STEP_K)
+        need += sum(packed_bound(step, s * per_move, PACKED_STEP_K)
                     for s in missing)
-        need += sum(storage.packed_bound(state, s * per_move, storage.PACKED_STATE_K)
+        need += sum(packed_bound(state, s * per_move, PACKED_STATE_K)
                     for s in missing[-2:])
         if missing and keep_final_state:
-            need += storage.packed_bound(step, missing[-1] * per_move, storage.PACKED_STEP_K)
+            need += packed_bound(step, missing[-1] * per_move, PACKED_STEP_K)
     for art in p.artefacts.values():
         if art.claim == p.id and not Path(art.record).exists():
             need += art.entries * costs.STEP_BYTES_PER_ENTRY

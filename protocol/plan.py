@@ -206,7 +206,7 @@ def _pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
     job, :func:`protocol.checks.before_any_job`), or None for another leaf."""
     if not is_pinned(leaf):
         return None
-    from engines.leaves.pinned import PinnedError, inspect_pinned
+    from engines.pinned_leaf import PinnedError, inspect_pinned
 
     path = pinned_path(claim, leaf["file"])
     try:

@@ -105,7 +105,7 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     Refuses when the claim's gates failed and are enforced.  The SHA-256 is
     recomputed from the frozen file and must equal the checkpoint manifest's.
     """
-    from engines.ntuple.storage import read_manifest, unpack_weights
+    from engines.weights_files import read_manifest, unpack_weights
 
     if not gate["opens_screen"]:
         raise ValueError(f"the claim's gates failed, nothing to freeze: {gate['reason']}")

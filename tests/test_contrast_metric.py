@@ -23,7 +23,7 @@ from analysis.contrast import (
 from analysis.games_table import METRICS, pair_arms
 from analysis.readings import evaluate
 from analysis.report import figures
-from engines.drop7.cli import main
+from cli.main import main
 from protocol.declaration import load_claims
 from protocol.plan import load_plan
 from protocol.records import experiment_record

@@ -13,11 +13,11 @@ from claims_support import REPO, fair_depth_claim, write_claim
 from engines.drop7.board import rows_to_cols
 from engines.leaves.kinds import N_TERMS, LeafError, LeafSpec, parse_leaf
 from engines.leaves.linear import FAIR_WEIGHTS
-from engines.leaves.pinned import PinnedError, check_pinned, read_vector
-from engines.ntuple.storage import array_chunks, save_weights, unpack_weights
+from engines.pinned_leaf import PinnedError, check_pinned, read_vector
 from engines.play.games import play_game
 from engines.play.policy import PolicyError, canonical_policy, load_policy
 from engines.search.leaf import leaf_base, load_leaf
+from engines.weights_files import array_chunks, save_weights, unpack_weights
 from protocol.checks import before_any_job
 from protocol.plan import load_plan
 from protocol.records import experiment_record, protocol_sha256

@@ -120,7 +120,7 @@ def test_load_errors_for_missing_or_bad_weights(tmp_path) -> None:
 
 
 def test_linear_trained_loads_saved_weights(tmp_path) -> None:
-    from engines.ntuple.storage import array_chunks, save_weights
+    from engines.weights_files import array_chunks, save_weights
 
     weights = np.arange(N_TERMS, dtype=np.float64) - 9.0
     save_weights(tmp_path / "w", (N_TERMS,), np.float64, array_chunks(weights),

@@ -13,10 +13,10 @@ import pytest
 
 from analysis.contrast import contrast_paired
 from analysis.games_table import pair_arms, read_games
+from cli.main import main
 from contracts.cli_numbers import seed_hex
 from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
-from engines.drop7.cli import main
 from engines.play.runner import Arm, run_shard
 from protocol.plan import load_plan
 from protocol.records import experiment_record, write_bundle

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from engines.drop7.cli import main
+from cli.main import main
 
 
 def test_bench_prints_the_figures(capsys) -> None:

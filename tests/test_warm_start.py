@@ -11,13 +11,15 @@ import numba
 import numpy as np
 import pytest
 
-from engines.drop7.cli import main
+from cli.main import main
 from engines.leaves.linear import FAIR_WEIGHTS
+from engines.leaves.linear_weights import load_linear
 from engines.ntuple.layouts import get_layout
-from engines.ntuple.storage import WeightsError, load_linear, load_ntuple
+from engines.ntuple.storage import load_ntuple
 from engines.train.evaluate import evaluate
 from engines.train.linear_td import LinearLearner
 from engines.train.trainer import NtupleLearner
+from engines.weights_files import WeightsError
 
 SEEDS = "0x1000000000000000:1000000"
 TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2

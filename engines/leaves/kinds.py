@@ -8,7 +8,7 @@ Grammar::
 ``linear`` is the frozen fair leaf, ``zero`` scores every frontier 0,
 ``linear-trained:PATH`` the fair leaf's :data:`N_TERMS` terms with weights
 trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  The ``-file`` kinds are a leaf
-from a pinned file (:mod:`engines.leaves.pinned`): a linear vector or n-tuple
+from a pinned file (:mod:`engines.pinned_leaf`): a linear vector or n-tuple
 tables made outside any claim, with the SHA-256 they must have, so the leaf's
 text names what it is and not only where it lies.  PATH is kept as written.
 The policy grammar (:mod:`engines.play.policy`), the search's leaf loader
@@ -29,7 +29,7 @@ NEXT_DISC_TERM = N_TERMS - 1
 PLAIN_LEAVES = ("linear", "zero")
 #: leaves that read weights from a directory
 PATH_LEAVES = ("linear-trained", "ntuple")
-#: leaves that read a pinned file: ``KIND:SHA256:PATH`` (engines.leaves.pinned)
+#: leaves that read a pinned file: ``KIND:SHA256:PATH`` (engines.pinned_leaf)
 FILE_LEAVES = ("linear-file", "ntuple-file")
 #: the grammar, as error messages spell it
 LEAF_GRAMMAR = ("linear, zero, linear-trained:PATH, ntuple:PATH, linear-file:SHA256:PATH or "

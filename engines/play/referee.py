@@ -49,6 +49,7 @@ import numpy as np
 
 from engines.drop7 import core
 from engines.drop7.board import opening_cols
+from engines.drop7.trajectory import replay_seeded
 from engines.play import referee_messages as msg
 from engines.play.policy import ExternalSpec, Policy, PolicyError, PolicySpec
 
@@ -308,9 +309,7 @@ class ExternalPolicy(Policy):
 
     def warm_up(self) -> None:
         """Compile the position line's writer, so a game's wall time excludes it."""
-        state = np.zeros(core.ST_LEN, dtype=np.int64)
-        cols = np.zeros(7, dtype=np.int64)
-        core.new_game(np.uint64(0), state, cols)
+        _, state, cols = replay_seeded(0, [])  # an opening position
         msg.position_line(state, cols)
 
     def new_game(self, seed: int) -> None:

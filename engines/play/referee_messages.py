@@ -21,6 +21,7 @@ import numpy as np
 
 from engines.drop7 import core
 from engines.drop7.board import MOVES_PER_LEVEL, BoardError, cols_to_rows, rows_to_cols
+from engines.drop7.game_loop import game_arrays
 
 #: the protocol's version, sent in the harness's first line
 VERSION = 2
@@ -98,7 +99,7 @@ def parse_position(line: str) -> Position:
         cols = rows_to_cols(values[0].split("/"))
     except BoardError as exc:
         raise MessageError(f"position board: {exc}") from None
-    if core.scan(cols, np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)) != 0:
+    if core.scan(cols, game_arrays()[2]) != 0:
         raise MessageError("position board: a disc on it would pop (a game's position is "
                            "settled)")
     numbers = []

@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from contracts.cli_numbers import int_option
-from engines.drop7.engine_bench import machine_facts
+from contracts.machine_facts import machine_facts
 from engines.leaves.kinds import LEAF_GRAMMAR
 from engines.search.expectimax import (
     MAX_DEPTH,

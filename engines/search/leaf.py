@@ -114,7 +114,8 @@ def load_leaf(leaf: LeafSpec | str, verify: bool = True) -> Leaf:
         from engines.leaves.linear import FAIR_WEIGHTS
 
         return Leaf(LEAF_LINEAR, spec.format(), FAIR_WEIGHTS)
-    from engines.ntuple.storage import load_linear, load_ntuple
+    from engines.leaves.linear_weights import load_linear
+    from engines.ntuple.storage import load_ntuple
 
     if spec.kind == "linear-trained":
         weights, _ = load_linear(Path(str(spec.path)), verify)
@@ -123,7 +124,7 @@ def load_leaf(leaf: LeafSpec | str, verify: bool = True) -> Leaf:
         tables, layout, _ = load_ntuple(Path(str(spec.path)), verify)
         return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
     if spec.kind in FILE_LEAVES:
-        from engines.leaves.pinned import load_pinned
+        from engines.pinned_leaf import load_pinned
 
         assert spec.sha256 is not None
         _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind)

@@ -44,8 +44,11 @@ from contracts.train_directory import (
 )
 from contracts.weights_dir import PACKED_SUFFIX
 from engines.drop7 import core
-from engines.ntuple.layouts import INITIAL_VALUE
-from engines.ntuple.storage import (
+from engines.leaves.kinds import N_TERMS
+from engines.ntuple.layouts import INITIAL_VALUE, get_layout
+from engines.train import kernel as kern
+from engines.train.lanes import train_rounds
+from engines.weights_files import (
     PACKED_STATE_K,
     PACKED_STEP_K,
     WeightsError,
@@ -54,12 +57,9 @@ from engines.ntuple.storage import (
     packed_bound,
     read_into,
     save_weights,
-    updates_per_move,
     write_manifest,
     write_packed,
 )
-from engines.train import kernel as kern
-from engines.train.lanes import train_rounds
 
 TRAINER_VERSION = 1
 #: most lanes a run may train in
@@ -113,6 +113,14 @@ class Learner(Protocol):
     def export(self) -> tuple[tuple[int, ...], np.dtype, object]: ...
     def resume_arrays(self) -> dict[str, np.ndarray]:
         """The learner's own arrays a resume state holds (a resume fills them in place)."""
+
+
+def updates_per_move(layout: str) -> int:
+    """Entries one training move updates: a layout's active tuples (``linear``: its weights).
+
+    It sizes the compressed checkpoints and states (:func:`engines.weights_files.packed_bound`).
+    """
+    return N_TERMS if layout == "linear" else get_layout(layout).n_active
 
 
 def config_hash(config: dict) -> str:
@@ -252,7 +260,7 @@ class Trainer:
     def disk_need(self, steps: list[int]) -> int:
         """Bytes the run writes at most: a checkpoint at each of ``steps`` (moves) and one resume
         state at a time (two while the newest replaces the last), each compressed
-        (:func:`~engines.ntuple.storage.packed_bound`)."""
+        (:func:`~engines.weights_files.packed_bound`)."""
         shape, dtype, _ = self.learner.export()
         step = int(np.prod(shape)) * np.dtype(dtype).itemsize
         resume = sum(a.nbytes for a in self.learner.resume_arrays().values())
@@ -392,14 +400,14 @@ class NtupleLearner:
         them; the accumulators ``E, A`` fresh, so every entry's first update runs at the full
         step).  ``load`` false sets only the config (a segment that resumes a state).  Another
         layout, kind or hash is a :class:`WeightsError`."""
-        from engines.leaves.pinned import NTUPLE_FILE, PinnedError, inspect_pinned, load_pinned
+        from engines.pinned_leaf import NTUPLE_FILE, PinnedError, inspect_pinned, load_pinned
 
         try:
             kind, entries = inspect_pinned(path)
             if kind != NTUPLE_FILE:
                 raise PinnedError(f"{path}: holds a {kind} leaf, not n-tuple tables to train")
             if not load:
-                from engines.ntuple.storage import read_manifest
+                from engines.weights_files import read_manifest
 
                 manifest = read_manifest(Path(path))
                 if manifest.get("sha256") != sha256:

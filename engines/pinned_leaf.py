@@ -1,5 +1,8 @@
 """A leaf from a pinned file: weights made outside any claim, named by path and SHA-256.
 
+It sits beside :mod:`engines.weights_files`, above both the leaves and the tables, since a
+pinned file holds either (the leaves and the tables know nothing of each other).
+
 Two things can be pinned (docs/claims.md, A leaf from a pinned file):
 
 * **a linear vector** (leaf kind ``linear-file``): the fair leaf's
@@ -18,7 +21,7 @@ Two things can be pinned (docs/claims.md, A leaf from a pinned file):
   ``tables.npy.zst``): n-tuple tables (leaf kind ``ntuple-file``) or a
   ``linear-trained`` weights vector (``linear-file``), as the manifest's
   ``kind`` says; its pin is the SHA-256 of the array's ``.npy`` stream, the
-  number the manifest records (``python -m engines.ntuple.storage FILE``).
+  number the manifest records (``python -m engines.weights_files FILE``).
 
 Every value must be finite.  Anything else (a missing file, another suffix, a
 wrong length, dtype or shape, a hash other than the pin) is a
@@ -105,7 +108,7 @@ def inspect_pinned(path: str | Path) -> tuple[str, int]:
     """The leaf kind a pinned path holds and its entries, read cheaply (no hash): a
     directory's manifest, else a vector file.  Missing paths and unknown kinds are
     :class:`PinnedError`."""
-    from engines.ntuple.storage import WeightsError, read_manifest
+    from engines.weights_files import WeightsError, read_manifest
 
     path = Path(path)
     if path.is_dir():
@@ -135,7 +138,9 @@ def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | 
     given) and a file whose SHA-256 is not ``sha256`` (a weights
     directory's manifest must record the pin, and with ``verify`` its array must hash to
     it; a vector file is always hashed, it is small)."""
-    from engines.ntuple.storage import WeightsError, load_linear, load_ntuple, read_manifest
+    from engines.leaves.linear_weights import load_linear
+    from engines.ntuple.storage import load_ntuple
+    from engines.weights_files import WeightsError, read_manifest
 
     path = Path(path)
     kind, _ = inspect_pinned(path)
