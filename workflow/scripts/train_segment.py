@@ -10,9 +10,9 @@ import shutil
 import subprocess
 import sys
 
+from contracts.json_file import load_json
 from contracts.train_directory import resume_dir
 from protocol.jobs import log_to, run
-from protocol.stages import load_json
 
 S = snakemake  # noqa: F821
 
