@@ -223,7 +223,7 @@ def test_drop7_serve_of_a_baseline_offers_no_values() -> None:
 
 def test_served_values_equal_the_internal_ones_exactly() -> None:
     """Through the protocol (``drop7 serve`` as a program), the values read back bit for bit."""
-    served = load_policy(f"external:{sys.executable} -m engines.drop7 serve --policy "
+    served = load_policy(f"external:{sys.executable} -m cli serve --policy "
                          "direct:leaf=linear")
     internal = load_policy("direct:leaf=linear")
     try:

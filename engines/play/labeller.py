@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines.drop7 import core
+from engines.drop7.game_loop import game_arrays
 from engines.drop7.rng import (
     DOMAIN_DISC,
     DOMAIN_LABEL,
@@ -105,9 +106,7 @@ def label_root(policy: Policy, cols: np.ndarray, disc: int, moves_remaining: int
     keys = [(np.uint64(stream_key(s, DOMAIN_DISC)), np.uint64(stream_key(s, DOMAIN_REVEAL)))
             for s in seeds]
     points, lifetime, ended = (np.full(7, np.nan) for _ in range(3))
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
-    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    state, _, scratch, out = game_arrays()
     nodes0, leaves0 = policy.work()
     for c in range(7):
         if not core.is_legal(cols, c):
