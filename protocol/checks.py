@@ -177,7 +177,6 @@ def external_programs(plan: Plan, claims: Sequence[str]) -> None:
     directory, :func:`engines.play.referee.check_program`): every command word that names
     a file must exist, the program must start, shake hands in this protocol version, take
     the arm's options and answer a trial decision; then it is told to quit."""
-    from engines.play.policy import parse_policy
     from engines.play.referee import OptionError, ProgramError, check_program
 
     for c in claims:
@@ -190,7 +189,7 @@ def external_programs(plan: Plan, claims: Sequence[str]) -> None:
                                        f"{arm['command'][0]!r} not found on PATH or from "
                                        f"{Path.cwd()}")
             try:
-                check_program(parse_policy(p.arms[name].policy).external)
+                check_program(p.arms[name].spec)
             except ProgramError as exc:
                 key = "options" if isinstance(exc, OptionError) else "command"
                 raise DeclarationError(f"{p.claim.path}: key arms.{name}.{key}: the program "

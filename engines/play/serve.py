@@ -24,7 +24,8 @@ from typing import IO
 
 from engines.drop7 import core
 from engines.play import referee_messages as msg
-from engines.play.policy import Policy, load_policy
+from engines.play.players import Policy
+from engines.play.policy import load_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -61,12 +61,11 @@ from engines.search.leaf import (
     leaf_base,
     leaf_disc,
 )
+from engines.search.limits import MAX_DEPTH, MAX_STRATA
 from engines.search.ntuple_delta import child_value, slot_index, work_arrays
 
 STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(5)
 STAT_LEN = 8
-MAX_DEPTH = 6
-MAX_STRATA = 64
 #: log2 of the entries of the node table by search depth (about twice the distinct inner
 #: nodes of a d3 / d4 decision); depth 1 has no inner nodes
 NODE_TABLE_BITS = {1: 0, 2: 9, 3: 13, 4: 17, 5: 20, 6: 20}
