@@ -38,6 +38,7 @@ from analysis.readings import (
     VALUES,
 )
 from analysis.sequential_screen import design_key, design_of
+from protocol.arms import check_arm, claim_schema
 from protocol.schema import DeclarationError, check, read_yaml
 
 #: the claim declaration format
@@ -46,12 +47,6 @@ FORMAT = "drop7-claim-v1"
 DEFAULT_CLAIMS_DIR = "config/claims"
 #: the one suffix of a declaration file
 SUFFIX = ".yaml"
-#: policies that take a leaf; the rest are the engine's baselines and external programs
-LEAF_POLICIES = ("search", "direct")
-#: an arm played by another program through the referee protocol (docs/referee.md)
-EXTERNAL = "external"
-#: the keys only an external arm takes
-EXTERNAL_KEYS = ("command", "options", "movetime", "grace")
 #: why a sequential screen refuses an arm on a prefix (declaration and profile)
 NO_PREFIX = "a sequential screen plays every arm on every look's seeds: no arm on a prefix"
 #: most checkpoints of one claim, over all its trained weights, in any profile: each is a
@@ -172,25 +167,8 @@ def _check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: _Check) -> None:
 
 def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
     for name, arm in doc["arms"].items():
-        key, play = f"arms.{name}", arm["play"]
-        if play in LEAF_POLICIES and "leaf" not in arm:
-            chk.fail(f"{key}.leaf", f"a {play} arm needs a leaf")
-        if play == "search" and not {"depth", "strata"} <= set(arm):
-            chk.fail(f"{key}.depth", "a search arm needs depth and strata")
-        if play == "direct" and "depth" in arm:
-            chk.fail(f"{key}.depth", "a direct arm plays one ply: no depth")
-        if play not in LEAF_POLICIES:
-            extra = sorted({"leaf", "depth", "strata"} & set(arm))
-            what = "an external arm" if play == EXTERNAL else f"the {play} baseline"
-            if extra:
-                chk.fail(f"{key}.{extra[0]}", f"{what} takes no {extra[0]}")
-        if play == EXTERNAL and "command" not in arm:
-            chk.fail(f"{key}.command", "an external arm needs a command (the program and its "
-                     "arguments)")
-        if play != EXTERNAL:
-            extra = sorted(set(EXTERNAL_KEYS) & set(arm))
-            if extra:
-                chk.fail(f"{key}.{extra[0]}", f"only an external arm takes {extra[0]}")
+        key = f"arms.{name}"
+        check_arm(arm, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
         if "leaf" in arm:
             _check_leaf(arm["leaf"], f"{key}.leaf", doc, chk)
         if arm.get("games", 0) > doc["screen"]["games"]:
@@ -316,7 +294,7 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     """One declaration, schema-checked and checked within itself (``shown``: the path that
     messages and reports name, e.g. relative to the repository)."""
     path = Path(path)
-    doc = check(read_yaml(path), "claim", shown or path)
+    doc = check(read_yaml(path), claim_schema(), shown or path)
     path = Path(shown or path)
     chk = _Check(path)
     if doc["id"] != path.stem:

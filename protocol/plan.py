@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 from analysis.games_table import DEFAULT_METRIC
 from analysis.sequential_screen import design_of, scale_screen
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
+from engines.play.spec import DEFAULT_STRATA, Arm, PolicySpec, SearchSpec
 from engines.seedbank import load_bank
 from protocol import costs
+from protocol.arms import arm_spec, decision_seconds, play_kind
 from protocol.declaration import (
     DEFAULT_CLAIMS_DIR,
-    EXTERNAL,
     MAX_CHECKPOINTS,
     NO_PREFIX,
     Claim,
@@ -38,11 +39,11 @@ from protocol.declaration import (
 )
 from protocol.paths import Paths
 from protocol.plan_model import (
-    Arm,
     Artefact,
     ClaimPlan,
     Contrast,
     Plan,
+    PlannedArm,
     Sequential,
     Training,
     table_entries,
@@ -139,21 +140,6 @@ def _dtag(depth: int, strata: int) -> str:
     return f"d{depth}s{strata}"
 
 
-def _policy(play: str, leaf: str | None, depth: int | None, strata: int | None,
-            arm: Mapping[str, Any] | None = None) -> str:
-    from engines.play.policy import canonical_policy, external_policy
-
-    if play == EXTERNAL:
-        assert arm is not None
-        return external_policy(arm["command"], arm.get("options"), arm.get("movetime"),
-                               arm.get("grace"))
-    if play == "search":
-        return canonical_policy(f"search:leaf={leaf},d={depth},s={strata}")
-    if play == "direct":
-        return canonical_policy(f"direct:leaf={leaf},s={strata}")
-    return canonical_policy(play)
-
-
 def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim],
               profile: str, paths: Paths) -> Artefact:
     source = leaf.get("claim", claim.id)
@@ -167,30 +153,27 @@ def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim]
                     table_entries(recipe["learner"], recipe.get("layout")), pin)
 
 
-def _leaf_text(leaf: Any, artefact: Artefact | None) -> str | None:
+def _leaf(leaf: Any, artefact: Artefact | None) -> LeafSpec | None:
+    """A declared leaf as played: a frozen artefact's tables, or a leaf named by its kind."""
     if artefact is not None:
-        return LeafSpec(artefact.leaf, artefact.dir).format()
-    return leaf
+        return LeafSpec(artefact.leaf, artefact.dir)
+    return parse_leaf(leaf) if leaf is not None else None
 
 
-def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
-         games: int, prof: _Profile, declared: Mapping[str, Any] | None = None,
-         **extra: Any) -> Arm:
-    kind = parse_leaf(leaf).kind if leaf else None
-    movetime = declared.get("movetime") if declared else None
-    sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime)
+def _arm(name: str, spec: PolicySpec, games: int, prof: _Profile,
+         **extra: Any) -> PlannedArm:
+    sec = costs.game_seconds(decision_seconds(spec))
     minutes = prof.profile["job_minutes"]
     shards = costs.shards_for(games, sec, minutes)
     if shards > costs.MAX_SHARDS:
         prof.fail("job_minutes", f"{minutes} cuts arm {name} into {shards:,} game jobs; at "
                   f"most {costs.MAX_SHARDS:,} per arm")
-    return Arm(name, _policy(play, leaf, depth, strata, declared), play, depth, strata, kind,
-               games, shards, sec, **extra)
+    return PlannedArm(Arm(name, spec), games, shards, sec, **extra)
 
 
 def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
                 claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
-                ) -> tuple[int, dict[str, Arm], str | None]:
+                ) -> tuple[int, dict[str, PlannedArm], str | None]:
     if not trained:
         return 0, {}, None
     v = claim.doc["validation"]
@@ -207,31 +190,33 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
                 else _artefact(comp, claim, claims, profile["profile"], paths))
     comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
                  else f"{artefact.claim}-{artefact.weights}-{dtag}")
-    arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact), depth, strata,
+    arms = {comp_name: _arm(comp_name, SearchSpec("search", _leaf(comp, artefact), depth,
+                                                  strata),
                             games, prof, artefact=artefact,
                             entries=artefact.entries if artefact else 0)}
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
-            leaf = learner_leaf(t.learner, t.checkpoint(step)).format()
-            arms[name] = _arm(name, "search", leaf, depth, strata,
+            leaf = learner_leaf(t.learner, t.checkpoint(step))
+            arms[name] = _arm(name, SearchSpec("search", leaf, depth, strata),
                               games, prof, weights=t.name, step=step, entries=t.entries)
     return games, arms, comp_name
 
 
 def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, Claim],
-                 paths: Paths, shrunk: list[str]) -> dict[str, Arm]:
+                 paths: Paths, shrunk: list[str]) -> dict[str, PlannedArm]:
     out = {}
     for name, a in claim.arms.items():
-        depth, strata = a.get("depth"), a.get("strata", 7 if a["play"] == "direct" else None)
-        if a["play"] in ("search", "direct"):
+        played = dict(a)
+        if "strata" in play_kind(a["play"]).takes:  # a search: the profile may shrink it
+            depth, strata = a.get("depth"), a.get("strata", DEFAULT_STRATA)
             depth_e, strata_e = prof.search(depth or 1, strata)
-            depth_e = depth_e if a["play"] == "search" else None
+            depth_e = depth_e if depth is not None else None
             if (depth_e, strata_e) != (depth, strata):
                 was = _dtag(depth, strata) if depth else f"s{strata}"
                 now = _dtag(depth_e, strata_e) if depth_e else f"s{strata_e}"
                 shrunk.append(f"arm {name}: search {now} instead of {was}")
-            depth, strata = depth_e, strata_e
+            played.update(depth=depth_e, strata=strata_e)
         declared = a.get("games", claim.doc["screen"]["games"])
         cap = "prefix_games" if "games" in a else None
         n = min(prof.size(("arms", name, "games"), cap, declared), games)
@@ -241,13 +226,12 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
         leaf = a.get("leaf")
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
                     if isinstance(leaf, Mapping) else None)
-        out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact), depth, strata, n,
-                         prof, a, artefact=artefact,
-                         entries=artefact.entries if artefact else 0)
+        out[name] = _arm(name, arm_spec(played, _leaf(leaf, artefact)), n, prof,
+                         artefact=artefact, entries=artefact.entries if artefact else 0)
     return out
 
 
-def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm],
+def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, PlannedArm],
                 shrunk: list[str]) -> Sequential | None:
     """A sequential screen at this profile's size: the declared looks, the profile's
     (``claims.<id>.screen.looks``), or the declared ones scaled to a shrunk screen."""
@@ -293,7 +277,7 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm
     return Sequential(contrast, looks, dict(screen), tuple(per_look))
 
 
-def _check_pins(claim: Claim, arms: Mapping[str, Arm]) -> None:
+def _check_pins(claim: Claim, arms: Mapping[str, PlannedArm]) -> None:
     """Arms that read one artefact may not pin it to different hashes."""
     pins: dict[str, tuple[str, str]] = {}
     for name, a in arms.items():
@@ -305,7 +289,7 @@ def _check_pins(claim: Claim, arms: Mapping[str, Arm]) -> None:
                                    f"{a.artefact.key} to another hash than arm {other[0]} does")
 
 
-def _contrasts(claim: Claim, arms: Mapping[str, Arm], games: int) -> dict[str, Contrast]:
+def _contrasts(claim: Claim, arms: Mapping[str, PlannedArm], games: int) -> dict[str, Contrast]:
     out = {}
     for name, c in claim.contrasts.items():
         members = tuple(claim.contrast_arms(name))
@@ -412,8 +396,8 @@ def _lowered(src: ClaimPlan, weights: str, plans: Mapping[str, ClaimPlan]) -> li
         out.append(f"selected on {src.validation_games} of the declared {v['games']} "
                    "validation games")
     comp = src.validation_arms[src.comparator]
-    if (comp.depth, comp.strata) != (v["search"]["depth"], v["search"]["strata"]):
-        out.append(f"validated in {_dtag(comp.depth, comp.strata)} instead of "
+    if (comp.spec.depth, comp.spec.strata) != (v["search"]["depth"], v["search"]["strata"]):
+        out.append(f"validated in {_dtag(comp.spec.depth, comp.spec.strata)} instead of "
                    f"{_dtag(v['search']['depth'], v['search']['strata'])}")
     a = comp.artefact
     if a is not None and a.claim != src.id:

@@ -15,6 +15,7 @@ from analysis.games_table import DEFAULT_METRIC
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, learner_leaf
+from engines.play.spec import Arm, PolicySpec
 from protocol import costs
 from protocol.declaration import Claim
 from protocol.paths import LOOK, VALIDATION, Paths, screen_label
@@ -113,15 +114,11 @@ class Artefact:
 
 
 @dataclass(frozen=True)
-class Arm:
-    """One arm on one block: a name, the policy as played, and its games."""
+class PlannedArm:
+    """One arm on one block: the arm (its name and typed spec, formatted once) and how this
+    profile plays it: its games, their shards and estimated seconds, what it reads."""
 
-    name: str
-    policy: str
-    play: str
-    depth: int | None
-    strata: int | None
-    leaf: str | None
+    arm: Arm
     games: int
     shards: int
     seconds_per_game: float
@@ -129,6 +126,21 @@ class Arm:
     weights: str | None = None  # validation arms: the trained weights ...
     step: int | None = None  # ... and the checkpoint
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
+
+    @property
+    def name(self) -> str:
+        """The arm's name."""
+        return self.arm.name
+
+    @property
+    def spec(self) -> PolicySpec:
+        """The arm's typed spec."""
+        return self.arm.spec
+
+    @property
+    def policy(self) -> str:
+        """The policy as played (the spec's canonical string)."""
+        return self.arm.policy
 
 
 @dataclass(frozen=True)
@@ -153,7 +165,7 @@ class Sequential:
     contrast: str
     looks: tuple[int, ...]
     screen: dict[str, Any]  # the declaration's screen (spending, futility)
-    arms: tuple[dict[str, Arm], ...]  # per look
+    arms: tuple[dict[str, PlannedArm], ...]  # per look
 
     def design(self) -> Any:
         """The :class:`~analysis.sequential.SequentialDesign` (checked when planned)."""
@@ -185,9 +197,9 @@ class ClaimPlan:
     trained: dict[str, Training]
     validation_games: int
     validation_seeds: tuple[int, int] | None
-    validation_arms: dict[str, Arm]
+    validation_arms: dict[str, PlannedArm]
     comparator: str | None
-    arms: dict[str, Arm]
+    arms: dict[str, PlannedArm]
     contrasts: dict[str, Contrast]
     shrunk: list[str] = field(default_factory=list)
     sequential: Sequential | None = None  # a screen with looks
@@ -278,11 +290,11 @@ class ClaimPlan:
         own = [(self.id, w) for w in self.trained]
         return own + sorted({(a.claim, a.weights) for a in self.artefacts.values()} - set(own))
 
-    def checkpoint_arms(self, weights: str) -> list[Arm]:
+    def checkpoint_arms(self, weights: str) -> list[PlannedArm]:
         """The validation arms of a trained weights' checkpoints, in step order."""
         return [a for a in self.validation_arms.values() if a.weights == weights]
 
-    def block_arms(self, block: str) -> dict[str, Arm]:
+    def block_arms(self, block: str) -> dict[str, PlannedArm]:
         """The arms of a block label (``validation`` or this claim's screen label)."""
         if block == VALIDATION:
             return self.validation_arms
