@@ -37,6 +37,7 @@ from analysis.readings import (
     REFERENCES,
     VALUES,
 )
+from analysis.sequential import SequentialDesign
 from analysis.sequential_screen import design_key, design_of
 from protocol.arms import check_arm, claim_schema
 from protocol.schema import DeclarationError, check, read_yaml
@@ -72,6 +73,9 @@ class Claim:
     id: str
     path: Path
     doc: dict[str, Any]
+    #: a sequential screen's design as declared (built once, by the check; None: a fixed
+    #: screen)
+    design: SequentialDesign | None = None
 
     @property
     def weights(self) -> dict[str, Any]:
@@ -243,16 +247,16 @@ def sequential_contrast(doc: Mapping[str, Any]) -> str | None:
     return next(r["contrast"] for r in doc["readings"].values() if r["kind"] == "screen")
 
 
-def _check_screen(doc: dict[str, Any], chk: _Check) -> None:
+def _check_screen(doc: dict[str, Any], chk: _Check) -> SequentialDesign | None:
     """A sequential screen: one screen reading to stop on, every arm on every look, a design
-    that keeps its error rate (analysis.sequential_screen)."""
+    that keeps its error rate (analysis.sequential_screen); the design, built once here."""
     screen = doc["screen"]
     if "looks" not in screen:
         for key in ("spending", "futility"):
             if key in screen:
                 chk.fail(f"screen.{key}", "given without screen.looks (a screen without "
                          "looks is the fixed one)")
-        return
+        return None
     screens = [n for n, r in doc["readings"].items() if r["kind"] == "screen"]
     if len(screens) != 1:
         chk.fail("screen.looks", f"a sequential screen stops on the contrast of exactly one "
@@ -261,9 +265,10 @@ def _check_screen(doc: dict[str, Any], chk: _Check) -> None:
         if "games" in arm:
             chk.fail(f"arms.{name}.games", NO_PREFIX)
     try:
-        design_of(screen, screen["games"])
+        return design_of(screen, screen["games"])
     except ValueError as exc:
         chk.fail(f"screen.{design_key(exc)}", str(exc).split(": ", 1)[-1])
+        raise  # not reached: fail raises
 
 
 def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:
@@ -299,10 +304,12 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     chk = _Check(path)
     if doc["id"] != path.stem:
         chk.fail("id", f"{doc['id']!r} differs from the file's name {path.stem!r}")
-    for part in (_check_weights, _check_arms, _check_contrasts, _check_readings,
-                 _check_screen, _check_verdict, _check_recorded):
+    for part in (_check_weights, _check_arms, _check_contrasts, _check_readings):
         part(doc, chk)
-    return Claim(doc["id"], path, doc)
+    design = _check_screen(doc, chk)
+    for part in (_check_verdict, _check_recorded):
+        part(doc, chk)
+    return Claim(doc["id"], path, doc, design)
 
 
 def _leaves(claim: Claim) -> list[tuple[str, Mapping[str, Any]]]:

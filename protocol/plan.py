@@ -258,7 +258,11 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Pla
         screen = scale_screen(screen, games)
         looks = tuple(screen["looks"])
     try:
-        design_of(screen, games, looks).boundaries  # noqa: B018 (checked before any job)
+        declared_design = claim.design
+        design = (declared_design if declared_design is not None and screen is claim.doc[
+            "screen"] and (looks, games) == (declared_design.looks, declared_design.games)
+                  else design_of(screen, games, looks))
+        design.boundaries  # noqa: B018 (its bounds hold: checked before any job)
     except ValueError as exc:
         prof.fail(key, f"{exc} (looks {', '.join(map(str, looks))} of {games} games in this "
                   "profile)")
@@ -274,7 +278,7 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Pla
         count = looks[k] - (looks[k - 1] if k else 0)
         per_look.append({n: replace(a, games=count, shards=costs.shards_for(
             count, a.seconds_per_game, prof.profile["job_minutes"])) for n, a in arms.items()})
-    return Sequential(contrast, looks, dict(screen), tuple(per_look))
+    return Sequential(contrast, looks, dict(screen), tuple(per_look), design)
 
 
 def _check_pins(claim: Claim, arms: Mapping[str, PlannedArm]) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
+from analysis.sequential import SequentialDesign
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, learner_leaf
@@ -159,22 +160,19 @@ class Contrast:
 @dataclass(frozen=True)
 class Sequential:
     """A sequential screen in this profile: the contrast it stops on, its looks (game counts of
-    the block), its design's declaration, and every arm's games of each look (the seeds from
-    the previous look's count to this look's)."""
+    the block), its design's declaration, every arm's games of each look (the seeds from
+    the previous look's count to this look's), and the design, built once from the
+    declaration (the declared one when the profile keeps the looks) and handed to every job
+    that reads it (the look and contrast jobs, the records' rebuild)."""
 
     contrast: str
     looks: tuple[int, ...]
     screen: dict[str, Any]  # the declaration's screen (spending, futility)
     arms: tuple[dict[str, PlannedArm], ...]  # per look
-
-    def design(self) -> Any:
-        """The :class:`~analysis.sequential.SequentialDesign` (checked when planned)."""
-        from analysis.sequential_screen import design_from_spec
-
-        return design_from_spec(self.spec())
+    design: SequentialDesign
 
     def spec(self) -> dict[str, Any]:
-        """JSON-ready: what a job needs to rebuild the design (:meth:`design`)."""
+        """JSON-ready: the design as the looks' summary and the records write it."""
         keys = ("spending", "futility")
         return {"contrast": self.contrast, "looks": list(self.looks),
                 "screen": {k: self.screen[k] for k in keys if k in self.screen}}
