@@ -12,7 +12,6 @@ kind's (:data:`engines.leaves.kinds.LEAF_KINDS`).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +27,6 @@ from engines.play.spec import (
     external_spec,
 )
 from protocol import costs
-from protocol.schema import load_schema
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
@@ -138,15 +136,3 @@ def arm_spec(arm: Mapping[str, Any], leaf: LeafSpec | None = None) -> PolicySpec
 def decision_seconds(spec: PolicySpec) -> float:
     """Estimated seconds of one decision of an arm."""
     return PLAY_KINDS[spec.kind].decision_seconds(spec)
-
-
-def claim_schema() -> dict[str, Any]:
-    """The claim declaration's schema with the registries' fragments: the ``play`` enum (the
-    registered kinds' plays) and the leaves named without a path (the leaf kinds that read
-    no weights)."""
-    schema = copy.deepcopy(load_schema("claim"))
-    arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
-    arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
-    schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
-        k.name for k in LEAF_KINDS.values() if not k.takes_path]
-    return schema

@@ -22,6 +22,7 @@ failure is one :class:`DeclarationError` line naming the file and the key.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,9 @@ from analysis.readings import (
 )
 from analysis.sequential import SequentialDesign
 from analysis.sequential_screen import design_key, design_of
-from protocol.arms import check_arm, claim_schema
-from protocol.schema import DeclarationError, check, read_yaml
+from engines.leaves.kinds import LEAF_KINDS
+from protocol.arms import PLAY_KINDS, check_arm
+from protocol.schema import DeclarationError, check, load_schema, read_yaml
 
 #: the claim declaration format
 FORMAT = "drop7-claim-v1"
@@ -293,6 +295,21 @@ def _check_recorded(doc: dict[str, Any], chk: _Check) -> None:
         for name in rec.get(part, {}):
             if name not in names:
                 chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({_names(names)})")
+
+
+def claim_schema() -> dict[str, Any]:
+    """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
+    plays, :data:`protocol.arms.PLAY_KINDS`), the leaves named without a path (the leaf kinds
+    that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`) and the reading kinds
+    (:data:`analysis.readings.OUTCOMES`): each is listed once, where it is registered."""
+    schema = copy.deepcopy(load_schema("claim"))
+    arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
+    arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
+    schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
+        k.name for k in LEAF_KINDS.values() if not k.takes_path]
+    reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
+    reading["kind"]["enum"] = list(OUTCOMES)
+    return schema
 
 
 def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:

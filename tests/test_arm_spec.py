@@ -18,8 +18,8 @@ from engines.play.policy import FACTORIES, load_policy
 from engines.play.runner import run_shard
 from engines.play.spec import ARM_KINDS, Arm, SearchSpec, parse_arm, parse_policy
 from engines.search import leaf as search_leaf
-from protocol.arms import PLAY_KINDS, check_arm, claim_schema, decision_seconds
-from protocol.declaration import load_claim
+from protocol.arms import PLAY_KINDS, check_arm, decision_seconds
+from protocol.declaration import claim_schema, load_claim
 
 
 def test_the_grammar_imports_no_numba() -> None:
