@@ -11,7 +11,6 @@ JSON and ``--oc-png`` saves its figure.  Bad input raises ``ValueError``
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -21,6 +20,7 @@ from analysis.games_table import DEFAULT_METRIC, METRICS, pair_arms, read_games
 from analysis.power import OC_SEED, OC_SIMS, operating_characteristic
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import SEED_SPACE, int_option
+from contracts.json_file import json_text
 
 #: most bootstrap resamples or simulated screens a run may ask for
 MAX_DRAWS = 10_000_000
@@ -101,10 +101,10 @@ def format_text(c: Contrast) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run ``drop7 stats``: 0 whether the contrast passes or not; bad input raises."""
     result, payload, png = stats_payload(args)
-    text = json.dumps(payload, indent=None, allow_nan=False)
+    text = json_text(payload, indent=None)
     if args.out:
-        atomic_write(args.out, text + "\n")
+        atomic_write(args.out, text)
     if png is not None:
         atomic_write(args.oc_png, png)
-    print(text if args.json else format_text(result), file=sys.stdout)
+    print(text.rstrip("\n") if args.json else format_text(result), file=sys.stdout)
     return 0

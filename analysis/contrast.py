@@ -35,6 +35,7 @@ from scipy import stats
 
 from analysis.bootstrap import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_bounds
 from analysis.games_table import DEFAULT_METRIC, MIN_PAIRS, PairedGames, pair_arms
+from analysis.sequential_screen import SequentialSection
 
 #: criterion names, in report order
 CRITERIA = ("bootstrap_lb", "t_lb", "halves", "lower_quartile", "decisions", "weights_hash")
@@ -94,12 +95,27 @@ class Contrast:
     unfinished: int | None = None
     seed_first: int | None = None
     seed_last: int | None = None
+    #: a screened contrast's operating characteristic (``OperatingCharacteristic.to_dict``)
+    oc: dict[str, Any] | None = None
+    #: the sequential screen's section of the contrast it stops on
+    sequential: SequentialSection | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (plain Python types; ``halves`` as a two-item list)."""
+        """A JSON-ready dict (plain Python types; ``halves`` as a two-item list; ``oc`` and
+        ``sequential`` only when there are)."""
         out = asdict(self)
         out["halves"] = list(self.halves)
+        for key in ("oc", "sequential"):
+            if out[key] is None:
+                del out[key]
         return out
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> Contrast:
+        """The contrast :meth:`to_dict` wrote (the contrast job's JSON)."""
+        seq = doc.get("sequential")
+        return cls(**{**doc, "halves": tuple(doc["halves"]),
+                      "sequential": SequentialSection.from_json(seq) if seq else None})
 
 
 def _q(x: np.ndarray, p: float) -> float:

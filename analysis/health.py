@@ -10,8 +10,8 @@ the run already has:
 * one ply at every checkpoint: the weights played greedily one ply (the
   training policy, frozen), the same learner's untrained weights one ply
   (``start``: what training began from) and random legal play, all on the
-  same unseen training-role seeds (``python -m engines.train.evaluate
-  --out``), one score per game and arm.
+  same unseen training-role seeds (``drop7 evaluate --out``), one score per
+  game and arm.
 
 Findings raise the banner (and fail a ``training-health`` reading):
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,61 @@ ALPHA = 0.05
 ARMS = ("one_ply", "start", "random")
 #: how a finding names each baseline
 BASELINES = {"start": "the untrained start", "random": "random"}
+#: how a finding names the start of a warm-started training (its manifests name an ``init``)
+WARM_START = "the warm start"
+
+
+@dataclass(frozen=True)
+class HealthPoint:
+    """One checkpoint's health: its one-ply, random and start means with their 95%
+    half-widths, the lead over the better baseline with its interval, the change from the
+    checkpoint before with its (Bonferroni) interval, the flags, and its training segment."""
+
+    step: int
+    games: int
+    one_ply_mean: float
+    one_ply_ci95: float
+    random_mean: float
+    random_ci95: float
+    vs_random: float
+    vs_random_ci95: float
+    start_mean: float
+    start_ci95: float
+    baseline: str  # start | random
+    lead: float
+    lead_lb: float
+    lead_ub: float
+    no_lead: bool
+    worse_than_random: bool
+    change: float | None
+    change_ub: float | None
+    change_lb: float | None
+    fell: bool
+    train_games: int | None
+    train_mean_score: float | None
+
+
+@dataclass(frozen=True)
+class TrainingHealth:
+    """The health of one trained weights (:func:`training_health`'s JSON, read back)."""
+
+    weights: str
+    games: int
+    first_seed: int | None
+    alpha: float
+    z_change: float
+    points: list[HealthPoint]
+    healthy: bool
+    problems: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready, in :func:`training_health`'s key order."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> TrainingHealth:
+        """The health :meth:`to_json` (or :func:`training_health`) wrote."""
+        return cls(**{**doc, "points": [HealthPoint(**p) for p in doc["points"]]})
 
 
 def _mean_ci(x: np.ndarray, z: float) -> tuple[float, float]:
@@ -100,6 +156,9 @@ def training_health(weights: str, evaluations: Sequence[Mapping[str, Any]],
     changes = max(len(evals) - 1, 1)
     z_fall = float(norm.ppf(1 - ALPHA / (2 * changes)))
     segments = segment_games(manifests)
+    names = dict(BASELINES)
+    if any(m.get("init") for m in manifests):
+        names["start"] = WARM_START
     points, problems = [], []
     prev: np.ndarray | None = None
     prev_step = 0
@@ -125,10 +184,10 @@ def training_health(weights: str, evaluations: Sequence[Mapping[str, Any]],
             point["train_games"], point["train_mean_score"] = seg["games"], seg["mean_score"]
         if point["no_lead"]:
             what = ("worse than random" if point["worse_than_random"] else
-                    f"not significantly above {BASELINES[baseline]}")
-            problems.append(f"at {step:,} moves one ply plays {what} ({mean:,.0f}; the "
-                            f"untrained start {smean:,.0f}, random {rmean:,.0f} on the same "
-                            f"{len(one)} seeds; lead over {BASELINES[baseline]} {lead:+,.0f}, "
+                    f"not significantly above {names[baseline]}")
+            problems.append(f"at {step:,} moves one ply plays {what} ({mean:,.0f}; "
+                            f"{names['start']} {smean:,.0f}, random {rmean:,.0f} on the same "
+                            f"{len(one)} seeds; lead over {names[baseline]} {lead:+,.0f}, "
                             f"95% interval {lead - lead_ci:+,.0f} to {lead + lead_ci:+,.0f})")
         if prev is not None:
             change, half = _mean_ci(one - prev, z_fall)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -98,16 +98,58 @@ def _finite(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
+@dataclass(frozen=True)
+class Look:
+    """One look of a sequential screen: the seeds read (``[start, n]``), n, mean, sd, the
+    paired t (None when the sd is 0), both bounds (t scale; None where there is none), the
+    decision."""
+
+    look: int
+    seeds: list[int]
+    n: int
+    mean_delta: float
+    sd_delta: float
+    statistic: float | None
+    efficacy_bound: float | None
+    futility_bound: float | None
+    decision: str
+
+
 def look_record(deltas: np.ndarray, look: int, design: SequentialDesign,
                 start: int) -> dict[str, Any]:
-    """One look as JSON-ready data: the seeds read (``[start, n]``), n, mean, sd, the paired
-    t (None when the sd is 0), both bounds (t scale; None where there is none), the
-    decision."""
+    """One look (:class:`Look`) as JSON-ready data."""
     got = decide(deltas, look, design)
-    return {"look": look, "seeds": [int(start), got.n], "n": got.n,
-            "mean_delta": got.mean_delta, "sd_delta": got.sd_delta,
-            "statistic": _finite(got.statistic), "efficacy_bound": _finite(got.efficacy_bound),
-            "futility_bound": _finite(got.futility_bound), "decision": got.decision}
+    return asdict(Look(
+        look=look, seeds=[int(start), got.n], n=got.n, mean_delta=got.mean_delta,
+        sd_delta=got.sd_delta, statistic=_finite(got.statistic),
+        efficacy_bound=_finite(got.efficacy_bound), futility_bound=_finite(got.futility_bound),
+        decision=got.decision))
+
+
+@dataclass(frozen=True)
+class SequentialSection:
+    """A sequential screen at its stop (:func:`screen_section`'s JSON, read back): the
+    design, every look and the stopping one, the nominal level and bootstrap bound there,
+    the criteria, the corrected estimate (or its ``error``), the effect the simulated error
+    rates are read at and its source, and those rates (``operating``)."""
+
+    design: dict[str, Any]
+    looks: list[Look]
+    stop: Look
+    level: float
+    bootstrap_lb: float
+    criteria: dict[str, str]
+    failed: list[str]
+    estimate: dict[str, Any]
+    effect: float
+    effect_source: str
+    operating: list[dict[str, Any]]
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> SequentialSection:
+        """The section :func:`screen_section` wrote."""
+        return cls(**{**doc, "looks": [Look(**x) for x in doc["looks"]],
+                      "stop": Look(**doc["stop"])})
 
 
 def nominal_level(design: SequentialDesign, look: int) -> float:

@@ -30,7 +30,7 @@ from protocol import costs
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
-KIND_KEYS = ("depth", "leaf", "strata", "command", "grace", "movetime", "options")
+KIND_KEYS = ("depth", "leaf", "reveals", "strata", "command", "grace", "movetime", "options")
 
 
 @dataclass(frozen=True)
@@ -74,9 +74,15 @@ def play_kind(play: str) -> PlayKind:
 
 
 def _search_seconds(spec: SearchSpec) -> float:
-    """A dDsS decision visits about ``2 (3.5 S)^D`` nodes, a direct one ``7 S``."""
+    """A dDsS decision visits about ``2 (3.5 S)^D`` nodes, a direct one ``7 S``; a factored
+    one (``M`` reveals) ``(1 + q (M - 1))`` times more per ply, ``q`` its leaf's
+    :attr:`~engines.leaves.kinds.LeafKind.reveal_share`."""
+    leaf = LEAF_KINDS[spec.leaf.kind]
     nodes = 7 * spec.strata if spec.name == "direct" else 2 * (3.5 * spec.strata) ** spec.depth
-    return nodes * LEAF_KINDS[spec.leaf.kind].node_seconds
+    if spec.reveals is not None:
+        nodes *= (1 + leaf.reveal_share * (spec.reveals - 1)) ** (
+            1 if spec.name == "direct" else spec.depth)
+    return nodes * leaf.node_seconds
 
 
 def _external_seconds(spec: ExternalSpec) -> float:
@@ -85,17 +91,18 @@ def _external_seconds(spec: ExternalSpec) -> float:
             else spec.movetime_ms / 1000)
 
 
-_NO_SEARCH = {k: "{what} takes no " + k for k in ("depth", "leaf", "strata")}
+_NO_SEARCH = {k: "{what} takes no " + k for k in ("depth", "leaf", "reveals", "strata")}
 
 register_play_kind(PlayKind(
-    "search", ("search",), "a search arm", ("depth", "leaf", "strata"),
-    lambda arm, leaf: SearchSpec("search", leaf, arm["depth"], arm["strata"]),
+    "search", ("search",), "a search arm", ("depth", "leaf", "reveals", "strata"),
+    lambda arm, leaf: SearchSpec("search", leaf, arm["depth"], arm["strata"],
+                                 arm.get("reveals")),
     _search_seconds,
     needs=((("leaf",), "leaf", "a search arm needs a leaf"),
            (("depth", "strata"), "depth", "a search arm needs depth and strata"))))
 register_play_kind(PlayKind(
-    "direct", ("direct",), "a direct arm", ("leaf", "strata"),
-    lambda arm, leaf: SearchSpec("direct", leaf, 1, arm.get("strata", 7)),
+    "direct", ("direct",), "a direct arm", ("leaf", "reveals", "strata"),
+    lambda arm, leaf: SearchSpec("direct", leaf, 1, arm.get("strata", 7), arm.get("reveals")),
     _search_seconds,
     needs=((("leaf",), "leaf", "a direct arm needs a leaf"),),
     refusals={"depth": "a direct arm plays one ply: no depth"}))

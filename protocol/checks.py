@@ -5,7 +5,9 @@
   (:func:`protocol.held_out.check_consistency`); every claim's blocks are on
   the side of the reserved range its ledger may read
   (:func:`protocol.held_out.block_refusal`); a frozen artefact that exists
-  must match the SHA-256 its declaration pins; a screen block that another
+  must match the SHA-256 its declaration pins; every pinned file (a leaf or a
+  warm start, :mod:`engines.pinned_leaf`) exists, has its kind's format and
+  hashes to its pin (:func:`pinned_files`); a screen block that another
   claim owns in the ledger is refused unless the declaration shares it, and
   one this claim opened with other deciding parts (its protocol hash) is
   refused as its opening would refuse it, after the training.
@@ -35,23 +37,51 @@ from protocol.ledger import (
     read_ledger,
     refusal,
 )
-from protocol.plan_model import ClaimPlan, Plan
+from protocol.plan_model import ClaimPlan, Pinned, Plan
 from protocol.schema import DeclarationError
 
 
 def _pin_key(plan: Plan, claim: str, key: str) -> str:
     for name, arm in plan.claims[claim].claim.arms.items():
         leaf = arm.get("leaf")
-        if (isinstance(leaf, dict) and "sha256" in leaf
+        if (isinstance(leaf, dict) and "sha256" in leaf and "weights" in leaf
                 and f"{leaf.get('claim', claim)}/{leaf['weights']}" == key):
             return f"arms.{name}.leaf.sha256"
     return "arms"
 
 
-def before_any_job(plan: Plan) -> None:
-    """Refuse (one line naming file and key) what is already known to be wrong."""
-    from protocol.stages import load_json
+def pinned_files(plan: Plan) -> None:
+    """Refuse, in one line naming the claim's file and the key, a pinned file that is missing,
+    malformed (length, dtype, suffix, layout) or whose SHA-256 is not its pin; the whole file
+    is hashed, so a wrong table never reaches a game job (which hashes it again as it loads
+    the leaf or the warm start).  A file several claims read is hashed once."""
+    from engines.pinned_leaf import PinnedError, PinnedHashError, check_pinned
 
+    seen: dict[tuple[str, str], str] = {}
+    for p in plan.claims.values():
+        starts = {t.init.key: t for t in p.trained.values() if isinstance(t.init, Pinned)}
+        for key, pin in p.pinned.items():
+            if (pin.path, pin.sha256) not in seen:
+                try:
+                    seen[pin.path, pin.sha256] = check_pinned(pin.path, pin.sha256).layout
+                except PinnedError as exc:
+                    part = "sha256" if isinstance(exc, PinnedHashError) else "file"
+                    raise DeclarationError(f"{p.claim.path}: key {key}.{part}: {exc}") from None
+            t = starts.get(key)
+            if t is not None and seen[pin.path, pin.sha256] != t.layout:
+                raise DeclarationError(f"{p.claim.path}: key {key}.file: {pin.path} holds "
+                                       f"layout {seen[pin.path, pin.sha256]} tables; weights "
+                                       f"{t.name} train layout {t.layout}")
+
+
+def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
+    """Refuse (one line naming file and key) what is already known to be wrong
+    (``hash_pinned`` false: not the pinned files, for a job's own reading of the workflow,
+    whose run checked them and whose leaf loading hashes them again)."""
+    from contracts.json_file import load_json
+
+    if hash_pinned:
+        pinned_files(plan)
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
                       plan.source_of("ledger"))
     for c, p in plan.claims.items():
@@ -96,7 +126,7 @@ def before_any_job(plan: Plan) -> None:
 
 def _frozen_hashes(p: ClaimPlan) -> dict[str, str] | None:
     """The SHA-256 of every frozen artefact the claim's arms read, when all are frozen."""
-    from protocol.stages import load_json
+    from contracts.json_file import load_json
 
     out = {}
     for key, art in p.artefacts.items():
@@ -113,7 +143,7 @@ def _declarations_as_opened(plan: Plan, ledger: dict) -> None:
     refuses (:func:`refusal`), or that opened its block before with other deciding parts
     (its protocol hash, :func:`protocol_refusal`).  Under ``allow_reuse`` an opening for other
     frozen weights is a new entry, so only an entry of the frozen hashes on disk counts."""
-    from protocol.records import protocol_sha256
+    from protocol.records_ids import protocol_sha256
 
     for c, p in plan.claims.items():
         known = _frozen_hashes(p)
@@ -139,24 +169,25 @@ def disk_need(p: ClaimPlan, keep_final_state: bool) -> int:
     """Bytes a claim's run writes at most: checkpoints, resume states, frozen copies.
 
     Checkpoints and states are compressed: each is counted at
-    :func:`engines.ntuple.storage.packed_bound` of its updates (twice the measured growth, at
+    :func:`engines.weights_files.packed_bound` of its updates (twice the measured growth, at
     most its raw size); frozen copies are plain, at their raw size.  A
     segment's state is deleted once the next segment has run, so at most two states of one
     weights are on disk at once (one if a single segment is left)."""
-    from engines.ntuple import storage
+    from engines.train.trainer import updates_per_move
+    from engines.weights_files import PACKED_STATE_K, PACKED_STEP_K, packed_bound
 
     need = 0
     for t in p.trained.values():
         step = t.entries * costs.STEP_BYTES_PER_ENTRY
         state = t.entries * costs.STATE_BYTES_PER_ENTRY
-        per_move = storage.updates_per_move(t.layout)
+        per_move = updates_per_move(t.layout)
         missing = [s for s in t.steps if not Path(t.checkpoint(s), "manifest.json").exists()]
-        need += sum(storage.packed_bound(step, s * per_move, storage.PACKED_STEP_K)
+        need += sum(packed_bound(step, s * per_move, PACKED_STEP_K)
                     for s in missing)
-        need += sum(storage.packed_bound(state, s * per_move, storage.PACKED_STATE_K)
+        need += sum(packed_bound(state, s * per_move, PACKED_STATE_K)
                     for s in missing[-2:])
         if missing and keep_final_state:
-            need += storage.packed_bound(step, missing[-1] * per_move, storage.PACKED_STEP_K)
+            need += packed_bound(step, missing[-1] * per_move, PACKED_STEP_K)
     for art in p.artefacts.values():
         if art.claim == p.id and not Path(art.record).exists():
             need += art.entries * costs.STEP_BYTES_PER_ENTRY

@@ -7,8 +7,11 @@ runs.  The rates are one-core figures measured on this project's 2-core
 machine (``drop7 bench``; docs/claims.md); a dDsS decision visits about
 ``2 (3.5 S)^D`` nodes (chance nodes whose column reveals nothing have one
 child, and the node table merges repeats), each at a rate set by its leaf
-(:attr:`engines.leaves.kinds.LeafKind.node_seconds`); the seconds of one
-decision of each arm kind are its registration's (:mod:`protocol.arms`).
+(:attr:`engines.leaves.kinds.LeafKind.node_seconds`); a factored search (``M``
+reveal samples per disc stratum) multiplies each ply by ``1 + q (M - 1)``
+(:attr:`~engines.leaves.kinds.LeafKind.reveal_share`): only the moves that
+reveal a grey play ``M`` times the samples.  The seconds of one decision of
+each arm kind are its registration's (:mod:`protocol.arms`).
 """
 
 from __future__ import annotations

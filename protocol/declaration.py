@@ -23,6 +23,7 @@ failure is one :class:`DeclarationError` line naming the file and the key.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,15 +101,33 @@ class Claim:
         return self.doc["readings"]
 
     def imports(self) -> set[tuple[str, str]]:
-        """``(claim, weights)`` of every frozen artefact of another claim the arms read."""
-        return {(leaf["claim"], leaf["weights"]) for leaf in self.leaves() if "claim" in leaf}
+        """``(claim, weights)`` of every frozen artefact of another claim the arms read or a
+        training starts from."""
+        return ({(leaf["claim"], leaf["weights"]) for leaf in self.leaves() if "claim" in leaf}
+                | {(i["claim"], i["weights"]) for _, i in self.warm_starts() if "claim" in i})
+
+    def warm_starts(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(weights, init)`` of every trained weights that starts warm."""
+        return [(n, w["train"]["init"]) for n, w in self.weights.items()
+                if "init" in w["train"]]
 
     def leaves(self) -> list[dict[str, Any]]:
-        """Every leaf given as a mapping (trained or imported weights)."""
+        """Every leaf that names weights (trained or imported), not a pinned file."""
         leaves = [a.get("leaf") for a in self.arms.values()]
         if "validation" in self.doc:
             leaves.append(self.doc["validation"]["comparator"])
-        return [leaf for leaf in leaves if isinstance(leaf, Mapping)]
+        return [leaf for leaf in leaves if isinstance(leaf, Mapping) and "weights" in leaf]
+
+    def pinned_files(self) -> list[tuple[str, str, str]]:
+        """``(key, path, sha256)`` of every pinned file the claim reads: its arms' and its
+        comparator's leaves and its warm starts (:func:`pinned_path`)."""
+        out = [(f"arms.{n}.leaf", a["leaf"]) for n, a in self.arms.items()]
+        if "validation" in self.doc:
+            out.append(("validation.comparator", self.doc["validation"]["comparator"]))
+        out += [(f"weights.{n}.train.init", w["train"].get("init"))
+                for n, w in self.weights.items()]
+        return [(key, pinned_path(self, leaf["file"]), leaf["sha256"]) for key, leaf in out
+                if is_pinned(leaf)]
 
     def contrast_arms(self, name: str) -> list[str]:
         """The arms of a contrast, in order (two or four)."""
@@ -161,7 +180,22 @@ def _check_weights(doc: dict[str, Any], chk: _Check) -> None:
         chk.fail("validation", "a claim that trains weights must declare its validation search")
 
 
+def is_pinned(leaf: Any) -> bool:
+    """Whether a declared leaf (or warm start) is a pinned file ``{file, sha256}``."""
+    return isinstance(leaf, Mapping) and "file" in leaf
+
+
+def pinned_path(claim: Claim, file: str) -> str:
+    """A pinned file's path as the run reads it: as written, normalised, relative to the
+    run's working directory (the repository, as an external arm's command is; a claims folder
+    holds declarations only).  The SHA-256 beside it names what the file is wherever it lies."""
+    del claim  # one place to change if paths ever become relative to the declaration
+    return os.path.normpath(file)
+
+
 def _check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: _Check) -> None:
+    if is_pinned(leaf):
+        return
     if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in doc.get(
             "weights", {}):
         chk.fail(f"{key}.weights", f"{leaf['weights']!r} is not trained by this claim "
@@ -183,7 +217,8 @@ def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
     if "validation" in doc:
         comparator = doc["validation"]["comparator"]
         _check_leaf(comparator, "validation.comparator", doc, chk)
-        if isinstance(comparator, Mapping) and "sha256" in comparator:
+        if isinstance(comparator, Mapping) and "sha256" in comparator and not is_pinned(
+                comparator):
             chk.fail("validation.comparator.sha256", "a pin is checked where a screen block "
                      "opens, which the validation comparator never reaches: pin the artefact "
                      "on an arm that reads it")
@@ -332,9 +367,9 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
 def _leaves(claim: Claim) -> list[tuple[str, Mapping[str, Any]]]:
     """``(key, leaf)`` of every leaf given as a mapping: the arms' and the comparator's."""
     out = [(f"arms.{name}.leaf", arm["leaf"]) for name, arm in claim.arms.items()
-           if isinstance(arm.get("leaf"), Mapping)]
+           if isinstance(arm.get("leaf"), Mapping) and not is_pinned(arm["leaf"])]
     comparator = claim.doc.get("validation", {}).get("comparator")
-    if isinstance(comparator, Mapping):
+    if isinstance(comparator, Mapping) and not is_pinned(comparator):
         out.append(("validation.comparator", comparator))
     return out
 
@@ -366,6 +401,35 @@ def _check_shared_block(claim: Claim, claims: Mapping[str, Claim], chk: _Check) 
                  "next block, which may be another claim's")
 
 
+def _check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: _Check) -> None:
+    """A warm start from another claim's artefact names a claim (not this one) that trains
+    those weights with the same learner and layout (the tables must fit the run)."""
+    for name, init in claim.warm_starts():
+        key, t = f"weights.{name}.train.init", claim.weights[name]["train"]
+        if "claim" not in init:
+            continue
+        if init["claim"] == claim.id:
+            chk.fail(f"{key}.claim", "names this claim itself: a warm start continues the "
+                     "frozen weights of another claim")
+        other = claims.get(init["claim"])
+        if other is None:
+            chk.fail(f"{key}.claim", f"no claim {init['claim']!r} (claims: {_names(claims)})")
+        if init["weights"] not in other.weights:
+            chk.fail(f"{key}.weights", f"claim {other.id} trains no {init['weights']!r} (it "
+                     f"trains: {_names(other.weights)})")
+        theirs = other.weights[init["weights"]]["train"]
+        mine_l = (t["learner"], t.get("layout"))
+        their_l = (theirs["learner"], theirs.get("layout"))
+        if mine_l != their_l:
+            chk.fail(key, f"{other.id}/{init['weights']} is {_learner_text(*their_l)}, these "
+                     f"weights train {_learner_text(*mine_l)}: a warm start continues the same "
+                     "learner and layout")
+
+
+def _learner_text(learner: str, layout: str | None) -> str:
+    return f"ntuple layout {layout}" if learner == "ntuple" else "linear weights"
+
+
 def _check_references(claims: Mapping[str, Claim]) -> None:
     """Every claim another names exists, with the weights named, and nothing is circular."""
     for claim in claims.values():
@@ -380,6 +444,7 @@ def _check_references(claims: Mapping[str, Claim]) -> None:
             if leaf["weights"] not in other.weights:
                 chk.fail(f"{key}.weights", f"claim {other.id} trains no "
                          f"{leaf['weights']!r} (it trains: {_names(other.weights)})")
+        _check_warm_starts(claim, claims, chk)
         _check_shared_block(claim, claims, chk)
     for claim in claims.values():
         seen, todo = set(), [c for c, _ in claim.imports()]

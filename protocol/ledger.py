@@ -35,7 +35,7 @@ File format (``drop7-screen-ledger-v3``; a ``v2`` file, without ``looks`` and
                                     "looks": [...]}, ...]}, ...]}}
 
 ``protocol_sha256`` is the preregistered experiment's hash of what decides the
-verdict (:func:`protocol.records.protocol_sha256`): an opener whose hash
+verdict (:func:`protocol.records_ids.protocol_sha256`): an opener whose hash
 differs from the one its entry kept is refused (the declaration was edited
 after its block was opened); an entry without one (written before it was
 kept) is accepted and flagged ``no_protocol_hash`` in the answer.
@@ -73,7 +73,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from contracts.atomic import atomic_write
+from contracts.hashing import canonical_json
+from contracts.json_file import write_json
 from protocol.schema import DeclarationError, check
 
 FORMAT = "drop7-screen-ledger-v3"
@@ -157,11 +158,11 @@ def _locked(path: Path) -> Iterator[dict[str, Any]]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             doc = read_ledger(path)
-            before = json.dumps(doc, sort_keys=True)
+            before = canonical_json(doc)
             yield doc
-            if json.dumps(doc, sort_keys=True) != before:
+            if canonical_json(doc) != before:
                 doc["format"] = FORMAT
-                atomic_write(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
+                write_json(path, doc, sort_keys=True)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 

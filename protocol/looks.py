@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from analysis.sequential import CONTINUE
+from contracts.json_file import load_json
 from protocol.paths import Paths
 from protocol.plan_model import ClaimPlan
-from protocol.stages import load_json
 
 
 def look_games(plan: ClaimPlan, paths: Paths, k: int,

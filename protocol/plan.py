@@ -34,7 +34,9 @@ from protocol.declaration import (
     check_pins,
     checkpoint_count,
     is_checkpoint,
+    is_pinned,
     load_claim_set,
+    pinned_path,
     sequential_contrast,
 )
 from protocol.paths import Paths
@@ -42,6 +44,7 @@ from protocol.plan_model import (
     Artefact,
     ClaimPlan,
     Contrast,
+    Pinned,
     Plan,
     PlannedArm,
     Sequential,
@@ -84,9 +87,15 @@ class _Profile:
         return min(declared, self.caps.get(cap, declared)) if cap else declared
 
     def search(self, depth: int, strata: int) -> tuple[int, int]:
-        """A search's effective depth and strata."""
-        return (max(1, depth + self.caps.get("depth_shift", 0)),
-                min(strata, self.caps.get("strata", strata)))
+        """A search's effective depth and strata: the claim's ``search`` settings, key by key
+        in place of the caps (both only shrink: a shift of at most 0, strata at most these)."""
+        shrink = {**self.caps, **self.over.get("search", {})}
+        return (max(1, depth + shrink.get("depth_shift", 0)),
+                min(strata, shrink.get("strata", strata)))
+
+    def reveals(self, reveals: int | None) -> int | None:
+        """A factored search's effective reveal samples per disc stratum (None: not one)."""
+        return None if reveals is None else min(reveals, self.caps.get("reveals", reveals))
 
 
 def _moves(n: int) -> str:
@@ -97,7 +106,29 @@ def _moves(n: int) -> str:
     return f"{n / 10**exp:g}e{exp}"
 
 
-def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> dict[str, Training]:
+def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
+          paths: Paths) -> Artefact | Pinned | None:
+    """A trained weights' warm start: another claim's frozen artefact or a pinned file whose
+    kind is the learner's (its layout is checked with its hash, before any job)."""
+    t = claim.weights[name]["train"]
+    init = t.get("init")
+    if init is None:
+        return None
+    if "claim" in init:
+        return _artefact(init, claim, claims, profile, paths)
+    key = f"weights.{name}.train.init"
+    pinned = _pinned(claim, key, init)
+    want = learner_leaf(t["learner"]).kind.replace("linear-trained", "linear") + "-file"
+    if pinned.kind != want or pinned.entries != table_entries(t["learner"], t.get("layout")):
+        raise DeclarationError(f"{claim.path}: key {key}.file: {pinned.path} holds a "
+                               f"{pinned.kind} leaf of {pinned.entries:,} entries; these weights "
+                               f"train {want.replace('-file', '')} weights of "
+                               f"{table_entries(t['learner'], t.get('layout')):,}")
+    return pinned
+
+
+def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str],
+              claims: Mapping[str, Claim]) -> dict[str, Training]:
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
@@ -132,12 +163,14 @@ def _training(claim: Claim, prof: _Profile, paths: Paths, shrunk: list[str]) -> 
                           f"{_moves(t['every'])})")
         out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
                              every, t["first_game"], t.get("alpha"), select,
-                             paths.path("train", claim=claim.id, weights=name), lanes)
+                             paths.path("train", claim=claim.id, weights=name), lanes,
+                             _init(claim, name, claims, prof.profile["profile"], paths))
     return out
 
 
-def _dtag(depth: int, strata: int) -> str:
-    return f"d{depth}s{strata}"
+def _dtag(depth: int, strata: int, reveals: int | None = None) -> str:
+    """``d3s7``, or ``d3s7r6`` for a factored search with 6 reveal samples per disc stratum."""
+    return f"d{depth}s{strata}" + ("" if reveals is None else f"r{reveals}")
 
 
 def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim],
@@ -153,10 +186,29 @@ def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim]
                     table_entries(recipe["learner"], recipe.get("layout")), pin)
 
 
-def _leaf(leaf: Any, artefact: Artefact | None) -> LeafSpec | None:
-    """A declared leaf as played: a frozen artefact's tables, or a leaf named by its kind."""
+def _pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
+    """A pinned file's facts read cheaply (kind and entries; the hash is checked before any
+    job, :func:`protocol.checks.before_any_job`), or None for another leaf."""
+    if not is_pinned(leaf):
+        return None
+    from engines.pinned_leaf import PinnedError, inspect_pinned
+
+    path = pinned_path(claim, leaf["file"])
+    try:
+        kind, entries = inspect_pinned(path)
+    except PinnedError as exc:
+        raise DeclarationError(f"{claim.path}: key {key}.file: {exc}") from None
+    return Pinned(path, leaf["sha256"], kind, entries, key)
+
+
+def _leaf(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
+          ) -> LeafSpec | None:
+    """A declared leaf as played: a frozen artefact's tables, a pinned file (its kind, path
+    and hash), or a leaf named by its kind."""
     if artefact is not None:
         return LeafSpec(artefact.leaf, artefact.dir)
+    if pinned is not None:
+        return LeafSpec(pinned.kind, pinned.path, pinned.sha256)
     return parse_leaf(leaf) if leaf is not None else None
 
 
@@ -186,14 +238,17 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
                       f"{_dtag(v['search']['depth'], v['search']['strata'])}")
     dtag, profile = _dtag(depth, strata), prof.profile
     comp = v["comparator"]
-    artefact = (None if isinstance(comp, str)
+    pinned = _pinned(claim, "validation.comparator", comp)
+    artefact = (None if isinstance(comp, str) or pinned
                 else _artefact(comp, claim, claims, profile["profile"], paths))
     comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
+                 else f"pinned-{pinned.sha256[:8]}-{dtag}" if pinned
                  else f"{artefact.claim}-{artefact.weights}-{dtag}")
-    arms = {comp_name: _arm(comp_name, SearchSpec("search", _leaf(comp, artefact), depth,
-                                                  strata),
-                            games, prof, artefact=artefact,
-                            entries=artefact.entries if artefact else 0)}
+    arms = {comp_name: _arm(comp_name, SearchSpec("search", _leaf(comp, artefact, pinned),
+                                                  depth, strata),
+                            games, prof, artefact=artefact, pinned=pinned,
+                            entries=artefact.entries if artefact else
+                            pinned.entries if pinned else 0)}
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
@@ -210,13 +265,17 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
         played = dict(a)
         if "strata" in play_kind(a["play"]).takes:  # a search: the profile may shrink it
             depth, strata = a.get("depth"), a.get("strata", DEFAULT_STRATA)
+            reveals = a.get("reveals")
             depth_e, strata_e = prof.search(depth or 1, strata)
             depth_e = depth_e if depth is not None else None
-            if (depth_e, strata_e) != (depth, strata):
-                was = _dtag(depth, strata) if depth else f"s{strata}"
-                now = _dtag(depth_e, strata_e) if depth_e else f"s{strata_e}"
+            reveals_e = prof.reveals(reveals)
+            if (depth_e, strata_e, reveals_e) != (depth, strata, reveals):
+                was = (_dtag(depth, strata, reveals) if depth
+                       else _dtag(0, strata, reveals)[2:])
+                now = (_dtag(depth_e, strata_e, reveals_e) if depth_e
+                       else _dtag(0, strata_e, reveals_e)[2:])
                 shrunk.append(f"arm {name}: search {now} instead of {was}")
-            played.update(depth=depth_e, strata=strata_e)
+            played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
         declared = a.get("games", claim.doc["screen"]["games"])
         cap = "prefix_games" if "games" in a else None
         n = min(prof.size(("arms", name, "games"), cap, declared), games)
@@ -224,10 +283,13 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
             shrunk.append(f"arm {name}: plays the first {n} of the screen's seeds (declared: "
                           f"{declared})")
         leaf = a.get("leaf")
+        pinned = _pinned(claim, f"arms.{name}.leaf", leaf)
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
-                    if isinstance(leaf, Mapping) else None)
-        out[name] = _arm(name, arm_spec(played, _leaf(leaf, artefact)), n, prof,
-                         artefact=artefact, entries=artefact.entries if artefact else 0)
+                    if isinstance(leaf, Mapping) and not pinned else None)
+        out[name] = _arm(name, arm_spec(played, _leaf(leaf, artefact, pinned)), n, prof,
+                         artefact=artefact, pinned=pinned,
+                         entries=artefact.entries if artefact else
+                         pinned.entries if pinned else 0)
     return out
 
 
@@ -328,7 +390,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     :func:`protocol.profile.blamer`)."""
     prof, shrunk = _Profile(profile, claim, blame), []
     bank = load_bank()
-    trained = _training(claim, prof, paths, shrunk)
+    trained = _training(claim, prof, paths, shrunk, claims)
     vgames, varms, comparator = _validation(claim, prof, trained, claims, paths, shrunk)
     declared_games = claim.doc["screen"]["games"]
     games = prof.size(("screen", "games"), "screen_games", declared_games)
@@ -421,6 +483,10 @@ def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
             if arm.artefact is not None and arm.artefact.claim != p.id:
                 read.setdefault(arm.artefact.key, (arm.artefact, []))[1].append(
                     arm.name if arm.name in p.arms else "the validation comparator")
+        for t in p.trained.values():
+            if isinstance(t.init, Artefact):
+                read.setdefault(t.init.key, (t.init, []))[1].append(
+                    f"the warm start of {t.name}")
         for key, (a, readers) in sorted(read.items()):
             why = _lowered(plans[a.claim], a.weights, plans)
             if why:

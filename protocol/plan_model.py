@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
+from analysis.report.model import (
+    ArmPlan,
+    ClaimDescription,
+    ContrastPlan,
+    TrainedPlan,
+    ValidationPlan,
+)
 from analysis.sequential import SequentialDesign
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from contracts.weights_dir import TABLES
@@ -52,6 +59,9 @@ class Training:
     select: Any
     dir: str
     lanes: int = 1  # training games side by side (engines.train.lanes)
+    #: a warm start: the frozen artefact (:class:`Artefact`) or pinned file (:class:`Pinned`)
+    #: training continues from; None trains from zero
+    init: Any = None
 
     @property
     def leaf(self) -> str:
@@ -88,7 +98,19 @@ class Training:
         than one, so a one-lane recipe is the sequential trainer's as it always was."""
         recipe = {"layout": self.layout, "every": self.every, "first_game": self.first_game,
                   "alpha": self.alpha}
+        if self.init is not None:
+            recipe["init"] = self.init_source()
         return recipe if self.lanes == 1 else {**recipe, "lanes": self.lanes}
+
+    def init_source(self) -> dict[str, Any] | None:
+        """Where a warm start's weights are and how their SHA-256 is known: a pinned file's
+        ``{path, sha256}``, or an artefact's ``{path, record, key}`` (the hash in its frozen
+        record, written by the freeze this training waits for); None from zero."""
+        if isinstance(self.init, Pinned):
+            return {"path": self.init.path, "sha256": self.init.sha256}
+        if isinstance(self.init, Artefact):
+            return {"path": self.init.dir, "record": self.init.record, "key": self.init.key}
+        return None
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,22 @@ class Artefact:
 
 
 @dataclass(frozen=True)
+class Pinned:
+    """A pinned file a claim reads (an arm's leaf, the comparator, a warm start): where the
+    run reads it, the SHA-256 it must have, its leaf kind and the declaration's key."""
+
+    path: str
+    sha256: str
+    kind: str  # linear-file | ntuple-file
+    entries: int
+    key: str
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready, for the page, the records and the protocol hash."""
+        return {"file": self.path, "sha256": self.sha256, "kind": self.kind}
+
+
+@dataclass(frozen=True)
 class PlannedArm:
     """One arm on one block: the arm (its name and typed spec, formatted once) and how this
     profile plays it: its games, their shards and estimated seconds, what it reads."""
@@ -127,6 +165,7 @@ class PlannedArm:
     weights: str | None = None  # validation arms: the trained weights ...
     step: int | None = None  # ... and the checkpoint
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
+    pinned: Pinned | None = None  # a leaf from a pinned file
 
     @property
     def name(self) -> str:
@@ -142,6 +181,11 @@ class PlannedArm:
     def policy(self) -> str:
         """The policy as played (the spec's canonical string)."""
         return self.arm.policy
+
+    @property
+    def reveals(self) -> int | None:
+        """Reveal samples per disc stratum of a factored search (None: the plain node)."""
+        return getattr(self.arm.spec, "reveals", None)
 
 
 @dataclass(frozen=True)
@@ -259,6 +303,21 @@ class ClaimPlan:
                 out[a.artefact.key] = a.artefact
         return out
 
+    def reads(self) -> list[Artefact]:
+        """Every frozen artefact the claim needs: its arms' and its warm starts'."""
+        return [*self.artefacts.values(),
+                *(t.init for t in self.trained.values() if isinstance(t.init, Artefact))]
+
+    @property
+    def pinned(self) -> dict[str, Pinned]:
+        """Every pinned file the claim reads (arms, the validation comparator, warm starts), by
+        the declaration's key: checked before any job, shown on the page and recorded."""
+        arms = [*self.arms.values(), *self.validation_arms.values()]
+        out = {a.pinned.key: a.pinned for a in arms if a.pinned is not None}
+        out.update({t.init.key: t.init for t in self.trained.values()
+                    if isinstance(t.init, Pinned)})
+        return dict(sorted(out.items()))
+
     def contrast_artefacts(self, contrast: str) -> list[str]:
         """Keys of the frozen artefacts a contrast's arms read (its weights-hash check)."""
         arms = [self.arms[a] for a in self.contrasts[contrast].arms]
@@ -315,35 +374,43 @@ class ClaimPlan:
             return self.seeds[0] + first, count
         return self.seeds
 
-    def describe(self) -> dict[str, Any]:
-        """The plan of this claim as plain JSON-ready data (what the report shows)."""
+    def description(self) -> ClaimDescription:
+        """The plan of this claim as the page shows it and the records hash it."""
         from protocol.stages import describe_selection
 
         doc = self.claim.doc
-        return {
-            "id": self.id, "title": doc["title"], "claim": doc["claim"],
-            "theory": doc.get("theory"), "path": str(self.claim.path), "block": self.block,
-            "blocks": self.blocks, "seeds": list(self.seeds), "label": self.label,
-            "shares_block_of": self.shares_block_of, "tier": self.tier,
-            "shrunk": list(self.shrunk), "limits": list(self.limits),
-            "validation": {"games": self.validation_games,
-                           "seeds": list(self.validation_seeds or ()),
-                           "comparator": self.comparator,
-                           "search": doc.get("validation", {}).get("search")},
-            "trained": {n: {"learner": t.learner, "layout": t.layout, "moves": t.moves,
-                            "every": t.every, "steps": t.steps,
-                            "select": describe_selection(t.select)}
-                        for n, t in self.trained.items()},
-            "arms": {n: {"policy": a.policy, "games": a.games, "shards": a.shards,
-                         "artefact": a.artefact.key if a.artefact else None}
-                     for n, a in self.arms.items()},
-            "contrasts": {n: {"kind": c.kind, "arms": list(c.arms), "games": c.games,
-                              "title": c.title, "prefix_of": list(c.prefix_of)}
-                          for n, c in self.contrasts.items()},
-            "sequential": self.sequential.spec() if self.sequential else None,
-            "readings": doc["readings"], "gates": doc["gates"], "verdict": doc["verdict"],
-            "recorded": doc.get("recorded", {}), "declaration": doc,
-        }
+        return ClaimDescription(
+            id=self.id, title=doc["title"], claim=doc["claim"], theory=doc.get("theory"),
+            path=str(self.claim.path), block=self.block, blocks=list(self.blocks),
+            seeds=list(self.seeds), label=self.label, shares_block_of=self.shares_block_of,
+            tier=self.tier, shrunk=list(self.shrunk), limits=list(self.limits),
+            validation=ValidationPlan(games=self.validation_games,
+                                      seeds=list(self.validation_seeds or ()),
+                                      comparator=self.comparator,
+                                      search=doc.get("validation", {}).get("search")),
+            trained={n: TrainedPlan(learner=t.learner, layout=t.layout, moves=t.moves,
+                                    every=t.every, steps=t.steps,
+                                    select=describe_selection(t.select),
+                                    init=(None if t.init is None else t.init.describe()
+                                          if isinstance(t.init, Pinned)
+                                          else {"artefact": t.init.key}))
+                     for n, t in self.trained.items()},
+            arms={n: ArmPlan(policy=a.policy, games=a.games, shards=a.shards,
+                             artefact=a.artefact.key if a.artefact else None,
+                             pinned=a.pinned.describe() if a.pinned else None)
+                  for n, a in self.arms.items()},
+            contrasts={n: ContrastPlan(kind=c.kind, arms=list(c.arms), games=c.games,
+                                       title=c.title, prefix_of=list(c.prefix_of))
+                       for n, c in self.contrasts.items()},
+            sequential=self.sequential.spec() if self.sequential else None,
+            readings=doc["readings"], gates=doc["gates"], verdict=doc["verdict"],
+            recorded=doc.get("recorded", {}), declaration=doc,
+            pinned={k: p.describe() for k, p in self.pinned.items()} or None)
+
+    def describe(self) -> dict[str, Any]:
+        """:meth:`description` as plain JSON-ready data (what the report job and the records
+        read)."""
+        return self.description().to_json()
 
     def estimate(self) -> dict[str, float]:
         """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``)."""
@@ -393,7 +460,7 @@ class Plan:
             c = todo.pop()
             if c not in out:
                 out.add(c)
-                todo.extend(a.claim for a in self.claims[c].artefacts.values())
+                todo.extend(a.claim for a in self.claims[c].reads())
         return out
 
     def order(self) -> list[str]:
@@ -403,7 +470,7 @@ class Plan:
         def visit(c: str) -> None:
             if c in done:
                 return
-            for a in self.claims[c].artefacts.values():
+            for a in self.claims[c].reads():
                 if a.claim != c:
                     visit(a.claim)
             done.append(c)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import os
 import platform
 import subprocess
@@ -22,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from contracts.hashing import canonical_sha256
 from protocol.paths import INDEX
 
 PACKAGES = ("drop7-harness", "numpy", "numba", "scipy", "pandas", "matplotlib", "jinja2",
@@ -82,8 +82,7 @@ def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
 
 def config_hash(cfg: Mapping[str, Any]) -> str:
     """SHA-256 of a config's canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(cfg, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return canonical_sha256(cfg)
 
 
 def weights_record(manifests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -190,9 +189,10 @@ def stage_times(jobs: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, 
 def collect(*, repo: str | Path, profile: Mapping[str, Any], declaration: Mapping[str, Any],
             seed_blocks: Mapping[str, Any], manifests: Iterable[Mapping[str, Any]] = (),
             frozen: Mapping[str, Mapping[str, Any]] | None = None,
-            games: Iterable[str | Path] = (), benchmarks: str | Path | None = None
-            ) -> dict[str, Any]:
-    """Everything the report's provenance section shows, as one JSON-ready dict."""
+            games: Iterable[str | Path] = (), benchmarks: str | Path | None = None,
+            pinned: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Everything the report's provenance section shows, as one JSON-ready dict (``pinned``:
+    the pinned files the claim reads, by declaration key: file, SHA-256, leaf kind)."""
     git = git_state(repo, written_by_runs(profile.get("ledger")))
     jobs = _benchmarks(benchmarks) if benchmarks else {}
     return {
@@ -205,6 +205,7 @@ def collect(*, repo: str | Path, profile: Mapping[str, Any], declaration: Mappin
         "seed_blocks": dict(seed_blocks),
         "weights": weights_record(manifests),
         "frozen": {k: dict(v) for k, v in (frozen or {}).items()},
+        "pinned": {k: dict(v) for k, v in (pinned or {}).items()},
         "games_wall_s": games_wall(games),
         "jobs": jobs,
         "stages": stage_times(jobs),

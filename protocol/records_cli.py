@@ -1,4 +1,4 @@
-"""``drop7 records validate DIR``: check a record bundle (protocol/records.py);
+"""``drop7 records validate DIR``: check a record bundle (protocol/records_check.py);
 ``drop7 records rebuild DIR``: write a committed bundle and its page's records again
 (protocol/records_rebuild.py).
 
@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from protocol.records import RecordError, check_bundle
+from protocol.records_check import check_bundle
+from protocol.records_ids import RecordError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -18,8 +18,6 @@
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,8 +25,9 @@ from typing import Any
 from analysis.contrast import contrast_paired
 from analysis.games_table import pair_arms, read_games, select_block
 from analysis.readings import evaluate
-from contracts.atomic import atomic_dir, atomic_write
+from contracts.atomic import atomic_dir
 from contracts.hashing import file_sha256
+from contracts.json_file import write_json
 from contracts.weights_dir import TABLES
 
 POINT_KEYS = ("n", "mean_candidate", "mean_baseline", "mean_delta", "sd_delta", "bootstrap_lb",
@@ -106,7 +105,7 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
     Refuses when the claim's gates failed and are enforced.  The SHA-256 is
     recomputed from the frozen file and must equal the checkpoint manifest's.
     """
-    from engines.ntuple.storage import read_manifest, unpack_weights
+    from engines.weights_files import read_manifest, unpack_weights
 
     if not gate["opens_screen"]:
         raise ValueError(f"the claim's gates failed, nothing to freeze: {gate['reason']}")
@@ -133,25 +132,3 @@ def check_artefact(record: Mapping[str, Any], key: str, pin: str | None, where: 
     if pin is not None and record["sha256"] != pin:
         raise ValueError(f"{where}: the frozen {key} has SHA-256 {record['sha256'][:16]}..., "
                          f"the declaration pins {pin[:16]}...")
-
-
-def load_json(path: str | Path) -> Any:
-    """Read a JSON file."""
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-def _finite(value: Any) -> Any:
-    """NaN and infinities as None (JSON has no NaN), recursively."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
-
-
-def write_json(path: str | Path, data: Any) -> None:
-    """Write JSON atomically (temporary file, then rename); NaN is written as null."""
-    atomic_write(path, json.dumps(_finite(data), indent=2, allow_nan=False) + "\n")

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from analysis.readings import Reading
+from analysis.report.model import Verdict
 
 SUPPORTED = "supported-as-tested"
 NOT_SUPPORTED = "not-supported-as-tested"
@@ -67,18 +68,21 @@ def _conditions(rule: Mapping[str, Any]) -> str:
 
 def decide(verdict: Mapping[str, Any], readings: Sequence[Reading], errors: Sequence[str],
            tier: str, lowered_by: Sequence[str] = ()) -> dict[str, Any]:
-    """The verdict of a claim (``verdict``: its declaration's ``verdict`` mapping;
-    ``lowered_by``: what the profile shrank of the claim and of the artefacts it reads)."""
+    """The verdict of a claim as JSON (:class:`~analysis.report.model.Verdict`; ``verdict``:
+    its declaration's ``verdict`` mapping; ``lowered_by``: what the profile shrank of the
+    claim and of the artefacts it reads)."""
     outcomes = {r.name: r.outcome for r in readings}
-    base = {"tier": tier, "tier_lowered_by": list(lowered_by),
-            "readings": [r.to_dict() for r in readings],
-            "outcomes": outcomes, "methodological_errors": list(errors)}
+
+    def decided(name: str, reason: str, rule: int | None) -> dict[str, Any]:
+        return Verdict(tier=tier, tier_lowered_by=list(lowered_by), readings=list(readings),
+                       outcomes=outcomes, methodological_errors=list(errors), verdict=name,
+                       reason=reason, rule=rule).to_json()
+
     if errors:
-        return {**base, "verdict": INVALIDATED, "reason": errors[0], "rule": None}
+        return decided(INVALIDATED, errors[0], None)
     for i, rule in enumerate(verdict["rules"]):
         if _holds(rule, outcomes):
-            reason = rule.get("because") or _conditions(rule)
-            return {**base, "verdict": rule["then"], "reason": reason, "rule": i}
+            return decided(rule["then"], rule.get("because") or _conditions(rule), i)
     outcome_text = ", ".join(f"{r.name} {r.outcome}" for r in readings)
-    return {**base, "verdict": verdict["otherwise"],
-            "reason": f"{outcome_text}: no rule of the declaration applies", "rule": None}
+    return decided(verdict["otherwise"], f"{outcome_text}: no rule of the declaration applies",
+                   None)

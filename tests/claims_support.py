@@ -12,7 +12,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
-CLAIMS = ("fourth-ply", "linear-trained-leaf", "ntuple-line-tuples", "ntuple-line-tuples-lanes")
+CLAIMS = ("depth-five", "factored-chance", "fourth-ply", "linear-trained-leaf",
+          "ntuple-line-tuples", "ntuple-line-tuples-lanes", "reveal-quadrature")
 
 
 def shipped(claim: str) -> dict[str, Any]:

@@ -13,6 +13,11 @@ exists (and create it, so a restarted player behaves); ``--start-once FILE``
 refuses to start when FILE exists; ``--delay-ms MS`` waits MS before each
 answer.  An option ``side`` other than ``left`` or ``right`` is refused with
 ``error`` and exit status 6.
+
+With ``--values yes`` it offers the protocol's ``values`` feature (``feature values 1``)
+and answers ``values id N`` with each column's value, its count of empty cells
+plus 0.5 (``-`` for a full column); ``--values-answer LINE`` answers LINE instead,
+``--extra-values-at K`` writes its answer to its K-th ``values`` twice.
 """
 
 import os
@@ -29,7 +34,7 @@ def main(argv):
         return 4
     if once:
         open(once, "w").close()
-    side, decisions, rows, closed = "left", 0, None, False
+    side, decisions, rows, closed, asked = "left", 0, None, False, 0
     speaks = flag.get("--speaks", "2")
     for line in sys.stdin:
         words = line.split()
@@ -37,7 +42,9 @@ def main(argv):
             if words != ["drop7", speaks]:
                 print(f"error this player speaks version {speaks} only", flush=True)
                 return 2
-            print("name plain-python player", "option side left", "ready", sep="\n", flush=True)
+            features = ["feature values 1"] if "--values" in argv else []
+            print("name plain-python player", "option side left", *features, "ready", sep="\n",
+                  flush=True)
         elif words[:1] == ["setoption"] and words[1] == "side":
             side = words[2]
             if side not in ("left", "right"):
@@ -62,6 +69,13 @@ def main(argv):
             column = flag.get("--column", column)
             answer = flag.get("--answer", f"move {column} id {words[2]}")
             times = 2 if flag.get("--extra-move-at") == str(decisions) else 1
+            print(*[answer] * times, sep="\n", flush=True)
+        elif words[:1] == ["values"]:
+            empty = [sum(row[c] == "0" for row in rows) for c in range(7)]
+            values = [str(e + 0.5) if rows[0][c] == "0" else "-" for c, e in enumerate(empty)]
+            answer = flag.get("--values-answer", f"values id {words[2]} {' '.join(values)}")
+            asked += 1
+            times = 2 if flag.get("--extra-values-at") == str(asked) else 1
             print(*[answer] * times, sep="\n", flush=True)
         elif words == ["quit"]:
             return 0

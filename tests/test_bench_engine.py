@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from engines.drop7.cli import main
+from cli.main import main
 from engines.ntuple.memory_bench import _follow, _link_cycle
 
 

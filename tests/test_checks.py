@@ -67,7 +67,8 @@ def test_the_estimate_lists_every_claim() -> None:
 def test_disk_need_counts_two_states_at_most_and_one_for_a_single_segment(
         tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    from engines.ntuple import storage
+    from engines import weights_files as storage
+    from engines.train.trainer import updates_per_move
     from protocol import costs
     from protocol.checks import disk_need
     plan = load_plan(REPO, {"profile": "smoke"})
@@ -78,10 +79,10 @@ def test_disk_need_counts_two_states_at_most_and_one_for_a_single_segment(
     frozen = sum(art.entries * per for art in p.artefacts.values() if art.claim == p.id)
 
     want = frozen + sum(
-        storage.packed_bound(t.entries * per, s * storage.updates_per_move(t.layout),
+        storage.packed_bound(t.entries * per, s * updates_per_move(t.layout),
                              storage.PACKED_STEP_K)
         + storage.packed_bound(t.entries * costs.STATE_BYTES_PER_ENTRY,
-                               s * storage.updates_per_move(t.layout), storage.PACKED_STATE_K)
+                               s * updates_per_move(t.layout), storage.PACKED_STATE_K)
         for t in (a, e) for s in t.steps)  # every state: at most two per weights here
     # compressed checkpoints and states of 20,000 moves: a few MB each; frozen copies are plain
     assert disk_need(p, keep_final_state=False) == want

@@ -36,7 +36,7 @@ SEED = 20240607
 
 def run_cli(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "engines.drop7", "replay", str(path)],
+        [sys.executable, "-m", "cli", "replay", str(path)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -301,7 +301,7 @@ def _cleanroom_refuses(line: str) -> bool:
 
 def _cli_in_process(path: Path, monkeypatch: pytest.MonkeyPatch, capfd) -> tuple[int, str, str]:
     """The `drop7` console script's entry point, called in this process."""
-    from engines.drop7.cli import main
+    from cli.main import main
 
     monkeypatch.setattr(sys, "argv", ["drop7", "replay", str(path)])
     try:
@@ -334,7 +334,7 @@ def test_refusals(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, ca
 
 
 def test_single_bad_record_process(tmp_path: Path) -> None:
-    """End to end through `python -m engines.drop7`: exit status 2, no output."""
+    """End to end through `python -m cli`: exit status 2, no output."""
     path = tmp_path / "one.json"
     path.write_text(BAD_LINES["out_of_reveals"] + "\n")
     proc = run_cli(path)

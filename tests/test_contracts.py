@@ -6,7 +6,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import os
+import re
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -28,7 +30,8 @@ from contracts.games_table import (
     read_rows,
     write_rows,
 )
-from contracts.hashing import file_sha256
+from contracts.hashing import canonical_json, canonical_sha256, file_sha256
+from contracts.json_file import json_text, load_json, write_json
 from engines.play.runner import run_shard
 from engines.play.spec import parse_arm
 
@@ -154,3 +157,41 @@ def test_the_error_line(capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         exit_with_error("y")
     assert stop.value.code == 2 and capsys.readouterr().err == "error: y\n"
+
+
+def test_canonical_json_and_its_hash_are_pinned() -> None:
+    """Sorted keys, no spaces, non-JSON values as their str: the records' ids, the protocol
+    hash, the profile hash and the trainer's config hash are all taken of this text."""
+    value = {"b": [1, 2.5, None], "a": {"z": True, "y": "é"}, "p": Path("x/y")}
+    assert canonical_json(value) == '{"a":{"y":"\\u00e9","z":true},"b":[1,2.5,null],"p":"x/y"}'
+    assert canonical_sha256(value) == hashlib.sha256(canonical_json(value).encode()).hexdigest()
+    assert canonical_sha256(["claim", 3]) == (
+        "66e445b8308450bf3bbe5dc2360541de20102390a092ac50ecad7894a1054457")
+
+
+def test_json_text_is_the_house_form_and_write_json_writes_it(tmp_path) -> None:
+    data = {"b": [1.0, float("nan")], "a": (float("inf"), 2)}
+    assert json_text(data) == ('{\n  "b": [\n    1.0,\n    null\n  ],\n'
+                               '  "a": [\n    null,\n    2\n  ]\n}\n')
+    assert json_text(data, indent=None, sort_keys=True) == '{"a": [null, 2], "b": [1.0, null]}\n'
+    path = write_json(tmp_path / "x.json", data, sort_keys=True)
+    assert path.read_text() == json_text(data, sort_keys=True)
+    assert load_json(path) == {"a": [None, 2], "b": [1.0, None]}
+
+
+#: how canonical JSON is spelt, and a JSON text written to a file, outside the contracts
+_CANONICAL = re.compile(r"sort_keys=True,\s*separators=")
+_WRITTEN = re.compile(r"(atomic_write|write_text|write_public)\([^\n]*json\.dumps\(")
+
+
+def test_canonical_json_and_json_files_are_written_in_one_place() -> None:
+    """Every canonical hash goes through contracts.hashing and every JSON file through
+    contracts.json_file (no copy of either elsewhere)."""
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for package in ("engines", "protocol", "analysis", "workflow"):
+        for path in sorted((root / package).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            found += [f"{path.relative_to(root)}: {m.group(0)}"
+                      for m in (*_CANONICAL.finditer(text), *_WRITTEN.finditer(text))]
+    assert found == []

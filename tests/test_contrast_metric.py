@@ -4,6 +4,7 @@ statistic, reading, figure and page following it; the default ``score`` is uncha
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from test_stats_support import games_frame
 
 from analysis.contrast import (
     SCREEN_CRITERIA,
+    Contrast,
     contrast_games,
     contrast_interaction,
     contrast_scores,
@@ -21,7 +23,7 @@ from analysis.contrast import (
 from analysis.games_table import METRICS, pair_arms
 from analysis.readings import evaluate
 from analysis.report import figures
-from engines.drop7.cli import main
+from cli.main import main
 from protocol.declaration import load_claims
 from protocol.plan import load_plan
 from protocol.records import experiment_record
@@ -107,15 +109,19 @@ def test_an_unknown_metric_or_a_table_without_its_column_is_one_line() -> None:
 
 def test_the_readings_and_figures_follow_the_metric() -> None:
     frame = disagreeing()
-    c = contrast_games(frame, "cand", "base", "moves", n_resamples=2000).to_dict()
-    c.update(seed_first=100, seed_last=100 + N - 1)
+    typed = contrast_games(frame, "cand", "base", "moves", n_resamples=2000)
+    typed.seed_first, typed.seed_last = 100, 100 + N - 1
+    c = typed.to_dict()
     r = evaluate("life", {"kind": "lower-above-zero", "contrast": "c"}, {"c": c}, {})
     assert r.outcome == "fail" and "(moves: n 24, mean delta -2" in r.reason
-    np.testing.assert_array_equal(figures.deltas(frame, c),
+    assert Contrast.from_dict(c) == typed
+    np.testing.assert_array_equal(figures.deltas(frame, typed),
                                   moves_of(frame, "cand") - moves_of(frame, "base"))
-    assert figures.metric_of(c) == ("moves", "moves")
-    assert figures.metric_of({}) == ("score", "points")
-    for png in (figures.paired_deltas(frame, {"life": c}, "life"), figures.halves({"life": c}),
+    assert figures.metric_of(typed) == ("moves", "moves")
+    assert figures.metric_of(contrast_games(frame, "cand", "base", n_resamples=200)) == (
+        "score", "points")
+    for png in (figures.paired_deltas(frame, {"life": typed}, "life"),
+                figures.halves({"life": typed}),
                 figures.score_distributions(frame, "moves")):
         assert png.startswith(b"\x89PNG")
 
@@ -212,11 +218,11 @@ def test_the_page_says_each_contrasts_metric() -> None:
 
     run, pngs = run_of("ntuple-line-tuples"), dict.fromkeys(FIGURES, b"png")
     assert "<b>score</b> (points)" in render_claim(run, pngs)
-    run.contrasts["direct"]["metric"] = "moves"
+    run.contrasts["direct"] = replace(run.contrasts["direct"], metric="moves")
     html = render_claim(run, pngs)
     assert "<b>score</b> (points)" in html and "<b>moves</b> (moves)" in html
     # the index gives the first contrast's mean delta with its unit
-    run.contrasts["primary"]["metric"] = "moves"
+    run.contrasts["primary"] = replace(run.contrasts["primary"], metric="moves")
     summary = run_summary(run, "p.html")
     assert summary["contrast"]["unit"] == "moves"
     index = render_index({}, [{**summary, "href": "pilot/p.html"}])

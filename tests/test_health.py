@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.health import segment_games, training_health
+from analysis.health import TrainingHealth, segment_games, training_health
 from analysis.readings import evaluate
 from protocol.stages import gates
 
@@ -70,6 +70,11 @@ def test_a_checkpoint_above_random_but_not_above_its_start_is_flagged() -> None:
     assert bad["baseline"] == "start" and bad["lead_ub"] < 0 and bad["vs_random"] > 0
     assert not h["healthy"] and "not significantly above the untrained start" in h["problems"][0]
     assert "95% interval" in h["problems"][0]
+    # a warm start's checkpoints (manifests naming their init) call the start what it is
+    warm = training_health("w", _curve([140_000, 77_000]), [
+        {"moves_trained": s, "init": {"path": "p", "sha256": "a" * 64}} for s in (1, 2)])
+    assert "not significantly above the warm start" in warm["problems"][0]
+    assert "untrained" not in warm["problems"][0]
 
 
 def test_a_lead_within_its_interval_is_flagged() -> None:
@@ -134,9 +139,12 @@ def test_the_page_shows_the_lead_and_its_interval() -> None:
     from analysis.report.page import build_figures, render_claim
 
     run = run_of("ntuple-line-tuples", screened=False)
-    run.health = {"ntuple-A": training_health("ntuple-A", _curve([140_000, 77_000]))}
+    doc = training_health("ntuple-A", _curve([140_000, 77_000]))
+    run.health = {"ntuple-A": TrainingHealth.from_json(doc)}
+    typed = run.health["ntuple-A"].to_json()  # the JSON the health job writes, in its order
+    assert typed == doc and list(typed["points"][1]) == list(doc["points"][1])
     html = render_claim(run, build_figures(run))
-    bad = run.health["ntuple-A"]["points"][1]
+    bad = run.health["ntuple-A"].points[1]
     assert "not significantly above the untrained start" in html
-    assert f"{bad['lead_lb']:+,.0f} to {bad['lead_ub']:+,.0f}" in html
+    assert f"{bad.lead_lb:+,.0f} to {bad.lead_ub:+,.0f}" in html
     assert 'class="l fail">no lead' in html

@@ -63,10 +63,10 @@ def test_the_reserved_range_is_the_smoke_profiles_and_written_once() -> None:
 
 @pytest.mark.parametrize(("over", "key", "block"), [
     # the probe: smoke with block_offset=0 played the first seeds of block 20, paper's
-    ({"block_offset": 0}, "block_offset", 10),
+    ({"block_offset": 0}, "block_offset", 50),  # depth-five's block, the first claim's
     # claims.<id>.block in a --configfile mapped smoke onto block 0, opened and complete
     ({"claims": {"linear-trained-leaf": {"block": 0}}}, "claims.linear-trained-leaf.block", 0),
-    ({"ledger": "results/mine.json", "block_offset": 100}, "block_offset", 110),
+    ({"ledger": "results/mine.json", "block_offset": 100}, "block_offset", 150),
 ])
 def test_a_throwaway_ledger_reads_only_the_reserved_blocks(tmp_path, monkeypatch, over, key,
                                                            block) -> None:

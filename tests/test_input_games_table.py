@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from test_stats_support import games_frame, score_like_pairs
 
+from cli.main import main
 from contracts.games_table import GAMES_COLUMNS
-from engines.drop7.cli import main
 
 C, B = score_like_pairs(12, seed=3)
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from cli.main import main
 from contracts.cli_numbers import INT64_MAX, SEED_SPACE, parse_seed_block
-from engines.drop7.cli import main
-from engines.train.evaluate import main as evaluate_main
 
 BIG = str(2**64)
 HUGE = "9" * 5000  # past Python's 4300-digit int conversion limit
@@ -102,9 +101,10 @@ def test_out_of_range_numbers_are_one_line(tmp_path, capsys, argv, fragment) -> 
     (["--first-game", str(2**56 - 2), "--games", "5"], "training role"),
 ])
 def test_evaluate_numbers_are_one_line(tmp_path, capsys, argv, fragment) -> None:
-    assert evaluate_main([str(tmp_path / "no-weights"), *argv]) == 2
+    assert main(["evaluate", str(tmp_path / "no-weights"), *argv]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("evaluate: error:") and fragment in err, err
+    assert err.count("\n") == 1 and err.startswith("drop7 evaluate: error:"), err
+    assert fragment in err, err
 
 
 def test_seed_blocks_accept_hex_and_the_last_seed() -> None:

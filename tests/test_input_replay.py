@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from engines.drop7.cli import main
+from cli.main import main
 
 GOOD = {"format": "drop7-replay-v1", "ruleset": "research", "discs": [3, 5], "reveals": [],
         "moves": [3, 2]}

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
+from cli.main import main
 from engines.drop7.board import OPENING_ROWS, rows_to_cols
-from engines.drop7.cli import main
 from engines.leaves import linear
 from engines.leaves.kinds import N_TERMS
 

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 import zstandard
 
+from engines import weights_files as storage
 from engines.leaves.kinds import N_TERMS
-from engines.ntuple import storage
+from engines.leaves.linear_weights import load_linear
 from engines.ntuple.layouts import get_layout
-from engines.ntuple.storage import (
+from engines.ntuple.storage import load_ntuple
+from engines.weights_files import (
     WeightsError,
     array_chunks,
-    load_linear,
-    load_ntuple,
     save_weights,
     stream_sha256,
     unpack_weights,

@@ -15,7 +15,6 @@ from engines.ntuple.layouts import (
     SPEC_HEADER,
     get_layout,
 )
-from engines.ntuple.storage import alloc_zeroed
 from engines.ntuple.value import (
     NO_SLOT,
     board_entries,
@@ -27,6 +26,7 @@ from engines.ntuple.value import (
     phase_of,
     slot_offsets,
 )
+from engines.weights_files import alloc_zeroed
 
 
 def test_entry_counts_and_active_tuples() -> None:

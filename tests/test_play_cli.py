@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from cli.main import main
 from contracts.games_table import read_rows
-from engines.drop7.cli import main
 
 
 def _strip(rows: list[dict]) -> list[tuple]:

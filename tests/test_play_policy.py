@@ -24,6 +24,10 @@ CANONICAL = [
     "direct:leaf=linear",
     "direct:leaf=ntuple:w/A",
     "direct:leaf=zero,s=5",
+    "search:leaf=linear,d=3,s=7,r=6",
+    "search:leaf=linear,d=4,s=7,r=1",
+    "direct:leaf=linear,r=2",
+    "direct:leaf=zero,s=5,r=12",
 ]
 
 
@@ -40,6 +44,9 @@ def test_canonical_strings_round_trip(text: str) -> None:
     ("search:d=2,leaf=zero", "search:leaf=zero,d=2,s=7"),
     ("direct:leaf=linear,s=7", "direct:leaf=linear"),
     ("direct:s=3,leaf=ntuple:a:b", "direct:leaf=ntuple:a:b,s=3"),
+    ("search:r=6,leaf=linear", "search:leaf=linear,d=3,s=7,r=6"),
+    ("search:r=2,s=7,leaf=linear,d=4", "search:leaf=linear,d=4,s=7,r=2"),
+    ("direct:r=3,leaf=linear,s=7", "direct:leaf=linear,r=3"),
 ])
 def test_other_spellings_canonicalise(text: str, canonical: str) -> None:
     assert canonical_policy(text) == canonical
@@ -49,6 +56,8 @@ def test_parsed_fields() -> None:
     spec = parse_policy("search:leaf=ntuple:w/A,d=2,s=5")
     assert spec == SearchSpec("search", LeafSpec("ntuple", "w/A"), 2, 5)
     assert parse_policy("direct:leaf=zero") == SearchSpec("direct", LeafSpec("zero"), 1, 7)
+    assert parse_policy("search:leaf=linear,r=6").reveals == 6
+    assert parse_policy("search:leaf=linear").reveals is None  # not declared: never written
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -65,6 +74,10 @@ def test_parsed_fields() -> None:
     ("search:leaf=linear,d=x", "d must be an integer"),
     ("search:leaf=linear,s=65", "s must be an integer 1..64"),
     ("search:leaf=linear,s=-1", "s must be an integer"),
+    ("search:leaf=linear,r=0", "r must be an integer 1..12"),
+    ("search:leaf=linear,r=13", "r must be an integer 1..12"),
+    ("direct:leaf=linear,r=x", "r must be an integer 1..12"),
+    ("search:leaf=linear,r=2,r=3", "given twice"),
     ("direct:leaf=linear,d=3", "unknown parameter 'd'"),
     ("search:leaf=fair", "unknown leaf 'fair'"),
     ("search:leaf=ntuple", "needs a path"),
@@ -85,6 +98,10 @@ def test_load_builds_the_right_players() -> None:
     assert (player.searcher.depth, player.searcher.strata) == (2, 3)
     assert load_policy("direct:leaf=linear").searcher.depth == 1
     assert player.name == "search:leaf=zero,d=2,s=3"
+    assert player.searcher.reveals is None
+    factored = load_policy("search:leaf=zero,d=2,s=3,r=4")
+    assert factored.searcher.reveals == 4 and factored.name.endswith(",r=4")
+    assert load_policy("direct:leaf=linear,r=6").searcher.reveals == 6
 
 
 def test_load_errors_for_missing_or_bad_weights(tmp_path) -> None:
@@ -96,13 +113,13 @@ def test_load_errors_for_missing_or_bad_weights(tmp_path) -> None:
 
 
 def test_linear_trained_loads_saved_weights(tmp_path) -> None:
-    from engines.ntuple.storage import array_chunks, save_weights
+    from engines.weights_files import array_chunks, save_weights
 
     weights = np.arange(N_TERMS, dtype=np.float64) - 9.0
     save_weights(tmp_path / "w", (N_TERMS,), np.float64, array_chunks(weights),
                  {"kind": "linear", "layout": "linear"})
     player = load_policy(f"direct:leaf=linear-trained:{tmp_path / 'w'}")
-    assert np.array_equal(player.searcher.leaf.weights, weights)
+    assert np.array_equal(player.searcher.leaf.weights, [*weights, 0.0])  # no intercept
     state = np.zeros(core.ST_LEN, dtype=np.int64)
     cols = np.zeros(7, dtype=np.int64)
     core.new_game(np.uint64(3), state, cols)

@@ -13,24 +13,17 @@ import pytest
 
 from analysis.contrast import contrast_paired
 from analysis.games_table import pair_arms, read_games
+from cli.main import main
 from contracts.cli_numbers import seed_hex
 from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
-from engines.drop7.cli import main
 from engines.play.runner import run_shard
 from engines.play.spec import parse_arm
 from protocol.plan import load_plan
-from protocol.records import (
-    GAMES_FILE,
-    RecordError,
-    bundle_files,
-    check_bundle,
-    check_record,
-    experiment_record,
-    machine_record,
-    protocol_sha256,
-    write_bundle,
-)
+from protocol.records import experiment_record, write_bundle
+from protocol.records_check import bundle_files, check_bundle, check_record
+from protocol.records_ids import GAMES_FILE, RecordError, protocol_sha256
+from protocol.records_machine import machine_record
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)

@@ -16,7 +16,8 @@ from analysis.report.page import refresh_page
 from contracts.games_table import write_rows
 from protocol.ledger import COMMITTED, read_ledger
 from protocol.plan import load_plan
-from protocol.records import RecordError, check_bundle
+from protocol.records_check import check_bundle
+from protocol.records_ids import RecordError
 from protocol.records_rebuild import _check_readings, _contrasts, _verdict, rebuild, table_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +47,15 @@ def test_the_committed_sequential_bundle_is_what_rebuild_writes(tmp_path) -> Non
     seq = result["metrics"]["sequential"]
     assert [x["look"] for x in seq["looks"]] == [1, 2, 3, 4] and seq["decision"] == "stop"
     assert result["metrics"]["contrasts"]["primary"]["n"] == 32
+
+
+def test_rebuild_at_the_committed_time_writes_the_committed_bytes(tmp_path) -> None:
+    """The records' JSON writer and every hash of their ids are pinned by the committed
+    bundle: written again at its own time, each file is the committed one byte for byte."""
+    out = tmp_path / "records" / "fourth-ply"
+    rebuild(BUNDLE, ROOT, out=out, now=datetime(2026, 12, 3, 16, 51, 3, tzinfo=UTC))
+    written = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert written == {p.name: p.read_bytes() for p in BUNDLE.iterdir()}
 
 
 def test_a_reading_the_games_do_not_give_again_is_refused(tmp_path) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli.main import main
 from contracts.games_table import read_rows
 from engines.drop7 import core
 from engines.drop7.board import opening_cols
-from engines.drop7.cli import main
 from engines.drop7.game_loop import play_out
 from engines.play import referee_messages as msg
 from engines.play.games import play_game
@@ -34,7 +34,7 @@ from engines.play.spec import (
 PLAYER = Path(__file__).with_name("referee_player.py")
 PLAIN = f"{sys.executable} {PLAYER}"
 FAIR = "search:leaf=linear,d=3,s=7"
-SERVED = f"external:{sys.executable} -m engines.drop7 serve --policy {FAIR}"
+SERVED = f"external:{sys.executable} -m cli serve --policy {FAIR}"
 
 
 @pytest.mark.parametrize("text", [

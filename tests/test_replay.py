@@ -65,7 +65,7 @@ def test_corpus_matches_readable_rules():
 
 
 def run_cli(text: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engines.drop7", "replay", "-"], input=text,
+    return subprocess.run([sys.executable, "-m", "cli", "replay", "-"], input=text,
                           capture_output=True, text=True, check=False)
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import base64
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 from claims_support import REPO
 
-from analysis.contrast import contrast_interaction, contrast_paired
+from analysis.contrast import Contrast, contrast_interaction, contrast_paired
 from analysis.games_table import pair_arms
 from analysis.power import operating_characteristic
 from analysis.readings import evaluate_all
+from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
     FIGURES,
     ClaimRun,
@@ -98,7 +100,7 @@ def manifests() -> dict:
 def run_of(claim: str, *, screened: bool = True, reused: bool = False,
            profile: str = "pilot") -> ClaimRun:
     p = plan(claim, profile)
-    desc = p.describe()
+    desc = ClaimDescription.from_json(p.describe())
     curves = {w: curve(w, [-5e3, 4e4]) for w in p.trained}
     gate = {"claim": claim, "passed": screened, "enforced": True, "opens_screen": screened,
             "gates": [], "reason": "validation margin positive" if screened else "no signal"}
@@ -122,11 +124,12 @@ def run_of(claim: str, *, screened: bool = True, reused: bool = False,
     errors = methodological_errors(integrity=[], gate=gate, screened=screened, reused=reused)
     verdict = decide(p.claim.doc["verdict"], readings, errors, p.tier)
     return ClaimRun(plan=desc, profile={"profile": profile, "note": "a test note"}, gate=gate,
-                    verdict=verdict, provenance=provenance(), curves=curves,
+                    verdict=Verdict.from_json(verdict), provenance=provenance(), curves=curves,
                     manifests=manifests() if p.trained else {}, frozen=frozen, opened=opened,
                     closed=closed, hashes={k: {"expected": "f" * 64, "actual": "f" * 64,
                                                "pin": None} for k in frozen},
-                    contrasts=contrasts or {}, games=games)
+                    contrasts={n: Contrast.from_dict(c) for n, c in (contrasts or {}).items()},
+                    games=games)
 
 
 def images(html: str) -> list[bytes]:
@@ -148,7 +151,7 @@ def test_claim_page_is_self_contained_with_every_section() -> None:
 def test_the_fourth_ply_page_shows_its_interaction() -> None:
     run = run_of("fourth-ply")
     html = render_claim(run)
-    assert run.contrasts["interaction"]["kind"] == "interaction"
+    assert run.contrasts["interaction"].kind == "interaction"
     assert "interaction" in html and "+881" in html  # the register's interaction anchor
     assert "this claim trains no weights" not in html.split("Figures")[0]
 
@@ -158,14 +161,14 @@ def test_a_closed_screen_says_why_and_draws_placeholders() -> None:
     html = render_claim(run)
     assert "The screen was not opened." in html and "no signal" in html
     assert len(images(html)) == len(FIGURES)
-    assert run.verdict["outcomes"]["primary"] == "not-run"
+    assert run.verdict.outcomes["primary"] == "not-run"
 
 
 def test_reuse_is_flagged_and_invalidates() -> None:
     run = run_of("ntuple-line-tuples", reused=True)
     html = render_claim(run)
     assert "Screen block reused." in html
-    assert run.verdict["verdict"] == "invalidated-by-methodological-error"
+    assert run.verdict.verdict == "invalidated-by-methodological-error"
 
 
 def test_the_registered_size_says_so() -> None:
@@ -180,7 +183,7 @@ def test_summaries_and_index(tmp_path) -> None:
         page = tmp_path / "pilot" / f"{claim}.html"
         write_public(page, render_claim(run))
         write_public(page.with_suffix(".json"), json.dumps(run_summary(run, page.name)))
-        claims[claim] = {"title": run.plan["title"], "path": run.plan["path"]}
+        claims[claim] = {"title": run.plan.title, "path": run.plan.path}
     claims["linear-trained-leaf"] = {"title": "never run", "path": "x"}
     found = find_summaries(tmp_path)
     assert {s["claim"] for s in found} == {"ntuple-line-tuples", "fourth-ply"}
@@ -236,7 +239,7 @@ def test_a_sequential_screen_shows_every_look_the_estimates_and_its_error_rates(
     assert (effect, source) == (50_479.0, "recorded")
     c["sequential"] = screen_section(d[:n], c, design, looks, effect=effect, effect_source=source,
                                      n_sims=300, n_resamples=500)
-    run.contrasts["primary"] = c
+    run.contrasts["primary"] = Contrast.from_dict(c)
     html = render_claim(run)
     assert n < p.seeds[1] and "<h2>Sequential screen</h2>" in html
     assert f"Stopped at look {len(looks)} of 4" in html and "were never read" in html
@@ -262,3 +265,29 @@ def test_the_ledger_shows_the_first_table_and_each_replay_once_labelled() -> Non
     # an older ledger's single hash reads the same way
     run.closed["entries"][block] = {"table_sha256": first, "differs": again}
     assert f"replay 1's table SHA-256 <span class=\"mono\">{again[:16]}" in render_claim(run)
+
+
+def test_the_page_names_every_pinned_file_with_its_hash() -> None:
+    run = run_of("linear-trained-leaf", screened=False)
+    run.provenance["pinned"] = {"arms.mine.leaf": {"file": "w/cma.npy", "sha256": "e" * 64,
+                                                   "kind": "linear-file"}}
+    html = render_claim(run)
+    assert f"pinned file (arms.mine.leaf)</td><td class=\"l mono\">w/cma.npy (linear-file), " \
+           f"SHA-256 {'e' * 64}" in html
+    del run.provenance["pinned"]  # a provenance written before pinned files renders as it did
+    assert "pinned file" not in render_claim(run)
+
+
+def test_the_training_table_names_a_warm_start() -> None:
+    run = run_of("linear-trained-leaf", screened=False)
+
+    def warm(init: dict) -> None:
+        trained = dict(run.plan.trained)
+        trained["linear-trained"] = replace(trained["linear-trained"], init=init)
+        run.plan = replace(run.plan, trained=trained)
+
+    warm({"artefact": "other/w"})
+    assert "linear-trained (warm start from other/w, accumulators fresh)" in render_claim(run)
+    warm({"file": "f.npy", "sha256": "e" * 64, "kind": "linear-file"})
+    assert f"(warm start from f.npy, SHA-256 {'e' * 64}, accumulators fresh)" in \
+        render_claim(run)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from engines.drop7.cli import main
+from cli.main import main
 
 
 def test_bench_prints_the_figures(capsys) -> None:
@@ -21,11 +21,23 @@ def test_bench_prints_the_figures(capsys) -> None:
         assert result[key] > 0
     assert (result["leaf"], result["depth"], result["strata"], result["decisions"]) == (
         "zero", 2, 7, 4)
+    assert result["reveals"] is None
+
+
+def test_bench_times_the_factored_node(capsys) -> None:
+    base = ["bench", "search", "--leaf", "zero", "--depth", "2", "--positions", "6", "--json"]
+    assert main(base) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*base, "--reveals", "3"]) == 0
+    factored = json.loads(capsys.readouterr().out)
+    assert factored["reveals"] == 3
+    assert factored["mean_nodes"] > plain["mean_nodes"]
 
 
 @pytest.mark.parametrize("argv", [
     ["--leaf", "fair"], ["--leaf", "linear:x"], ["--depth", "0"], ["--strata", "99"],
-    ["--positions", "0"], ["--leaf", "ntuple:/no/such/dir"],
+    ["--positions", "0"], ["--leaf", "ntuple:/no/such/dir"], ["--reveals", "0"],
+    ["--reveals", "13"], ["--reveals", "x"],
 ])
 def test_bench_refuses_bad_arguments(capsys, argv) -> None:
     assert main(["bench", "search", *argv]) == 2

@@ -47,8 +47,15 @@ def _leaf(kind: str) -> Leaf:
 
 
 def _values_ref(kind: str, cols: np.ndarray, disc: int, mr: int, depth: int,
-                strata: int) -> tuple[float, list[float], bool]:
-    """Readable expectimax: every sample played, no shortcuts (canonical columns)."""
+                strata: int, reveals: int = 1) -> tuple[float, list[float], bool]:
+    """Readable expectimax: every sample played, no shortcuts (canonical columns).
+
+    With ``reveals = M`` each column averages ``T = strata * M`` samples: sample ``r N + d``
+    (disc stratum ``d`` of ``N = strata``, reveal sample ``r``) plays the move with the
+    reveals of sample ``r N + d`` of ``T`` and draws the next disc of stratum ``d`` of ``N``.
+    Moves that reveal nothing are played ``T`` times too (the kernel plays them once).
+    """
+    total_samples = strata * reveals
     canon = np.zeros(7, dtype=np.int64)
     mirrored = bool(canonicalise(cols, canon))
     scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
@@ -59,18 +66,19 @@ def _values_ref(kind: str, cols: np.ndarray, disc: int, mr: int, depth: int,
             continue
         key = np.uint64(chance_key(canon, disc, mr, c))
         total = 0.0
-        for s in range(strata):
+        for s in range(total_samples):
             child = canon.copy()
-            _, mr2 = play_sample(child, c, disc, mr, key, strata, s, scratch, out)
+            _, mr2 = play_sample(child, c, disc, mr, key, total_samples, s, scratch, out)
             pts = float(out[core.OUT_POINTS])
-            nxt = int(sample_disc(key, strata, s))
+            nxt = int(sample_disc(key, strata, s % strata))
             if out[core.OUT_OVER]:
                 total += pts + TERMINAL_UTILITY
             elif depth == 1:
                 total += pts + _leaf_ref(kind, child, int(mr2), nxt)
             else:
-                total += pts + _values_ref(kind, child, nxt, int(mr2), depth - 1, strata)[0]
-        values[c] = total / strata
+                total += pts + _values_ref(kind, child, nxt, int(mr2), depth - 1, strata,
+                                           reveals)[0]
+        values[c] = total / total_samples
     return max(values), values, mirrored
 
 

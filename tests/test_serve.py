@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from engines.drop7.cli import main
+from cli.main import main
 from engines.play import referee_messages as msg
 from engines.play.policy import load_policy
 from engines.play.serve import serve

@@ -10,15 +10,15 @@ import pytest
 
 from contracts.games_table import GAMES_COLUMNS, write_rows
 from contracts.hashing import file_sha256
+from contracts.json_file import write_json
 from engines.ntuple.layouts import get_layout
-from engines.ntuple.storage import array_chunks, save_weights, stream_sha256
+from engines.weights_files import array_chunks, save_weights, stream_sha256
 from protocol.stages import (
     check_artefact,
     freeze,
     gates,
     select_checkpoint,
     validation_curve,
-    write_json,
 )
 
 GATE = {"training-signal": {"kind": "margin-positive", "weights": "ntuple-A"}}

@@ -13,7 +13,7 @@ from test_stats_support import games_frame, score_like_pairs
 
 from analysis.contrast import contrast_games
 from analysis.games_table import read_games
-from engines.drop7.cli import main
+from cli.main import main
 
 C, B = score_like_pairs(48, seed=5)
 
@@ -110,7 +110,7 @@ def test_missing_file_and_empty_file(tmp_path, capsys):
 def test_console_script_exit_status(tmp_path):
     frame = games_frame({"cand": C, "base": B})
     path = _write(tmp_path, pd.concat([frame, frame.iloc[[0]]]))
-    proc = subprocess.run([sys.executable, "-m", "engines.drop7", "stats", str(path),
+    proc = subprocess.run([sys.executable, "-m", "cli", "stats", str(path),
                            "--candidate", "cand", "--baseline", "base"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engines.drop7.cli import main
-from engines.ntuple.storage import anon_huge_bytes
+from cli.main import main
+from engines.weights_files import anon_huge_bytes
 
 
 def test_bench_train_small_layout(capsys) -> None:

@@ -8,11 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engines.drop7.cli import main
-from engines.ntuple import storage
+from cli.main import main
+from engines import weights_files as storage
 from engines.ntuple.layouts import get_layout
 from engines.ntuple.storage import load_ntuple
-from engines.train.evaluate import main as evaluate_main
 from engines.train.trainer import NtupleLearner, SeedRange, Trainer
 
 SEEDS = "0x1000000000000000:1000000"
@@ -121,14 +120,14 @@ def test_evaluate_refuses_a_truncated_table(tmp_path: Path, capsys) -> None:
     tables = out / "step-200" / "tables.npy.zst"
     with open(tables, "r+b") as fh:
         fh.truncate(tables.stat().st_size - 8)
-    assert evaluate_main([str(out / "step-200"), "--games", "2"]) == 2
+    assert main(["evaluate", str(out / "step-200"), "--games", "2"]) == 2
     assert "truncated" in capsys.readouterr().err
 
 
 def test_evaluate_plays_and_reports(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     assert _train(out, 300, 300) == 0
-    assert evaluate_main([str(out / "step-300"), "--games", "6"]) == 0
+    assert main(["evaluate", str(out / "step-300"), "--games", "6"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["games"] == 6 and result["random"]["mean"] > 0
     assert -1.0 <= result["value_return_corr"] <= 1.0

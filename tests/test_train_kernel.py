@@ -10,10 +10,10 @@ from engines.drop7.chance import canonicalise, chance_key, play_sample
 from engines.drop7.core import quick_drop
 from engines.drop7.game_loop import play_out
 from engines.ntuple.layouts import INITIAL_VALUE, SPEC_MAGIC, get_layout
-from engines.ntuple.storage import alloc_zeroed
 from engines.ntuple.value import entry_indices, gather, ntuple_value
 from engines.train import kernel as kern
 from engines.train.trainer import SeedRange
+from engines.weights_files import alloc_zeroed
 
 SEEDS = SeedRange(0x1000000000000000, 1 << 40)
 

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from test_train_kernel import SEEDS, wide_spec
 
+from cli.main import main
 from engines.drop7 import core
-from engines.drop7.cli import main
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
-from engines.ntuple.storage import alloc_zeroed
 from engines.train import kernel as kern
 from engines.train.lanes import owner, train_rounds
+from engines.weights_files import alloc_zeroed
 
 CLI_SEEDS = "0x1000000000000000:1000000"
 TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2

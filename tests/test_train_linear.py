@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli.main import main
 from engines.drop7 import baselines, core
-from engines.drop7.cli import main
 from engines.drop7.game_loop import play_out
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import linear_value
-from engines.ntuple.storage import load_linear
+from engines.leaves.linear_weights import load_linear
 from engines.train import kernel as kern
 from engines.train.linear_td import SCALES, LinearLearner, _value, play_linear_greedy
 from engines.train.trainer import SeedRange

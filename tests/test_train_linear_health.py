@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from analysis.health import training_health
+from cli.main import main
 from engines.drop7 import core
 from engines.drop7.board import TERMINAL_UTILITY
-from engines.drop7.cli import main
 from engines.seedbank import load_bank
 from engines.train import kernel as kern
 from engines.train.evaluate import UNSEEN_GAME, evaluate

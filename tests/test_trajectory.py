@@ -16,10 +16,10 @@ import json
 import numpy as np
 import pytest
 
+from cli.main import main
 from contracts.cli_numbers import seed_hex
 from contracts.trajectory import trajectory_checksum, trajectory_text
 from engines.drop7 import core
-from engines.drop7.cli import main
 from engines.drop7.game_loop import play_out
 from engines.play.policy import load_policy
 from engines.play.runner import run_shard

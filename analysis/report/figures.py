@@ -18,7 +18,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from analysis.contrast import Contrast  # noqa: E402
 from analysis.games_table import DEFAULT_METRIC, METRICS  # noqa: E402
+from analysis.health import TrainingHealth  # noqa: E402
 from analysis.power import OperatingCharacteristic  # noqa: E402
 
 DPI = 100
@@ -103,28 +105,28 @@ def validation_curve(curves: Mapping[str, Mapping[str, Any]], *,
     return _png(fig)
 
 
-def training_health(health: Mapping[str, Mapping[str, Any]]) -> bytes:
+def training_health(health: Mapping[str, TrainingHealth]) -> bytes:
     """One-ply mean per checkpoint (bars: 95% intervals), random play (dashed) and the
     untrained start (dash-dotted) on the same seeds and the training games' mean score per
     segment (dotted), per trained weights;
     a red ring marks a checkpoint the health check flags (:mod:`analysis.health`)."""
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for i, (name, h) in enumerate(health.items()):
-        pts, colour = h["points"], COLOURS[i % len(COLOURS)]
-        x = np.array([p["step"] for p in pts], dtype=float)
-        ax.errorbar(x, [p["one_ply_mean"] for p in pts], yerr=[p["one_ply_ci95"] for p in pts],
+        pts, colour = h.points, COLOURS[i % len(COLOURS)]
+        x = np.array([p.step for p in pts], dtype=float)
+        ax.errorbar(x, [p.one_ply_mean for p in pts], yerr=[p.one_ply_ci95 for p in pts],
                     marker="o", capsize=3, color=colour, label=f"{name}: one ply")
-        ax.plot(x, [p["random_mean"] for p in pts], linestyle="--", color=colour, alpha=0.6,
+        ax.plot(x, [p.random_mean for p in pts], linestyle="--", color=colour, alpha=0.6,
                 label=f"{name}: random, same seeds")
-        ax.plot(x, [p["start_mean"] for p in pts], linestyle="-.", color=colour, alpha=0.6,
+        ax.plot(x, [p.start_mean for p in pts], linestyle="-.", color=colour, alpha=0.6,
                 label=f"{name}: untrained start, same seeds")
-        seg = [(p["step"], p["train_mean_score"]) for p in pts if p["train_mean_score"]]
+        seg = [(p.step, p.train_mean_score) for p in pts if p.train_mean_score]
         if seg:
             ax.plot(*zip(*seg, strict=True), linestyle=":", marker=".", color=colour,
                     alpha=0.8, label=f"{name}: training games (segment mean)")
-        bad = [p for p in pts if p["no_lead"] or p["fell"]]
+        bad = [p for p in pts if p.no_lead or p.fell]
         if bad:
-            ax.plot([p["step"] for p in bad], [p["one_ply_mean"] for p in bad], "o",
+            ax.plot([p.step for p in bad], [p.one_ply_mean for p in bad], "o",
                     markersize=14, markerfacecolor="none", markeredgecolor="red",
                     markeredgewidth=2, label=f"{name}: flagged")
     _training_axes(ax, "mean score (points)",
@@ -168,33 +170,32 @@ def training_throughput(manifests: Mapping[str, Sequence[Mapping[str, Any]]]) ->
     return _png(fig)
 
 
-def metric_of(contrast: Mapping[str, Any]) -> tuple[str, str]:
+def metric_of(contrast: Contrast) -> tuple[str, str]:
     """``(metric, unit)`` of a contrast's statistics (the final score in points by default)."""
-    metric = contrast.get("metric", DEFAULT_METRIC)
-    return metric, METRICS[metric]
+    return contrast.metric, METRICS[contrast.metric]
 
 
-def _units(contrasts: Mapping[str, Mapping[str, Any]]) -> str:
+def _units(contrasts: Mapping[str, Contrast]) -> str:
     """The one unit of every contrast, or both named when they differ."""
     return " or ".join(dict.fromkeys(metric_of(c)[1] for c in contrasts.values()))
 
 
-def deltas(games: pd.DataFrame, contrast: Mapping[str, Any]) -> np.ndarray:
+def deltas(games: pd.DataFrame, contrast: Contrast) -> np.ndarray:
     """A contrast's per-game deltas of its metric in seed order, on its own seeds (a prefix,
     maybe)."""
-    lo, hi = np.uint64(contrast["seed_first"]), np.uint64(contrast["seed_last"])
+    lo, hi = np.uint64(contrast.seed_first), np.uint64(contrast.seed_last)
     inside = games[(games["seed"] >= lo) & (games["seed"] <= hi)]
     column = metric_of(contrast)[0]
 
     def scores(arm: str) -> np.ndarray:
         return inside[inside["arm"] == arm].sort_values("seed")[column].to_numpy(float)
 
-    a = contrast["arms"]
+    a = contrast.arms
     d = scores(a[0]) - scores(a[1])
-    return d - (scores(a[2]) - scores(a[3])) if contrast["kind"] == "interaction" else d
+    return d - (scores(a[2]) - scores(a[3])) if contrast.kind == "interaction" else d
 
 
-def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Mapping[str, Any]],
+def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Contrast],
                   primary: str) -> bytes:
     """Left: the ``primary`` contrast's per-game deltas with its bounds; right: every contrast."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 4.0),
@@ -204,28 +205,28 @@ def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Mapping[str, Any]
     ax.hist(d, bins=min(40, max(8, d.size // 6)), color="lightsteelblue", edgecolor="white")
     for x, style, label in (
         (0.0, {"color": "grey"}, "0"),
-        (p["mean_delta"], {"color": "black", "linewidth": 2}, f"mean {p['mean_delta']:+,.0f}"),
-        (p["bootstrap_lb"], {"color": "tab:blue", "linestyle": "--"},
-         f"bootstrap LB {p['bootstrap_lb']:+,.0f}"),
-        (p["t_lb"], {"color": "tab:cyan", "linestyle": ":"}, f"t LB {p['t_lb']:+,.0f}"),
+        (p.mean_delta, {"color": "black", "linewidth": 2}, f"mean {p.mean_delta:+,.0f}"),
+        (p.bootstrap_lb, {"color": "tab:blue", "linestyle": "--"},
+         f"bootstrap LB {p.bootstrap_lb:+,.0f}"),
+        (p.t_lb, {"color": "tab:cyan", "linestyle": ":"}, f"t LB {p.t_lb:+,.0f}"),
     ):
         ax.axvline(x, label=label, **style)
     metric, unit = metric_of(p)
-    ax.set_xlabel(f"{metric} delta per game, {unit} ({p['candidate']} - {p['baseline']})")
+    ax.set_xlabel(f"{metric} delta per game, {unit} ({p.candidate} - {p.baseline})")
     ax.set_ylabel("games")
-    ax.set_title(f"Paired deltas, {primary} contrast (n = {p['n']})", fontsize=10)
+    ax.set_title(f"Paired deltas, {primary} contrast (n = {p.n})", fontsize=10)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.legend(fontsize=7)
     names = list(contrasts)
     ys = np.arange(len(names))[::-1]
     for y, name in zip(ys, names, strict=True):
         c = contrasts[name]
-        ok = c["passed"]
-        bx.plot([c["bootstrap_lb"], c["bootstrap_ub"]], [y, y], color="tab:blue", linewidth=3,
+        ok = c.passed
+        bx.plot([c.bootstrap_lb, c.bootstrap_ub], [y, y], color="tab:blue", linewidth=3,
                 solid_capstyle="butt")
-        bx.plot([c["mean_delta"]], [y], marker="o", color="black")
-        bx.plot([c["t_lb"]], [y], marker="|", markersize=14, color="tab:cyan")
-        bx.text(c["bootstrap_ub"], y + 0.18, " pass" if ok else " fail", fontsize=8,
+        bx.plot([c.mean_delta], [y], marker="o", color="black")
+        bx.plot([c.t_lb], [y], marker="|", markersize=14, color="tab:cyan")
+        bx.text(c.bootstrap_ub, y + 0.18, " pass" if ok else " fail", fontsize=8,
                 color="tab:green" if ok else "tab:red")
     bx.axvline(0.0, color="grey")
     bx.set_yticks(ys, names)
@@ -258,13 +259,13 @@ def score_distributions(games: pd.DataFrame, metric: str = DEFAULT_METRIC) -> by
     return _png(fig)
 
 
-def halves(contrasts: Mapping[str, Mapping[str, Any]]) -> bytes:
+def halves(contrasts: Mapping[str, Contrast]) -> bytes:
     """Mean delta of each half of the games (seed order), per contrast."""
     fig, ax = plt.subplots(figsize=(7.2, 3.6))
     names = list(contrasts)
     x = np.arange(len(names))
-    first = [contrasts[n]["halves"][0] for n in names]
-    second = [contrasts[n]["halves"][1] for n in names]
+    first = [contrasts[n].halves[0] for n in names]
+    second = [contrasts[n].halves[1] for n in names]
     ax.bar(x - 0.18, first, width=0.36, label="games 0 .. n/2-1", color="tab:blue")
     ax.bar(x + 0.18, second, width=0.36, label="games n/2 .. n-1", color="tab:orange")
     ax.axhline(0.0, color="grey")

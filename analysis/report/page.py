@@ -1,8 +1,12 @@
 """The claim report: one self-contained HTML page per claim and profile, and the index.
 
-:class:`ClaimRun` holds what one claim's run produced (plain dicts read from
-its JSON files, the plan's description of the claim, and the screen's games
-table when the block was opened); :func:`build_figures` draws every figure,
+:class:`ClaimRun` holds what one claim's run produced: the plan's description
+of the claim and its verdict (:mod:`analysis.report.model`), its contrasts
+(:class:`~analysis.contrast.Contrast`) and training health
+(:class:`~analysis.health.TrainingHealth`) as types read back from their
+JSON, the gates, curves, frozen records and ledger files as their JSON, and
+the screen's games table when the block was opened, with each arm's summary
+computed once (:attr:`ClaimRun.arms`); :func:`build_figures` draws every figure,
 :func:`render_claim` renders the page with the figures embedded as base64
 PNGs (no server, no external files), :func:`run_summary` is the line the
 index lists, and :func:`render_index` lists every claim and every report
@@ -18,6 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +30,10 @@ import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from analysis.contrast import Contrast
+from analysis.health import TrainingHealth
 from analysis.report import figures as fig
+from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 
@@ -50,19 +58,19 @@ RECORDED_KEYS = {"mean_delta": "mean delta", "bootstrap_lb": "bootstrap LB",
 class ClaimRun:
     """Everything one claim's run produced (``opened`` is None when the screen stayed closed)."""
 
-    plan: dict[str, Any]
+    plan: ClaimDescription
     profile: dict[str, Any]
     gate: dict[str, Any]
-    verdict: dict[str, Any]
+    verdict: Verdict
     provenance: dict[str, Any]
     curves: dict[str, dict[str, Any]] = field(default_factory=dict)
-    health: dict[str, dict[str, Any]] = field(default_factory=dict)
+    health: dict[str, TrainingHealth] = field(default_factory=dict)
     manifests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     frozen: dict[str, dict[str, Any]] = field(default_factory=dict)
     opened: dict[str, Any] | None = None
     closed: dict[str, Any] | None = None
     hashes: dict[str, Any] = field(default_factory=dict)
-    contrasts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    contrasts: dict[str, Contrast] = field(default_factory=dict)
     games: pd.DataFrame | None = None
     #: register records: name, path and href (the record as a data: URI, or None)
     records: list[dict[str, str | None]] = field(default_factory=list)
@@ -70,7 +78,7 @@ class ClaimRun:
     @property
     def claim(self) -> str:
         """The claim's id."""
-        return str(self.plan["id"])
+        return self.plan.id
 
     @property
     def profile_name(self) -> str:
@@ -90,11 +98,24 @@ class ClaimRun:
     @property
     def unhealthy(self) -> dict[str, list[str]]:
         """``weights -> findings`` of every trained weights whose training health is flagged."""
-        return {name: h["problems"] for name, h in self.health.items() if h["problems"]}
+        return {name: h.problems for name, h in self.health.items() if h.problems}
 
     def not_opened(self) -> str:
         """Why the screen block stayed closed."""
-        return f"screen block {self.plan['block']} not opened: {self.gate.get('reason', '')}"
+        return f"screen block {self.plan.block} not opened: {self.gate.get('reason', '')}"
+
+    @cached_property
+    def arms(self) -> list[ArmSummary]:
+        """Every screen arm's summary, computed once (none when the screen stayed closed)."""
+        return arm_summaries(self.plan, self.games)
+
+    @property
+    def pair_means(self) -> dict[str, tuple[float, float]]:
+        """The means over a contrast's pairs that are no arm's summary: an interaction's two
+        differences, and the arms of a contrast read on a prefix of the block."""
+        return {name: (c.mean_candidate, c.mean_baseline)
+                for name, c in self.contrasts.items()
+                if c.kind == "interaction" or self.plan.contrasts[name].prefix_of}
 
 
 def write_public(path: str | Path, data: str | bytes) -> Path:
@@ -128,12 +149,12 @@ def build_figures(run: ClaimRun) -> dict[str, bytes]:
         out["score_distributions"] = fig.score_distributions(
             run.games, fig.metric_of(run.contrasts[first])[0])
         out["halves"] = fig.halves(run.contrasts)
-        name, c = next(((n, c) for n, c in run.contrasts.items() if c.get("oc")), (None, None))
-        if c is not None:
-            title = (f"{name}: P(screen passes) (n = {c['oc']['n']}, "
-                     f"{c['oc']['n_sims']:,} simulated screens)")
+        name, c = next(((n, c) for n, c in run.contrasts.items() if c.oc), (None, None))
+        if c is not None and c.oc is not None:
+            title = (f"{name}: P(screen passes) (n = {c.oc['n']}, "
+                     f"{c.oc['n_sims']:,} simulated screens)")
             out["operating_characteristic"] = fig.operating_characteristic(
-                c["oc"], title, fig.metric_of(c)[0])
+                c.oc, title, fig.metric_of(c)[0])
         else:
             out["operating_characteristic"] = fig.placeholder(
                 FIGURES["operating_characteristic"], "no contrast of this claim is screened")
@@ -141,31 +162,6 @@ def build_figures(run: ClaimRun) -> dict[str, bytes]:
         for name in SCREEN_FIGURES:
             out[name] = fig.placeholder(FIGURES[name], run.not_opened())
     return out
-
-
-def _arm_rows(run: ClaimRun) -> list[dict[str, Any]]:
-    if run.games is None:
-        return []
-    recorded = run.plan.get("recorded", {}).get("arms", {})
-    rows = []
-    for arm, planned in run.plan["arms"].items():
-        g = run.games[run.games["arm"] == arm]
-        if g.empty:
-            continue
-        s = g["score"].to_numpy(float)
-        rows.append({
-            "arm": arm, "policy": planned["policy"], "games": int(s.size),
-            "prefix": planned["games"] < run.plan["seeds"][1],
-            "mean": float(s.mean()), "median": float(np.median(s)),
-            "q25": float(np.quantile(s, 0.25)), "q75": float(np.quantile(s, 0.75)),
-            "moves": float(g["moves"].mean()) if "moves" in g else None,
-            "censored": int(g["censored"].astype(float).sum()) if "censored" in g else None,
-            "illegal": int(g["illegal"].sum()) if "illegal" in g else None,
-            "unfinished": int(g["unfinished"].sum()) if "unfinished" in g else None,
-            "wall_s": float(g["wall_s"].sum()) if "wall_s" in g else None,
-            "recorded": recorded.get(arm, {}),
-        })
-    return rows
 
 
 def _num(x: Any, signed: bool = False, digits: int = 0) -> str:
@@ -197,15 +193,15 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
     """What the index lists for this claim's run (also written beside the page as JSON)."""
     first = next(iter(run.contrasts.values()), None)
     return {
-        "claim": run.claim, "title": run.plan["title"], "profile": run.profile_name,
-        "page": page, "block": run.plan["block"], "shrunk": bool(run.plan["shrunk"]),
-        "verdict": run.verdict["verdict"], "tier": run.verdict["tier"],
-        "reason": run.verdict["reason"], "outcomes": run.verdict["outcomes"],
+        "claim": run.claim, "title": run.plan.title, "profile": run.profile_name,
+        "page": page, "block": run.plan.block, "shrunk": bool(run.plan.shrunk),
+        "verdict": run.verdict.verdict, "tier": run.verdict.tier,
+        "reason": run.verdict.reason, "outcomes": run.verdict.outcomes,
         "screened": run.screened, "reused": run.reused,
-        "training_health": {name: not h["problems"] for name, h in run.health.items()},
+        "training_health": {name: not h.problems for name, h in run.health.items()},
         "hashes": run.opened["hashes"] if run.opened else {},
-        "contrast": first and {"candidate": first["candidate"], "baseline": first["baseline"],
-                               "n": first["n"], "mean_delta": first["mean_delta"],
+        "contrast": first and {"candidate": first.candidate, "baseline": first.baseline,
+                               "n": first.n, "mean_delta": first.mean_delta,
                                "unit": fig.metric_of(first)[1]},
         "commit": run.provenance.get("commit"), "generated_utc": _now(),
     }
@@ -219,13 +215,13 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
     return template.render(
         run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
-        arms=_arm_rows(run), curves=run.curves, health=run.health, prov=run.provenance,
-        figures=FIGURES,
-        images=images, recorded=run.plan.get("recorded", {}), recorded_keys=RECORDED_KEYS,
+        arms=run.arms, pair_means=run.pair_means, curves=run.curves, health=run.health,
+        prov=run.provenance, figures=FIGURES,
+        images=images, recorded=run.plan.recorded, recorded_keys=RECORDED_KEYS,
         units={name: fig.metric_of(c) for name, c in run.contrasts.items()},
         not_opened=None if run.screened else run.not_opened(), generated=_now(),
         profile_text=json.dumps(run.profile, indent=2, sort_keys=True),
-        declaration_text=json.dumps(run.plan["declaration"], indent=2),
+        declaration_text=json.dumps(run.plan.declaration, indent=2),
     )
 
 

@@ -15,14 +15,13 @@ import numpy as np
 from numba import njit
 
 from engines.drop7.core import (
-    OUT_LEN,
-    SCRATCH_LEN,
     ST_LEN,
     ST_MOVES_PLAYED,
     advance_keyed,
     finished,
     new_game,
 )
+from engines.drop7.game_loop import game_arrays
 from engines.drop7.nibbles import CENTRE, col_height, is_legal, legal_mask, lowest_flag, popcount
 from engines.drop7.rng import DOMAIN_DISC, DOMAIN_POLICY, DOMAIN_REVEAL, counter_word, stream_key
 
@@ -64,10 +63,7 @@ def baseline_choice(policy, seed, state, cols):
 @njit(cache=True)
 def play_baseline_games(seeds, policy, results):
     """Play whole games of a baseline policy; ``results[g]`` gets the final state."""
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
+    state, cols, scratch, out = game_arrays()
     return _baseline_games(seeds, policy, results, state, cols, scratch, out)
 
 

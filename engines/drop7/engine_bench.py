@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 
 import numpy as np
 
 from contracts.cli_numbers import SEED_SPACE, int_option, seed_option
+from contracts.machine_facts import machine_facts
 from engines.drop7 import baselines, core
 
 
@@ -21,12 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int_option(1), default=5,
                         help="timed runs (the median is reported)")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
-
-
-def machine_facts() -> dict:
-    """Facts about the machine a benchmark ran on."""
-    return {"python": platform.python_version(), "machine": platform.machine(),
-            "processor": platform.processor() or platform.machine()}
 
 
 def engine_throughput(games: int, seed_start: int = 1, repeats: int = 5) -> dict:

@@ -1,10 +1,14 @@
-"""One whole game over a player, in Python: ``new_game``, then choose and advance until done.
+"""A game's arrays and the game loop over a player: one home for both.
 
-Every Python caller that plays a game move by move (the games driver of
-:mod:`engines.play.games`, the bench positions, the leaf bench, the tests)
-goes through :func:`play_out`; what it records or checks per decision it does
-in its ``choose``.  Compiled loops that must inline the engine (the baseline
-games, training and greedy play) keep their own loop inside numba.
+:func:`game_arrays` makes the four arrays a game is played in (its state,
+its board, the engine's scratch and one move's results), for Python and for
+compiled code alike; :func:`play_out` is the Python loop over a player:
+``new_game``, then choose and advance until the game is done.  Every Python
+caller that plays a game move by move (the games driver of
+:mod:`engines.play.games`, the bench positions, the leaf and referee benches)
+goes through :func:`play_out`; what it records or checks per decision it
+does in its ``choose``.  Loops that numba must compile whole keep their own
+loop over :func:`game_arrays` (docs/architecture.md lists them).
 """
 
 from __future__ import annotations
@@ -12,11 +16,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numba import njit
 
 from engines.drop7 import core
 
 #: ``choose(state, cols) -> column``: the player's decision on the public state
 Chooser = Callable[[np.ndarray, np.ndarray], int]
+
+
+@njit(cache=True)
+def game_arrays():
+    """``(state, cols, scratch, out)``: zeroed ``ST_*`` state, seven column words, the
+    scratch :func:`engines.drop7.core.advance` works in, and one move's ``OUT_*`` results."""
+    return (np.zeros(core.ST_LEN, dtype=np.int64), np.zeros(7, dtype=np.int64),
+            np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64), np.zeros(core.OUT_LEN, dtype=np.int64))
 
 
 def play_out(seed: int | np.integer, choose: Chooser, state: np.ndarray | None = None,
@@ -27,10 +40,9 @@ def play_out(seed: int | np.integer, choose: Chooser, state: np.ndarray | None =
     caller keeps the state a game reached if ``choose`` raises.  A move the
     engine refuses raises ``RuntimeError``.
     """
-    state = np.zeros(core.ST_LEN, dtype=np.int64) if state is None else state
-    cols = np.zeros(7, dtype=np.int64) if cols is None else cols
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    fresh_state, fresh_cols, scratch, out = game_arrays()
+    state = fresh_state if state is None else state
+    cols = fresh_cols if cols is None else cols
     key = np.uint64(seed)
     core.new_game(key, state, cols)
     while not core.finished(state):

@@ -21,6 +21,7 @@ import numpy as np
 
 from contracts.cli_numbers import INT64_MAX, SEED_SPACE, parse_int
 from contracts.errors import InputError, clip
+from contracts.input_file import read_input_lines
 from contracts.trajectory import trajectory_checksum
 from engines.drop7 import core
 from engines.drop7.board import (
@@ -31,7 +32,7 @@ from engines.drop7.board import (
     opening_cols,
     rows_to_cols,
 )
-from engines.drop7.cli import read_input_lines
+from engines.drop7.game_loop import game_arrays
 from engines.drop7.trajectory import replay_seeded
 
 FORMAT = "drop7-replay-v1"
@@ -172,8 +173,7 @@ def _replay_streams(record: dict) -> dict:
     cols, mr, level, score = _start(record)
     if not core.legal_mask(cols):
         raise InputError("start board has no legal column: the game is already over")
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    _, _, scratch, out = game_arrays()
     rpos = 0
     game_over = False
     log = []

@@ -35,6 +35,7 @@ DOMAIN_DISC = np.uint64(0x6469736373000001)  # "discs"
 DOMAIN_REVEAL = np.uint64(0x72657665616C0002)  # "reveal"
 DOMAIN_POLICY = np.uint64(0x706F6C6963790003)  # "policy": a baseline policy's own coin
 DOMAIN_CHANCE = np.uint64(0x6368616E63650004)  # "chance": search samples, keyed by state
+DOMAIN_LABEL = np.uint64(0x6C6162656C000005)  # "label": outcome labels' continuations
 
 SEED_MAX = (1 << 64) - 1
 

@@ -18,6 +18,7 @@ import numpy as np
 from contracts.errors import InputError
 from contracts.trajectory import trajectory_checksum
 from engines.drop7 import core
+from engines.drop7.game_loop import game_arrays
 
 
 def replay_seeded(seed: int, moves: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -27,9 +28,7 @@ def replay_seeded(seed: int, moves: Sequence[int]) -> tuple[np.ndarray, np.ndarr
     Raises :class:`InputError` naming the move: a column outside 0..6, a full
     column, a move after the game is over or censored.
     """
-    state = np.zeros(core.ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
+    state, cols, scratch, _ = game_arrays()
     outs = np.zeros((len(moves), core.OUT_LEN), dtype=np.int64)
     key = np.uint64(seed)
     core.new_game(key, state, cols)

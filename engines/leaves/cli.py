@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from contracts.errors import InputError
+from contracts.input_file import read_input_lines
 from engines.drop7.board import MOVES_PER_LEVEL, BoardError, rows_to_cols
-from engines.drop7.cli import read_input_lines
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import FAIR_WEIGHTS, linear_terms_many
 

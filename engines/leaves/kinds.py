@@ -3,26 +3,33 @@
 Grammar::
 
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
+         | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH
 
 ``linear`` is the frozen fair leaf, ``zero`` scores every frontier 0,
 ``linear-trained:PATH`` the fair leaf's :data:`N_TERMS` terms with weights
-trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  PATH is
-kept as written.  Each kind is one :class:`LeafKind` in :data:`LEAF_KINDS`
-(its grammar, the learner whose weights it reads, its search cost); the
-search's loader (:data:`engines.search.leaf.LOADERS`) builds the leaf of
-each.  The policy grammar (:mod:`engines.play.spec`), the search's loader,
-its bench, the plan and its cost model all parse, spell and price leaves
-here (docs/architecture.md, "Recipe: a new leaf").
+trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  The ``-file`` kinds are a leaf
+from a pinned file (:mod:`engines.pinned_leaf`): a linear vector or n-tuple
+tables made outside any claim, with the SHA-256 they must have, so the leaf's
+text names what it is and not only where it lies.  PATH is kept as written.
+Each kind is one :class:`LeafKind` in :data:`LEAF_KINDS` (its grammar, the
+learner whose weights it reads, its search cost); the search's loader
+(:data:`engines.search.leaf.LOADERS`) builds the leaf of each.  The policy
+grammar (:mod:`engines.play.spec`), the search's loader, its bench, the plan
+and its cost model all parse, spell and price leaves here
+(docs/architecture.md, "Recipe: a new leaf").
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 #: terms of the fair leaf (and weights of a ``linear-trained`` leaf)
 N_TERMS = 18
 #: index of the next-disc term, the last one
 NEXT_DISC_TERM = N_TERMS - 1
+#: a pinned file's SHA-256 as a leaf spells it (lower-case hex)
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class LeafError(ValueError):
@@ -33,16 +40,26 @@ class LeafError(ValueError):
 class LeafKind:
     """A leaf kind: its name, whether it reads weights from a ``PATH``, the learner
     (``drop7 train --layout`` family) whose weights it reads, and the seconds one search node
-    visit takes with it (``drop7 bench search`` nodes/s at d3s7 and d4s7, one core), which
-    the plan's cost model reads."""
+    visit takes with it (``drop7 bench search`` nodes/s at d3s7 and d4s7, one core) and its
+    factored search's growth, which the plan's cost model reads."""
 
     name: str
     takes_path: bool
     node_seconds: float
     learner: str | None = None
+    #: ``q`` of a factored search's growth ``(1 + q (M - 1))^D`` over the plain one
+    #: (``drop7 bench search --reveals M``, M = 1, 2, 6 at d3 and d4): nodes grow with
+    #: q = 0.27-0.36 and so does the time of the leaves without a cache; the linear leaf's
+    #: cache hits more of its boards as M grows, and its time grows with q = 0.17-0.26
+    reveal_share: float = 0.3
+    #: a pinned file (``KIND:SHA256:PATH``, :mod:`engines.pinned_leaf`), read by a claim
+    #: from ``{file, sha256}``
+    pinned: bool = False
 
     def grammar(self) -> str:
         """How the grammar spells it."""
+        if self.pinned:
+            return f"{self.name}:SHA256:PATH"
         return f"{self.name}:PATH" if self.takes_path else self.name
 
 
@@ -60,10 +77,12 @@ def register_leaf(kind: LeafKind) -> LeafKind:
     return kind
 
 
-register_leaf(LeafKind("linear", False, 530e-9))
+register_leaf(LeafKind("linear", False, 530e-9, reveal_share=0.2))
 register_leaf(LeafKind("zero", False, 160e-9))
-register_leaf(LeafKind("linear-trained", True, 530e-9, learner="linear"))
+register_leaf(LeafKind("linear-trained", True, 530e-9, learner="linear", reveal_share=0.2))
 register_leaf(LeafKind("ntuple", True, 300e-9, learner="ntuple"))
+register_leaf(LeafKind("linear-file", True, 530e-9, reveal_share=0.2, pinned=True))
+register_leaf(LeafKind("ntuple-file", True, 300e-9, pinned=True))
 
 
 def leaf_grammar() -> str:
@@ -78,22 +97,34 @@ LEAF_GRAMMAR = leaf_grammar()
 
 @dataclass(frozen=True)
 class LeafSpec:
-    """A leaf named in a policy string: ``kind`` and, for table leaves, ``path``."""
+    """A leaf named in a policy string: ``kind`` and, for table leaves, ``path`` (and for a
+    pinned file its ``sha256``)."""
 
     kind: str
     path: str | None = None
+    sha256: str | None = None
 
     def format(self) -> str:
         """The leaf's canonical text."""
-        return self.kind if self.path is None else f"{self.kind}:{self.path}"
+        if self.path is None:
+            return self.kind
+        return (f"{self.kind}:{self.path}" if self.sha256 is None
+                else f"{self.kind}:{self.sha256}:{self.path}")
 
 
 def parse_leaf(text: str) -> LeafSpec:
-    """Parse ``LEAF`` (``linear``, ``zero``, ``linear-trained:PATH``, ``ntuple:PATH``)."""
+    """Parse ``LEAF`` (``linear``, ``zero``, ``linear-trained:PATH``, ``ntuple:PATH``,
+    ``linear-file:SHA256:PATH``, ``ntuple-file:SHA256:PATH``)."""
     kind_name, sep, path = text.partition(":")
     kind = LEAF_KINDS.get(kind_name)
     if kind is None:
         raise LeafError(f"unknown leaf {text!r} (expected {leaf_grammar()})")
+    if kind.pinned:
+        sha, sep2, path = path.partition(":")
+        if not SHA256_HEX.fullmatch(sha) or not sep2 or not path:
+            raise LeafError(f"leaf {kind_name!r} needs a SHA-256 and a path: "
+                            f"{kind_name}:SHA256:PATH (64 lower-case hex digits)")
+        return LeafSpec(kind_name, path, sha)
     if kind.takes_path and (not sep or not path):
         raise LeafError(f"leaf {kind_name!r} needs a path: {kind_name}:PATH")
     if not kind.takes_path and sep:

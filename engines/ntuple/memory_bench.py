@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from contracts.cli_numbers import int_option
-from engines.drop7.engine_bench import machine_facts
-from engines.ntuple.storage import alloc_zeroed
+from contracts.machine_facts import machine_facts
+from engines.weights_files import alloc_zeroed
 
 _LINE_WORDS = 8  # int64 words per 64-byte line
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from engines.drop7 import baselines, core
 from engines.drop7.board import CENTRE_ORDER
-from engines.drop7.game_loop import play_out
+from engines.drop7.game_loop import Chooser, play_out
 from engines.drop7.trajectory import replay_seeded, summary
 from engines.play.players import BaselinePolicy, Policy
 from engines.play.spec import BaselineSpec
@@ -44,6 +44,15 @@ Log = Callable[[str], None]
 
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def play_policy(policy: Policy, seed: int, choose: Chooser | None = None,
+                state: np.ndarray | None = None) -> np.ndarray:
+    """One game of ``policy`` on ``seed``: the policy is told of the new game, then asked each
+    move, through ``choose`` when given (a wrapper that records, times or checks the
+    policy's answers); returns the final state (:func:`engines.drop7.game_loop.play_out`)."""
+    policy.new_game(seed)
+    return play_out(seed, policy.choose if choose is None else choose, state)
 
 
 def centre_first(cols: np.ndarray) -> int:
@@ -139,8 +148,7 @@ def play_game(policy: Policy, seed: int, budget_s: float | None = None,
 
     before = policy.work()
     try:
-        policy.new_game(seed)
-        play_out(seed, checked, state)
+        play_policy(policy, seed, checked, state)
     except Exception as exc:  # one bad game never loses the others
         count["unfinished"] += 1
         log(f"seed {seed}: game stopped early ({type(exc).__name__}: {exc})")

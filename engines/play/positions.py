@@ -17,7 +17,7 @@ from pathlib import Path
 from contracts.atomic import atomic_write
 from engines.drop7 import core
 from engines.drop7.board import cols_to_rows
-from engines.drop7.game_loop import play_out
+from engines.play.games import play_policy
 from engines.play.players import Policy
 from engines.play.policy import load_policy
 from engines.search.positions import FORMAT, POSITIONS_FILE, Position
@@ -37,8 +37,7 @@ def game_states(seed: int, policy: Policy) -> list[Position]:
                        int(state[core.ST_MOVES_REMAINING])))
         return policy.choose(state, cols)
 
-    policy.new_game(seed)
-    play_out(seed, record)
+    play_policy(policy, seed, record)
     return states
 
 

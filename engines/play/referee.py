@@ -49,6 +49,7 @@ import numpy as np
 
 from engines.drop7 import core
 from engines.drop7.board import opening_cols
+from engines.drop7.trajectory import replay_seeded
 from engines.play import referee_messages as msg
 from engines.play.players import Policy
 from engines.play.spec import ExternalSpec, PolicyError
@@ -110,6 +111,8 @@ class Program:
                                      start_new_session=True)
         self._fd = self.proc.stdout.fileno()
         self._buf = b""
+        #: the features it offered in its handshake (``feature NAME VERSION``), name -> version
+        self.features: dict[str, str] = {}
 
     def send(self, line: str, deadline: float | None = None) -> None:
         """Write one line (a program that does not read its input for so long that the pipe
@@ -242,6 +245,15 @@ def check_program(ext: ExternalSpec) -> str:
     return name
 
 
+def _stale(line: str, decision: int) -> bool:
+    """Whether ``line`` answers a request numbered below ``decision`` (a ``move`` or a
+    ``values`` answer): a surplus line."""
+    move = msg.parse_move(line)
+    values = msg.parse_values_answer(line)
+    earlier = move[1] if move is not None else values[0] if values is not None else None
+    return earlier is not None and earlier < decision
+
+
 def _handshake(program: Program, deadline: float) -> tuple[str, dict[str, str]]:
     program.send(msg.hello_line())
     name: str | None = None
@@ -263,11 +275,14 @@ def _handshake(program: Program, deadline: float) -> tuple[str, dict[str, str]]:
         elif word == msg.OPTION and len(rest.split()) == 2:
             key, default = rest.split()
             accepted[key] = default
+        elif word == msg.FEATURE and len(rest.split()) == 2:
+            key, version = rest.split()
+            program.features[key] = version
         elif word == msg.READY and not rest:
             return name, accepted
         else:
-            raise ProgramError(f"expected '{msg.OPTION} KEY DEFAULT' or '{msg.READY}', "
-                                f"got {line!r}")
+            raise ProgramError(f"expected '{msg.OPTION} KEY DEFAULT', '{msg.FEATURE} NAME "
+                               f"VERSION' or '{msg.READY}', got {line!r}")
 
 
 class ExternalPolicy(Policy):
@@ -287,12 +302,14 @@ class ExternalPolicy(Policy):
         except ProgramError as exc:
             raise PolicyError(f"{self.name}: the program cannot start: {exc}") from None
         self._newgame = self._gave_up = False
+        #: ``values`` answers that were not values of every legal column (logged, counted)
+        self.value_faults = 0
+        self.offers_values = (self.program.features.get(msg.VALUES)
+                              == str(msg.FEATURES[msg.VALUES]))
 
     def warm_up(self) -> None:
         """Compile the position line's writer, so a game's wall time excludes it."""
-        state = np.zeros(core.ST_LEN, dtype=np.int64)
-        cols = np.zeros(7, dtype=np.int64)
-        core.new_game(np.uint64(0), state, cols)
+        _, state, cols = replay_seeded(0, [])  # an opening position
         msg.position_line(state, cols)
 
     def new_game(self, seed: int) -> None:
@@ -343,8 +360,8 @@ class ExternalPolicy(Policy):
             while True:
                 line = program.read_line(deadline)
                 answer = msg.parse_move(line)
-                if answer is not None and answer[1] < self.decision:
-                    surplus.append(line)  # an earlier go's answer, however late it came
+                if _stale(line, self.decision):
+                    surplus.append(line)  # an earlier request's answer, however late it came
                 elif msg.split(line)[0] != msg.INFO:
                     break
             took_ms = (time.monotonic() - sent) * 1000
@@ -376,6 +393,48 @@ class ExternalPolicy(Policy):
             self._say(move, f"answered column {column}, which is not legal: an illegal "
                             "decision")
         return column
+
+    def column_values(self, state: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
+        """Send the position and ``values id N``; the value of each column (NaN for an illegal
+        one) of the answer ``values id N V0 .. V6``, or None (logged and counted in
+        :attr:`value_faults`) for an answer that is not that with a number for each legal
+        column and ``-`` for each other.  A time-out, an exit or a closed pipe is a
+        :class:`ProgramError`, as for a move.  Only for a program that offers the feature."""
+        move = int(state[core.ST_MOVES_PLAYED])
+        try:
+            program = self._ready()
+            self.decision += 1
+            deadline = time.monotonic() + self.ext.limit_s
+            program.send(msg.position_line(state, cols), deadline)
+            program.send(msg.values_request(self.decision), deadline)
+            surplus = 0
+            while True:
+                line = program.read_line(deadline)
+                if _stale(line, self.decision):
+                    surplus += 1
+                    self.surplus += 1
+                    self._say(move, f"wrote {line!r} while values {self.decision} was "
+                                    "pending: a surplus line; no values at this root")
+                elif msg.split(line)[0] != msg.INFO:
+                    break
+        except TimeoutError:
+            raise self._fault(f"no values within {self.ext.limit_s * 1000:.0f} ms (time-out); "
+                              "the program is stopped") from None
+        except ProgramError as exc:
+            raise self._fault(str(exc)) from None
+        answer = msg.parse_values_answer(line)
+        legal = [bool(core.is_legal(cols, c)) for c in range(7)]
+        if surplus:
+            self.value_faults += 1
+            return None
+        if (answer is None or answer[0] != self.decision
+                or [v is not None for v in answer[1]] != legal):
+            self.value_faults += 1
+            self._say(move, f"answered {line!r} to values {self.decision}, not 'values id "
+                            f"{self.decision} V0 .. V6' with a number for each legal column "
+                            f"and '{msg.NO_VALUE}' for each other: no values at this root")
+            return None
+        return np.array([np.nan if v is None else v for v in answer[1]])
 
     def close(self) -> None:
         """Send ``quit`` and stop the program; log the lines it left unread (surplus lines

@@ -18,9 +18,8 @@ import time
 import numpy as np
 
 from contracts.cli_numbers import int_option
-from engines.drop7.engine_bench import machine_facts
-from engines.drop7.game_loop import play_out
-from engines.play.games import centre_first, warm_up_driver
+from contracts.machine_facts import machine_facts
+from engines.play.games import centre_first, play_policy, warm_up_driver
 from engines.play.policy import load_policy
 from engines.play.spec import ExternalSpec, PolicyError, parse_policy
 
@@ -52,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
     load = [os.getloadavg()[0]]
     try:
         for seed in range(1, args.games + 1):
-            policy.new_game(seed)
-            play_out(seed, choose)
+            play_policy(policy, seed, choose)
     finally:
         policy.close()
     load.append(os.getloadavg()[0])

@@ -13,12 +13,15 @@ joined by ``/``.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from engines.drop7 import core
 from engines.drop7.board import MOVES_PER_LEVEL, BoardError, cols_to_rows, rows_to_cols
+from engines.drop7.game_loop import game_arrays
 
 #: the protocol's version, sent in the harness's first line
 VERSION = 2
@@ -34,6 +37,15 @@ POSITION_FIELDS = ("board", "disc", "remaining", "level", "score")
 #: 2**62, as a replay's start, so the engine's int64 arithmetic cannot overflow)
 POSITION_RANGES = {"disc": (1, 7), "remaining": (1, MOVES_PER_LEVEL), "level": (1, 2**62 - 1),
                    "score": (0, 2**62 - 1)}
+
+
+#: the optional features a program may offer in its handshake (``feature NAME VERSION``) and
+#: the version of each this harness speaks; the harness uses a feature only at that version
+FEATURE, VALUES = "feature", "values"
+FEATURES = {VALUES: 1}
+#: the word a ``values`` answer gives an illegal column
+NO_VALUE = "-"
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 class MessageError(ValueError):
@@ -87,7 +99,7 @@ def parse_position(line: str) -> Position:
         cols = rows_to_cols(values[0].split("/"))
     except BoardError as exc:
         raise MessageError(f"position board: {exc}") from None
-    if core.scan(cols, np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)) != 0:
+    if core.scan(cols, game_arrays()[2]) != 0:
         raise MessageError("position board: a disc on it would pop (a game's position is "
                            "settled)")
     numbers = []
@@ -152,3 +164,48 @@ def split(line: str) -> tuple[str, str]:
     """A line's first word and the rest (stripped)."""
     word, _, rest = line.strip().partition(" ")
     return word, rest.strip()
+
+
+def feature_line(name: str) -> str:
+    """``feature NAME VERSION``: the program offers a feature at the version this harness
+    speaks (:data:`FEATURES`)."""
+    return f"{FEATURE} {name} {FEATURES[name]}"
+
+
+def values_request(decision: int) -> str:
+    """``values id N``: the value of every column of the last ``position`` (N numbers it,
+    counted with the ``go`` lines)."""
+    return f"{VALUES} id {decision}"
+
+
+def parse_values_request(line: str) -> int:
+    """The number N of ``values id N``."""
+    words = line.split()
+    if len(words) == 3 and words[:2] == [VALUES, "id"] and _number(words[2]) is not None:
+        return int(words[2])
+    raise MessageError(f"expected 'values id N', got {line.strip()!r}")
+
+
+def values_answer(decision: int, values: np.ndarray) -> str:
+    """``values id N V0 V1 V2 V3 V4 V5 V6``: each column's value as Python writes a float
+    (it reads back exactly), :data:`NO_VALUE` for an illegal column (NaN or -inf)."""
+    words = [NO_VALUE if not math.isfinite(v) else repr(float(v)) for v in values]
+    return f"{VALUES} id {decision} {' '.join(words)}"
+
+
+def parse_values_answer(line: str) -> tuple[int, list[float | None]] | None:
+    """``(N, [V0 .. V6])`` of ``values id N V0 .. V6`` (None for :data:`NO_VALUE`); ``None``
+    for any other line: seven fields, each a finite decimal number (``12``, ``-3.5``,
+    ``1e+06``) or ``-``."""
+    words = line.split()
+    if len(words) != 10 or words[:2] != [VALUES, "id"] or _number(words[2]) is None:
+        return None
+    values: list[float | None] = []
+    for word in words[3:]:
+        if word == NO_VALUE:
+            values.append(None)
+        elif word.isascii() and _NUMBER.fullmatch(word) and math.isfinite(float(word)):
+            values.append(float(word))
+        else:
+            return None
+    return int(words[2]), values

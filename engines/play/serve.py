@@ -5,9 +5,11 @@ output (docs/referee.md), so any policy of the grammar can be played as an
 external program: ``external:drop7 serve --policy search:leaf=linear,d=3,s=7``
 plays the same games as the internal arm (the identity test), which checks
 the protocol end to end.  The player is loaded and compiled before
-``ready``.  It offers no options.  It never sees a seed: ``random`` is
-played with its own coin (the game's number since the start), so it differs
-from the internal ``random`` arm.
+``ready``.  It offers no options; a search or ``direct`` player offers the
+``values`` feature and answers ``values id N`` with its root's column
+values (from the search of the last ``go`` when the position is the same).
+It never sees a seed: ``random`` is played with its own coin (the game's
+number since the start), so it differs from the internal ``random`` arm.
 
 A line it cannot read or a position no game reaches (the harness's fault:
 a field out of range, a board with a disc that would pop, ``go`` with no
@@ -22,10 +24,13 @@ import argparse
 import sys
 from typing import IO
 
+import numpy as np
+
 from engines.drop7 import core
 from engines.play import referee_messages as msg
 from engines.play.players import Policy
 from engines.play.policy import load_policy
+from engines.play.rankers import offers_values, rank
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,9 +58,15 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
         say(f"{msg.ERROR} this program speaks protocol version {msg.VERSION} only")
         return _refuse(f"unsupported protocol {first.strip()!r}")
     say(f"{msg.NAME} {policy.name}")
+    valued = offers_values(policy)
+    if valued:
+        say(msg.feature_line(msg.VALUES))
     say(msg.READY)
     position: msg.Position | None = None
     game = 0
+    # the values of the last position searched (its line), kept so that 'values' after 'go'
+    # on the same position reads them from that search
+    last: tuple[str, np.ndarray | None] | None = None
 
     def refuse(text: str) -> int:
         say(f"{msg.ERROR} {text}")
@@ -71,6 +82,7 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
                 policy.new_game(game)
             elif word == msg.POSITION:
                 position = msg.parse_position(line)
+                key = line.strip()
             elif word == msg.GO:
                 go = msg.parse_go(line)
                 if position is None:
@@ -78,7 +90,23 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
                 if core.legal_mask(position.cols) == 0:
                     return refuse("'go' on a position with no legal column (every column is "
                                   "full: the game is over)")
-                say(msg.move_line(policy.choose(position.state(), position.cols), go.decision))
+                if valued:
+                    ranking = rank(policy, position.state(), position.cols)
+                    last = (key, ranking.values)
+                    say(msg.move_line(ranking.choice, go.decision))
+                else:
+                    say(msg.move_line(policy.choose(position.state(), position.cols),
+                                      go.decision))
+            elif word == msg.VALUES and valued:
+                number = msg.parse_values_request(line)
+                if position is None:
+                    return refuse("'values' before any 'position'")
+                if core.legal_mask(position.cols) == 0:
+                    return refuse("'values' on a position with no legal column (every "
+                                  "column is full: the game is over)")
+                if last is None or last[0] != key:
+                    last = (key, rank(policy, position.state(), position.cols).values)
+                say(msg.values_answer(number, last[1]))
             elif word == msg.SETOPTION:
                 return refuse(f"no option {rest.split()[0] if rest else ''!r} (this program "
                                "offers none)")

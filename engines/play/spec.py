@@ -4,15 +4,17 @@ Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
 
     random | centre-first | lowest-column
-    search:leaf=LEAF[,d=D][,s=S]      (defaults d=3, s=7)
-    direct:leaf=LEAF[,s=S]            (default s=7; one ply)
+    search:leaf=LEAF[,d=D][,s=S][,r=M]   (defaults d=3, s=7; r: no factored node)
+    direct:leaf=LEAF[,s=S][,r=M]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH   (engines.leaves.kinds)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
-shows ``s`` only when it is not 7), and ``parse -> format`` round-trips.
+shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
+of the factored chance node (docs/search.md), last and only when given), and
+``parse -> format`` round-trips.
 PATH is kept as written (no resolution), so an arm's name does not depend on
 the working directory; it may not contain ``,`` or ``=``.  An external
 COMMAND is words separated by spaces (no quoting, no shell: each word is
@@ -38,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
-from engines.search.limits import MAX_DEPTH, MAX_STRATA
+from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 
 #: the engine's baselines (numba kernels: engines.drop7.baselines)
 BASELINE_NAMES = ("random", "centre-first", "lowest-column")
@@ -92,12 +94,15 @@ class BaselineSpec(PolicySpec):
 
 @dataclass(frozen=True)
 class SearchSpec(PolicySpec):
-    """``search`` (``dDsS`` expectimax over a leaf) or ``direct`` (the same at depth 1)."""
+    """``search`` (``dDsS`` expectimax over a leaf) or ``direct`` (the same at depth 1);
+    ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
+    declared, the plain chance node)."""
 
     name: str  # search | direct
     leaf: LeafSpec
     depth: int = DEFAULT_DEPTH
     strata: int = DEFAULT_STRATA
+    reveals: int | None = None
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -106,8 +111,10 @@ class SearchSpec(PolicySpec):
     def format(self) -> str:
         text = f"{self.name}:leaf={self.leaf.format()}"
         if self.name == "search":
-            return f"{text},d={self.depth},s={self.strata}"
-        return text if self.strata == DEFAULT_STRATA else f"{text},s={self.strata}"
+            text = f"{text},d={self.depth},s={self.strata}"
+        elif self.strata != DEFAULT_STRATA:
+            text = f"{text},s={self.strata}"
+        return text if self.reveals is None else f"{text},r={self.reveals}"
 
 
 @dataclass(frozen=True)
@@ -233,7 +240,9 @@ def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], Searc
                   else DEFAULT_STRATA)
         depth = (_int_param(name, "d", params["d"], 1, MAX_DEPTH) if "d" in params
                  else DEFAULT_DEPTH if "d" in allowed else 1)
-        return SearchSpec(name, leaf, depth, strata)
+        reveals = (_int_param(name, "r", params["r"], 1, MAX_REVEALS) if "r" in params
+                   else None)
+        return SearchSpec(name, leaf, depth, strata, reveals)
 
     return parse
 
@@ -291,10 +300,10 @@ def external_spec(command: list[str] | tuple[str, ...], options: dict | None = N
 
 register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
                           ", ".join(BASELINE_NAMES)))
-register_arm_kind(ArmKind("search", ("search",), _search_parser("search", ("leaf", "d", "s")),
-                          "search:leaf=LEAF,d=D,s=S"))
-register_arm_kind(ArmKind("direct", ("direct",), _search_parser("direct", ("leaf", "s")),
-                          "direct:leaf=LEAF[,s=S]"))
+register_arm_kind(ArmKind("search", ("search",), _search_parser("search", ("leaf", "d", "s", "r")),
+                          "search:leaf=LEAF,d=D,s=S[,r=M]"))
+register_arm_kind(ArmKind("direct", ("direct",), _search_parser("direct", ("leaf", "s", "r")),
+                          "direct:leaf=LEAF[,s=S][,r=M]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
 

@@ -11,7 +11,9 @@ timed alone.  Printed (one JSON object): ``decisions_per_s``,
 ``median_decision_cpu_s`` (this thread's CPU time: less sensitive to other load),
 ``mean_node_hits`` and ``mean_leaf_hits`` (values taken from the node table
 and the leaf cache; ``leaf_evals_per_s`` counts the leaves computed).
-``--no-reuse`` times the plain search (the same values, bit for bit).
+``--no-reuse`` times the plain search (the same values, bit for bit);
+``--reveals M`` the factored chance node (``M`` reveal samples per disc
+stratum; ``reveals`` in the JSON is null without it).
 
 ``--leaf ntuple`` without a path allocates full-size layout A tables (fresh:
 every entry at its initial value, every page touched), so the figure includes
@@ -30,9 +32,12 @@ import time
 import numpy as np
 
 from contracts.cli_numbers import int_option
-from engines.drop7.engine_bench import machine_facts
+from contracts.machine_facts import machine_facts
 from engines.leaves.kinds import LEAF_GRAMMAR
 from engines.search.expectimax import (
+    MAX_DEPTH,
+    MAX_REVEALS,
+    MAX_STRATA,
     STAT_LEAF_HITS,
     STAT_LEAVES,
     STAT_NODE_HITS,
@@ -49,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{LEAF_GRAMMAR}; or ntuple alone: fresh tables of --layout")
     parser.add_argument("--depth", type=int_option(0), default=3)
     parser.add_argument("--strata", type=int_option(1), default=7)
+    parser.add_argument("--reveals", type=int_option(0), default=None,
+                        help=f"reveal samples per disc stratum, 1..{MAX_REVEALS} (default: "
+                        "the plain chance node)")
     parser.add_argument("--positions", type=int_option(1), default=None,
                         help="time N of the positions, evenly spaced (default: all)")
     parser.add_argument("--positions-file", default=str(POSITIONS_FILE),
@@ -75,9 +83,9 @@ def bench_leaf(text: str, layout: str = "A") -> Leaf:
 
 
 def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple],
-                 reuse: bool = True) -> dict:
+                 reuse: bool = True, reveals: int | None = None) -> dict:
     """Time one decision per position (after a warm-up); a JSON-ready dict."""
-    searcher = Searcher(leaf, depth, strata, reuse)
+    searcher = Searcher(leaf, depth, strata, reuse, reveals)
     for cols, disc, mr in positions[:2]:  # warm up: cache load and first touches
         searcher.choose(cols, disc, mr)
     searcher.stats[:] = 0
@@ -95,7 +103,7 @@ def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple],
     leaf_hits = int(searcher.stats[STAT_LEAF_HITS])
     return {
         "benchmark": "search", "leaf": leaf.name, "depth": depth, "strata": strata,
-        "reuse": reuse, "decisions": n, "seconds": round(total, 4),
+        "reveals": reveals, "reuse": reuse, "decisions": n, "seconds": round(total, 4),
         "decisions_per_s": round(n / total, 2),
         "nodes_per_s": round(nodes / total),
         "leaves_per_s": round(leaves / total),
@@ -114,14 +122,17 @@ def run(args: argparse.Namespace) -> int:
     """``drop7 bench search``."""
     if args.positions is not None and args.positions < 1:
         raise ValueError("--positions must be at least 1")
-    if not 1 <= args.depth <= 6 or not 1 <= args.strata <= 64:
-        raise ValueError("--depth must be 1..6 and --strata 1..64")
+    if not 1 <= args.depth <= MAX_DEPTH or not 1 <= args.strata <= MAX_STRATA:
+        raise ValueError(f"--depth must be 1..{MAX_DEPTH} and --strata 1..{MAX_STRATA}")
+    if args.reveals is not None and not 1 <= args.reveals <= MAX_REVEALS:
+        raise ValueError(f"--reveals must be 1..{MAX_REVEALS}")
     leaf = bench_leaf(args.leaf, args.layout)
     positions = load_positions(args.positions_file)
     if args.positions is not None and len(positions) > args.positions:
         pick = np.linspace(0, len(positions) - 1, args.positions).round().astype(int)
         positions = [positions[i] for i in pick]
-    result = bench_search(leaf, args.depth, args.strata, positions, not args.no_reuse)
+    result = bench_search(leaf, args.depth, args.strata, positions, not args.no_reuse,
+                          args.reveals)
     result.update(machine_facts())
     print(json.dumps(result))
     return 0

@@ -2,7 +2,7 @@
 
 A decision node is a public state (board, next disc, moves remaining).  Its
 value is the best over legal columns of the column's chance value; a chance
-node averages ``S`` samples with weight ``1/S``:
+node averages ``S`` samples with weight ``1/S`` (``N x M`` with ``reveals``, below):
 
 * the board is mirror-canonicalised first and every column is tried on the
   canonical board, centre first (3, 2, 4, 1, 5, 0, 6); a strictly greater
@@ -16,6 +16,12 @@ node averages ``S`` samples with weight ``1/S``:
   (sample ``s`` equals :func:`engines.drop7.chance.play_sample`);
 * when the move reveals nothing, the resolved board is the same for every
   sample: it is played once and only the next disc varies;
+* the factored node (``reveals = M``, the register's ``N7M6``): a move that
+  reveals plays ``T = N M`` samples (``N = S`` disc strata times ``M`` reveal
+  samples), each weighted ``1/T``; sample ``t = r N + d`` takes its reveals
+  from stratum ``t`` of ``T`` and its next disc from stratum ``d`` of ``N``.
+  A move that reveals nothing keeps its ``N`` disc samples.  ``M = 1`` is the
+  plain node above, bit for bit;
 * a path is worth the points earned along it plus the leaf at depth 0
   (the leaf sees the canonical board); a move that ends the game is worth its
   points plus ``TERMINAL_UTILITY`` and no leaf is called.
@@ -42,6 +48,8 @@ values taken from the node table and the leaf cache.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 from numba import njit
@@ -61,7 +69,7 @@ from engines.search.leaf import (
     leaf_base,
     leaf_disc,
 )
-from engines.search.limits import MAX_DEPTH, MAX_STRATA
+from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 from engines.search.ntuple_delta import child_value, slot_index, work_arrays
 
 STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(5)
@@ -69,6 +77,8 @@ STAT_LEN = 8
 #: log2 of the entries of the node table by search depth (about twice the distinct inner
 #: nodes of a d3 / d4 decision); depth 1 has no inner nodes
 NODE_TABLE_BITS = {1: 0, 2: 9, 3: 13, 4: 17, 5: 20, 6: 20}
+#: most log2 entries of a node table (64 MB)
+MAX_NODE_TABLE_BITS = 20
 #: log2 of the entries of the linear leaf's cache (512 KB: stays in the L2 cache)
 LEAF_CACHE_BITS = 13
 
@@ -160,8 +170,9 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
 
 
 @njit(cache=True, _nrt=False)
-def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, ws, vals,
-               boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats):
+def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, tables, spec, ws,
+               vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
+               stats):
     """Value of a decision node searched ``depth`` own moves deep.
 
     Returns ``(value, canonical column, mirrored)``; ``vals[depth]`` receives
@@ -170,8 +181,11 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
     Below the root (``depth < top``) the value comes from the node table
     ``tt`` when this decision has computed it already (the column is then -1).
     ``ws`` is int64 ``(2 * depth + 4, 7)``; ``boards[d]`` and ``res[d]``
-    hold the chance samples of the move being searched at depth ``d``.
+    hold the chance samples of the move being searched at depth ``d`` (at least
+    ``strata * reveals`` rows).  ``reveals`` is ``M`` of the factored node (1: the plain
+    one).
     """
+    total = strata * reveals
     canon = ws[2 * depth + 2]
     work = ws[2 * depth + 3]
     mirrored = canonicalise(cols, canon)
@@ -211,28 +225,30 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
                    and (depth > 1 or has_disc_part(kind)) else np.uint64(0))
         else:
             key = chance_key(canon, disc, mr, c)
-            rows = play_strata(work, c, disc, mr, key, strata, bd, rd, 0, scratch, out)
+            rows = play_strata(work, c, disc, mr, key, total, bd, rd, 0, scratch, out)
         stats[STAT_NODES] += rows
         shared = rows == 1  # one board for every sample
         # and one value for every sample
         once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1)
+        n = 1 if once else (strata if shared else total)
         acc = 0.0
-        for s in range(1 if once else strata):
-            r = 0 if shared else s
+        for i in range(n):  # disc stratum d outer, reveal sample inner (row r M + d)
+            d = i if shared else i // reveals
+            r = 0 if shared else (i % reveals) * strata + d
             pts_s = np.float64(rd[r, chance.RES_POINTS])
             if rd[r, chance.RES_OVER]:
                 acc += pts_s + _TERMINAL
             elif depth == 1:
                 acc += pts_s + _frontier(kind, bd[r], rd[r, chance.RES_MR], key, strata,
-                                         not shared, s, frame, leafbuf, weights, tables, spec,
+                                         not shared, d, frame, leafbuf, weights, tables, spec,
                                          slot_j, nt_i, nt_f, lc, lcf, gen, stats)
             else:
-                sub, _, _ = node_value(bd[r], sample_disc(key, strata, s), rd[r, chance.RES_MR],
-                                       depth - 1, top, strata, kind, weights, tables, spec, ws,
-                                       vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt,
-                                       ttf, lc, lcf, gen, stats)
+                sub, _, _ = node_value(bd[r], sample_disc(key, strata, d), rd[r, chance.RES_MR],
+                                       depth - 1, top, strata, reveals, kind, weights, tables,
+                                       spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch,
+                                       out, tt, ttf, lc, lcf, gen, stats)
                 acc += pts_s + sub
-        v = acc if once else acc / strata
+        v = acc if once else acc / n
         vals[depth, c] = v
         if v > best:
             best = v
@@ -243,13 +259,13 @@ def node_value(cols, disc, mr, depth, top, strata, kind, weights, tables, spec, 
 
 
 @njit(cache=True, _nrt=False)
-def search_choice(cols, disc, mr, depth, strata, kind, weights, tables, spec, ws, vals, boards,
-                  res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
+def search_choice(cols, disc, mr, depth, strata, reveals, kind, weights, tables, spec, ws, vals,
+                  boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
                   stats) -> np.int64:
     """The column (of ``cols``, not the canonical board) chosen at the root."""
-    _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, kind, weights, tables,
-                                spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out,
-                                tt, ttf, lc, lcf, gen, stats)
+    _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, reveals, kind, weights,
+                                tables, spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch,
+                                out, tt, ttf, lc, lcf, gen, stats)
     stats[STAT_DECISIONS] += 1
     if c >= 0 and mirrored:
         return 6 - c
@@ -278,6 +294,17 @@ def _compile_leaf_calls(leaf) -> None:
     _WARM.add(types)
 
 
+def node_table_bits(depth: int, reveals: int) -> int:
+    """log2 of a node table's entries: :data:`NODE_TABLE_BITS`, grown for a factored node
+    by about ``sqrt(M)`` per inner ply (only moves that reveal play ``M`` times the samples,
+    a bit less than half of them); only speed depends on it."""
+    bits = NODE_TABLE_BITS[depth]
+    if depth == 1 or reveals == 1:
+        return bits
+    grow = (depth - 1) * math.log2(reveals) / 2
+    return max(bits, min(MAX_NODE_TABLE_BITS, bits + round(grow)))
+
+
 def _value_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
     """An empty exact-value table of ``2**bits`` entries (one row of 8 words each) and its
     float view; ``bits = 0`` gives the one-row table that switches it off."""
@@ -289,31 +316,38 @@ class Searcher:
     """A ``dDsS`` searcher bound to one leaf, with its own workspace.
 
     ``leaf`` is a :class:`engines.search.leaf.Leaf` (kind, weights, tables,
-    spec).  With ``reuse`` (the default) a decision computes the value of
-    each inner node once (the node table) and the linear leaf of each board
-    once (the leaf cache); without it every value is computed where it is
-    met.  Both give the same values bit for bit.  Not thread-safe: one
-    searcher per thread or process.
+    spec).  ``reveals`` is ``M`` of the factored chance node (``M`` reveal
+    samples per disc stratum where a move reveals); None (or 0) is the plain
+    node, which ``M = 1`` equals bit for bit.  With ``reuse`` (the default) a
+    decision computes the value of each inner node once (the node table) and
+    the linear leaf of each board once (the leaf cache); without it every
+    value is computed where it is met.  Both give the same values bit for
+    bit.  Not thread-safe: one searcher per thread or process.
     """
 
-    def __init__(self, leaf, depth: int, strata: int, reuse: bool = True) -> None:
+    def __init__(self, leaf, depth: int, strata: int, reuse: bool = True,
+                 reveals: int | None = None) -> None:
         if not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
         if not 1 <= strata <= MAX_STRATA:
             raise ValueError(f"strata must be 1..{MAX_STRATA}, got {strata}")
+        if reveals is not None and not 0 <= reveals <= MAX_REVEALS:
+            raise ValueError(f"reveals must be 1..{MAX_REVEALS}, got {reveals}")
         self.leaf = leaf
         self.depth = depth
         self.strata = strata
+        self.reveals = reveals or None  # as declared; the kernel plays M = 1 for None
+        rows = max(MAX_STRATA, strata * (reveals or 1))
         self.ws = np.zeros((2 * depth + 4, 7), dtype=np.int64)
         self.vals = np.zeros((depth + 1, 7), dtype=np.float64)
-        self.boards = np.zeros((depth + 1, MAX_STRATA, 7), dtype=np.int64)
-        self.res = np.zeros((depth + 1, MAX_STRATA, chance.RES_LEN), dtype=np.int64)
+        self.boards = np.zeros((depth + 1, rows, 7), dtype=np.int64)
+        self.res = np.zeros((depth + 1, rows, chance.RES_LEN), dtype=np.int64)
         self.slot_j = slot_index(leaf.spec)
         self.nt_i, self.nt_f = work_arrays()
         self.scratch = np.zeros(chance.STRATA_SCRATCH_LEN, dtype=np.int64)
         self.out = np.zeros(OUT_LEN, dtype=np.int64)
         self.stats = np.zeros(STAT_LEN, dtype=np.int64)
-        self.tt, self.ttf = _value_table(NODE_TABLE_BITS[depth] if reuse else 0)
+        self.tt, self.ttf = _value_table(node_table_bits(depth, reveals or 1) if reuse else 0)
         cache = reuse and leaf.kind == LEAF_LINEAR and depth > 1
         self.lc, self.lcf = _value_table(LEAF_CACHE_BITS if cache else 0)
         self.gen = 0
@@ -330,7 +364,8 @@ class Searcher:
     def _args(self) -> tuple:
         leaf = self.leaf
         self.gen += 1  # a new decision: the tables' earlier entries no longer match
-        return (self.depth, self.strata, leaf.kind, leaf.weights, leaf.tables, leaf.spec,
+        return (self.depth, self.strata, self.reveals or 1, leaf.kind, leaf.weights,
+                leaf.tables, leaf.spec,
                 self.ws, self.vals, self.boards, self.res, self.slot_j, self.nt_i, self.nt_f,
                 self.scratch, self.out, self.tt, self.ttf, self.lc, self.lcf, self.gen,
                 self.stats)
@@ -339,6 +374,16 @@ class Searcher:
         """The chosen column of a public state (-1 when no column is legal)."""
         board = np.ascontiguousarray(cols, dtype=np.int64)
         return int(search_choice(board, disc, moves_remaining, *self._args()))
+
+    def choose_values(self, cols: np.ndarray, disc: int, moves_remaining: int
+                      ) -> tuple[int, np.ndarray]:
+        """The chosen column and the chance value of each column of ``cols`` (``-inf`` when
+        illegal) from one search: the choice, the counts and the tables are exactly those
+        of :meth:`choose` (the root's values are the ones it compared)."""
+        board = np.ascontiguousarray(cols, dtype=np.int64)
+        choice = int(search_choice(board, disc, moves_remaining, *self._args()))
+        row = self.vals[self.depth].copy()
+        return choice, (row[::-1].copy() if chance.mirror_precedes(board) else row)
 
     def column_values(self, cols: np.ndarray, disc: int, moves_remaining: int) -> np.ndarray:
         """Chance value of each column of ``cols`` (``-inf`` when illegal)."""

@@ -13,7 +13,9 @@ The value is ``leaf_base + leaf_disc`` (points).  Leaf kinds:
 
 * ``LEAF_ZERO``: 0 everywhere (search by points alone);
 * ``LEAF_LINEAR``: the ``N_TERMS``-feature linear leaf with a weight vector
-  (frozen ``FAIR_WEIGHTS`` for ``linear``, fitted ones for ``linear-trained``);
+  (frozen ``FAIR_WEIGHTS`` for ``linear``, fitted ones for ``linear-trained``,
+  a pinned file's for ``linear-file``) and an intercept (0 but for a pinned
+  vector that has one), held after the weights as ``weights[N_TERMS]``;
 * ``LEAF_NTUPLE``: an n-tuple value function (units of one rise) times
   17,000; it ignores the next disc (a chance-state value).
 """
@@ -47,7 +49,7 @@ def has_disc_part(kind: np.int64) -> bool:
 def leaf_base(kind, cols, moves_remaining, weights, tables, spec) -> np.float64:
     """The disc-free part of the leaf value (points)."""
     if kind == LEAF_LINEAR:
-        return linear_value_no_disc(cols, moves_remaining, weights)
+        return linear_value_no_disc(cols, moves_remaining, weights) + weights[N_TERMS]
     if kind == LEAF_NTUPLE:
         return NTUPLE_SCALE * ntuple_value(cols, moves_remaining, tables, spec)
     return 0.0
@@ -72,7 +74,8 @@ def _readonly(arr: np.ndarray, dtype: type) -> np.ndarray:
 class Leaf:
     """A loaded leaf: its kind and the arrays the kernel needs.
 
-    ``weights`` is float64[N_TERMS] (unused by non-linear kinds), ``tables`` the
+    ``weights`` is float64[N_TERMS + 1], the weights and the intercept (unused by
+    non-linear kinds; given N_TERMS values, the intercept is 0), ``tables`` the
     float32 n-tuple values (possibly memory-mapped) and ``spec`` the int64
     layout descriptor; unused arrays are length-1 placeholders, and all three
     are read-only, so every leaf shares one compiled kernel.
@@ -82,11 +85,16 @@ class Leaf:
                  tables: np.ndarray | None = None, spec: np.ndarray | None = None) -> None:
         self.kind = int(kind)
         self.name = name
-        self.weights = _readonly(np.zeros(N_TERMS) if weights is None else weights, np.float64)
+        w = np.zeros(N_TERMS + 1)
+        if weights is not None:
+            given = np.asarray(weights, dtype=np.float64)
+            if given.shape not in ((N_TERMS,), (N_TERMS + 1,)):
+                raise ValueError(f"leaf {name}: expected {N_TERMS} weights (and an optional "
+                                 f"intercept), got {given.shape}")
+            w[:given.shape[0]] = given
+        self.weights = _readonly(w, np.float64)
         self.tables = _readonly(np.zeros(1) if tables is None else tables, np.float32)
         self.spec = _readonly(np.zeros(1) if spec is None else spec, np.int64)
-        if self.weights.shape != (N_TERMS,):
-            raise ValueError(f"leaf {name}: expected {N_TERMS} weights, got {self.weights.shape}")
         if self.tables.ndim != 1:
             raise ValueError(f"leaf {name}: tables must be one flat float32 array")
 
@@ -105,7 +113,7 @@ def _linear(spec: LeafSpec, verify: bool) -> Leaf:
 
 
 def _linear_trained(spec: LeafSpec, verify: bool) -> Leaf:
-    from engines.ntuple.storage import load_linear
+    from engines.leaves.linear_weights import load_linear
 
     weights, _ = load_linear(Path(str(spec.path)), verify)
     return Leaf(LEAF_LINEAR, spec.format(), weights)
@@ -118,11 +126,23 @@ def _ntuple(spec: LeafSpec, verify: bool) -> Leaf:
     return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
 
 
+def _pinned(spec: LeafSpec, verify: bool) -> Leaf:
+    """A pinned file's leaf (``linear-file`` or ``ntuple-file``, :mod:`engines.pinned_leaf`)."""
+    from engines.pinned_leaf import load_pinned
+
+    assert spec.sha256 is not None
+    _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind)
+    if weights is not None:
+        return Leaf(LEAF_LINEAR, spec.format(), weights)
+    return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
+
+
 #: a leaf kind (:data:`engines.leaves.kinds.LEAF_KINDS`) -> the function that loads it: its
 #: kernel kind and arrays; a new kind that the kernels already evaluate (a linear leaf with
 #: other weights, say) adds its loader here and nothing to the kernels
 LOADERS: dict[str, Callable[[LeafSpec, bool], Leaf]] = {
-    "zero": _zero, "linear": _linear, "linear-trained": _linear_trained, "ntuple": _ntuple}
+    "zero": _zero, "linear": _linear, "linear-trained": _linear_trained, "ntuple": _ntuple,
+    "linear-file": _pinned, "ntuple-file": _pinned}
 
 
 def register_loader(kind: str, loader: Callable[[LeafSpec, bool], Leaf]) -> None:

@@ -50,13 +50,13 @@ import numba
 import numpy as np
 
 from contracts.cli_numbers import SEED_SPACE, int_option, seed_option
+from contracts.machine_facts import machine_facts
 from engines.drop7 import core
-from engines.drop7.engine_bench import machine_facts
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
-from engines.ntuple.storage import alloc_zeroed, anon_huge_bytes
 from engines.train import bench_kernels as drivers
 from engines.train import kernel as kern
 from engines.train.lanes import train_rounds
+from engines.weights_files import alloc_zeroed, anon_huge_bytes
 
 #: the benchmark's games read seeds ``--seed-start .. --seed-start + BENCH_SEEDS - 1``
 BENCH_SEEDS = 1 << 40

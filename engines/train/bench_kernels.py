@@ -14,15 +14,13 @@ import numpy as np
 from numba import njit
 
 from engines.drop7.core import (
-    OUT_LEN,
-    SCRATCH_LEN,
-    ST_LEN,
     ST_MOVES_REMAINING,
     ST_NEXT_DISC,
     advance,
     finished,
     new_game,
 )
+from engines.drop7.game_loop import game_arrays
 from engines.drop7.nibbles import CENTRE
 from engines.ntuple.layouts import N_SLOTS
 from engines.ntuple.value import entry_indices
@@ -55,10 +53,7 @@ def collect_boards(tab, bias, spec, seeds, boards, mrs) -> np.int64:
     """
     work = new_work(spec)
     sboard, sinfo, scount = work[W_SBOARD], work[W_SINFO], work[W_SCOUNT]
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
+    state, cols, scratch, out = game_arrays()
     k = 0
     cap = boards.shape[0]
     for g in range(seeds.shape[0]):
@@ -86,10 +81,7 @@ def collect_states(tab, bias, spec, seeds, states) -> np.int64:
     """Greedy play with frozen tables, recording each decision's ``(cols[7], moves remaining,
     next disc)`` in ``states`` rows until full; returns how many (benchmark input)."""
     work = new_work(spec)
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
+    state, cols, scratch, out = game_arrays()
     k = 0
     for g in range(seeds.shape[0]):
         seed = seeds[g]

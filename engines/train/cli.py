@@ -34,6 +34,7 @@ from contracts.train_directory import (
     newest_state,
     resume_dir,
 )
+from engines.leaves.kinds import SHA256_HEX
 from engines.ntuple.layouts import LAYOUTS, get_layout
 from engines.train.trainer import MAX_LANES, NtupleLearner, SeedRange, Trainer
 
@@ -71,6 +72,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "n-tuple layouts only); the tables depend on it")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads for the lanes (default 1); the tables do not depend on it")
+    parser.add_argument("--init", default=None, metavar="PATH",
+                        help="warm start: continue from these weights (a weights directory of "
+                             "the layout, or for linear a pinned vector file), the "
+                             "accumulators fresh; needs --init-sha256")
+    parser.add_argument("--init-sha256", default=None, metavar="HEX",
+                        help="the SHA-256 the --init weights must have (a directory: its "
+                             "array stream's, as its manifest records)")
     parser.add_argument("--log-every", type=finite_option, default=10.0,
                         help="seconds between progress lines on stderr (default 10)")
 
@@ -146,6 +154,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{out} already holds training output; pass --resume or remove it")
     trainer = Trainer(make_learner(args.layout, args.alpha, args.lanes), seeds, out,
                       log_every=args.log_every, threads=args.threads)
+    if (args.init is None) != (args.init_sha256 is None):
+        raise InputError("--init and --init-sha256 go together (a warm start names its "
+                         "weights and their SHA-256)")
+    if args.init is not None:
+        if not SHA256_HEX.fullmatch(args.init_sha256):
+            raise InputError(f"--init-sha256 must be 64 lower-case hex digits, got "
+                             f"{args.init_sha256!r}")
+        # a segment that resumes a state needs only the start's config (its hash); any other
+        # run loads the values, checking the whole file against the hash (a state it then
+        # resumes replaces them)
+        trainer.warm_start(args.init, args.init_sha256, load=not args.start)
     if args.start:
         trainer.load_resume(resume_dir(out, args.start))
     elif args.resume and (problem := latest_problem(out)):

@@ -1,12 +1,12 @@
 """Diagnostics of trained weights: one-ply play against random play, and value calibration.
 
-    python -m engines.train.evaluate DIR [--games 1000] [--first-game 1000000000000]
-                                         [--no-verify] [--out FILE]
+    drop7 evaluate DIR [--games 1000] [--first-game 1000000000000] [--no-verify] [--out FILE]
 
 plays ``--games`` whole games greedily one ply (the training policy, frozen)
 with the weights in ``DIR`` (n-tuple tables or linear-trained), one ply with
-the untrained weights of the same learner (``start``: what training began
-from, see :func:`play_untrained`), and random legal play, all on the same
+the weights training began from (``start``: the untrained weights of the same
+learner, :func:`play_untrained`, or a warm start's weights, which the
+checkpoint's manifest names, :func:`play_start`), and random legal play, all on the same
 seeds, and prints one JSON object: the arms' mean scores with a 95%
 interval, the paired mean difference to random, and for n-tuple
 tables the Pearson correlation between ``U(s)`` and the realised remaining
@@ -28,21 +28,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from contracts.atomic import atomic_write
 from contracts.cli_numbers import int_option
-from contracts.errors import InputError, print_error
+from contracts.errors import InputError
+from contracts.json_file import write_json
 from engines.drop7 import baselines, core
 from engines.drop7.board import MAX_MOVES
-from engines.drop7.cli import OneLineParser
 from engines.leaves.kinds import N_TERMS
+from engines.leaves.linear_weights import load_linear
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
-from engines.ntuple.storage import load_linear, load_ntuple, read_manifest
+from engines.ntuple.storage import load_ntuple
 from engines.train import greedy as kern
+from engines.weights_files import read_manifest
 
 UNSEEN_GAME = 10**12
 
@@ -84,6 +84,28 @@ def play_untrained(kind: str | None, seeds: np.ndarray, results: np.ndarray) -> 
                          seeds, results, none, none, np.zeros(0, dtype=np.int64))
 
 
+def play_start(manifest: dict, seeds: np.ndarray, results: np.ndarray,
+               verify: bool = True) -> None:
+    """One ply with the weights the checkpoint of ``manifest`` was trained from: a warm
+    start's (its ``init``: path and SHA-256, checked unless ``verify`` is false), else the
+    learner's untrained weights (:func:`play_untrained`)."""
+    init = manifest.get("init")
+    if not init:
+        play_untrained(manifest.get("kind"), seeds, results)
+        return
+    from engines.pinned_leaf import load_pinned
+
+    _, weights, tables, layout = load_pinned(init["path"], init["sha256"], verify)
+    if weights is not None:
+        from engines.train.linear_td import play_linear_greedy
+
+        play_linear_greedy(np.ascontiguousarray(weights[:N_TERMS]), seeds, results)
+    else:
+        none = np.zeros(0)
+        kern.play_greedy(tables, 0.0, layout.spec, seeds, results, none, none,
+                         np.zeros(0, dtype=np.int64))
+
+
 def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
              per_game: bool = False) -> dict:
     """One-ply play of the weights in ``directory``, of the untrained weights and random play
@@ -117,7 +139,7 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
     rand = np.zeros((n, core.ST_LEN), dtype=np.int64)
     baselines.play_baseline_games(seeds, baselines.POLICY_RANDOM, rand)
     start = np.zeros((n, core.ST_LEN), dtype=np.int64)
-    play_untrained(manifest.get("kind"), seeds, start)
+    play_start(manifest, seeds, start, verify)
     s1 = results[:, core.ST_SCORE].astype(np.float64)
     s0 = rand[:, core.ST_SCORE].astype(np.float64)
     out["one_ply"] = {**_summary(s1),
@@ -135,35 +157,32 @@ def evaluate(directory: Path, seeds: np.ndarray, verify: bool = True,
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line (see module docstring); bad flags are one line, exit status 2."""
-    parser: argparse.ArgumentParser = OneLineParser(prog="python -m engines.train.evaluate")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``drop7 evaluate``."""
     parser.add_argument("directory")
     parser.add_argument("--games", type=int_option(1), default=1000)
     parser.add_argument("--first-game", type=int_option(0), default=UNSEEN_GAME)
     parser.add_argument("--no-verify", action="store_true", help="skip the SHA-256 check")
     parser.add_argument("--out", help="write the JSON, with every game's scores, to this file")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the weights, their start and random play; print (and with ``--out`` write) one
+    JSON object.  Seeds outside the training role are refused before any game."""
     from engines.seedbank import load_bank
 
+    bank = load_bank()
+    count = int(bank.roles["training"]["count"])
+    if args.first_game >= count or args.games > count - args.first_game:
+        raise InputError(f"--first-game {args.first_game} and --games {args.games} must "
+                         f"stay inside the training role's {count} games")
+    seeds = bank.training(args.first_game, args.games)
     try:
-        args = parser.parse_args(argv)
-        bank = load_bank()
-        count = int(bank.roles["training"]["count"])
-        if args.first_game >= count or args.games > count - args.first_game:
-            raise InputError(f"--first-game {args.first_game} and --games {args.games} must "
-                             f"stay inside the training role's {count} games")
-        seeds = bank.training(args.first_game, args.games)
         result = evaluate(Path(args.directory), seeds, not args.no_verify, args.out is not None)
-        if args.out:
-            atomic_write(args.out, json.dumps(result) + "\n")
-            result = {k: v for k, v in result.items() if k not in ("seeds", "scores")}
-        print(json.dumps(result))
-    except (InputError, ValueError, OSError) as exc:
-        return print_error(exc, prog="evaluate")
     except MemoryError:
-        return print_error(f"out of memory for --games {args.games}", prog="evaluate")
+        raise InputError(f"out of memory for --games {args.games}") from None
+    if args.out:
+        write_json(args.out, result, indent=None)
+        result = {k: v for k, v in result.items() if k not in ("seeds", "scores")}
+    print(json.dumps(result))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,7 +2,7 @@
 
 :func:`play_greedy` plays whole games with the move choice of
 :mod:`engines.train.kernel` (``choose_move``) and traces the value of each
-chance state against the points realised; ``python -m engines.train.evaluate``
+chance state against the points realised; ``drop7 evaluate``
 reads it.  Its game loop stays inside the compiled function (one call plays
 every game).
 """
@@ -14,17 +14,15 @@ from numba import njit
 
 from engines.drop7.chance import canonicalise
 from engines.drop7.core import (
-    OUT_LEN,
     OUT_POINTS,
-    SCRATCH_LEN,
     ST_GAME_OVER,
-    ST_LEN,
     ST_MOVES_REMAINING,
     ST_NEXT_DISC,
     advance,
     finished,
     new_game,
 )
+from engines.drop7.game_loop import game_arrays
 from engines.ntuple.layouts import N_SLOTS
 from engines.ntuple.value import entry_indices, gather
 from engines.train.kernel import RISE, choose_move, new_work
@@ -44,10 +42,7 @@ def play_greedy(tab, bias, spec, seeds, results, trace_u, trace_r, trace_game) -
     idx = np.zeros(max(spec[1], 1), dtype=np.int64)
     canon = np.zeros(7, dtype=np.int64)
     pat = np.zeros(N_SLOTS, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
+    state, cols, scratch, out = game_arrays()
     k = 0
     cap = trace_u.shape[0]
     for g in range(seeds.shape[0]):

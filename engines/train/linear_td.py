@@ -30,7 +30,7 @@ from zero or from the fair weights alike).
 
 Saved weights are in points per raw term (``17000 * theta / SCALES``), so a
 ``linear-trained:PATH`` leaf is ``sum(w_i * term_i)`` exactly like the
-frozen leaf (see :func:`engines.ntuple.storage.load_linear`).
+frozen leaf (see :func:`engines.leaves.linear_weights.load_linear`).
 """
 
 from __future__ import annotations
@@ -41,11 +41,8 @@ from numba import njit
 from engines.drop7.board import TERMINAL_UTILITY
 from engines.drop7.chance import canonicalise
 from engines.drop7.core import (
-    OUT_LEN,
     OUT_POINTS,
-    SCRATCH_LEN,
     ST_GAME_OVER,
-    ST_LEN,
     ST_MOVES_REMAINING,
     ST_NEXT_DISC,
     ST_SCORE,
@@ -53,6 +50,7 @@ from engines.drop7.core import (
     finished,
     new_game,
 )
+from engines.drop7.game_loop import game_arrays
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import linear_terms, next_disc_term
 from engines.ntuple.layouts import get_layout
@@ -114,8 +112,7 @@ def linear_train_moves(theta, e_acc, a_acc, scales, alpha, seed_start, seed_coun
     t = np.zeros(N_TERMS)
     g = np.zeros(N_TERMS)
     canon = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
+    _, _, scratch, out = game_arrays()
     done = 0
     while done < n_moves:
         for i in range(N_TERMS):
@@ -172,10 +169,7 @@ def play_linear_greedy(weights, seeds, results) -> None:
     wr = weights / _RISE
     work = kern.new_work(_NULL_SPEC)
     t = np.zeros(N_TERMS)
-    state = np.zeros(ST_LEN, dtype=np.int64)
-    cols = np.zeros(7, dtype=np.int64)
-    scratch = np.zeros(2 * SCRATCH_LEN, dtype=np.int64)
-    out = np.zeros(OUT_LEN, dtype=np.int64)
+    state, cols, scratch, out = game_arrays()
     for k in range(seeds.shape[0]):
         new_game(seeds[k], state, cols)
         while not finished(state):
@@ -199,11 +193,35 @@ class LinearLearner:
         self.theta = np.zeros(N_TERMS)
         self.e_acc = np.zeros(N_TERMS)
         self.a_acc = np.zeros(N_TERMS)
+        self.init: dict | None = None  # a warm start: {"path", "sha256"}
+
+    def warm_start(self, path: str, sha256: str, load: bool = True) -> None:
+        """Start from the pinned linear weights ``path`` (points per raw term; no intercept,
+        which this learner does not fit), with fresh accumulators (the register's promotion
+        rule).  ``load`` false sets only the config.  Another kind or hash, or an intercept,
+        is a ``WeightsError``."""
+        from engines.pinned_leaf import LINEAR_FILE, PinnedError, load_pinned
+        from engines.weights_files import WeightsError
+
+        try:
+            _, weights, _, _ = load_pinned(path, sha256, True, LINEAR_FILE)
+        except PinnedError as exc:
+            raise WeightsError(str(exc)) from None
+        if weights[N_TERMS] != 0.0:
+            raise WeightsError(f"{path}: has an intercept ({weights[N_TERMS]:g}); the linear "
+                               "learner fits the 18 weights only")
+        if load:
+            self.theta[:] = weights[:N_TERMS] * SCALES / _RISE
+        self.e_acc[:] = 0.0
+        self.a_acc[:] = 0.0
+        self.init = {"path": str(path), "sha256": sha256}
 
     def config(self) -> dict:
-        """What determines the weights besides the seeds."""
+        """What determines the weights besides the seeds (a warm start's hash, not its path)."""
+        init = "zero" if self.init is None else {"sha256": self.init["sha256"],
+                                                 "accumulators": "fresh"}
         return {"kind": self.kind, "layout": "linear", "features": int(N_TERMS),
-                "scales": [float(s) for s in SCALES], "alpha": self.alpha, "init": "zero",
+                "scales": [float(s) for s in SCALES], "alpha": self.alpha, "init": init,
                 "delta_clamp": kern.DELTA_CLAMP, "strata": kern.STRATA,
                 "game_over_in_choice": float(TERMINAL_UTILITY)}
 

@@ -19,7 +19,6 @@ trainer).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import shutil
@@ -34,7 +33,8 @@ import numba
 import numpy as np
 
 from contracts.atomic import atomic_dir, replace_symlink
-from contracts.hashing import file_sha256
+from contracts.hashing import canonical_sha256, file_sha256
+from contracts.json_file import write_json
 from contracts.train_directory import (
     LATEST,
     checkpoint_steps,
@@ -44,8 +44,11 @@ from contracts.train_directory import (
 )
 from contracts.weights_dir import PACKED_SUFFIX
 from engines.drop7 import core
-from engines.ntuple.layouts import INITIAL_VALUE
-from engines.ntuple.storage import (
+from engines.leaves.kinds import N_TERMS
+from engines.ntuple.layouts import INITIAL_VALUE, get_layout
+from engines.train import kernel as kern
+from engines.train.lanes import train_rounds
+from engines.weights_files import (
     PACKED_STATE_K,
     PACKED_STEP_K,
     WeightsError,
@@ -54,12 +57,9 @@ from engines.ntuple.storage import (
     packed_bound,
     read_into,
     save_weights,
-    updates_per_move,
     write_manifest,
     write_packed,
 )
-from engines.train import kernel as kern
-from engines.train.lanes import train_rounds
 
 TRAINER_VERSION = 1
 #: most lanes a run may train in
@@ -115,10 +115,17 @@ class Learner(Protocol):
         """The learner's own arrays a resume state holds (a resume fills them in place)."""
 
 
+def updates_per_move(layout: str) -> int:
+    """Entries one training move updates: a layout's active tuples (``linear``: its weights).
+
+    It sizes the compressed checkpoints and states (:func:`engines.weights_files.packed_bound`).
+    """
+    return N_TERMS if layout == "linear" else get_layout(layout).n_active
+
+
 def config_hash(config: dict) -> str:
     """SHA-256 (first 16 hex digits) of the canonical JSON of a training config."""
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return canonical_sha256(config)[:16]
 
 
 def _fmt_eta(seconds: float) -> str:
@@ -161,9 +168,19 @@ class Trainer:
         """Moves trained so far (every lane's)."""
         return self._total(kern.C_MOVES)
 
+    def warm_start(self, path: str, sha256: str, load: bool = True) -> None:
+        """Continue from the pinned weights ``path`` (the learner's :meth:`warm_start`): the
+        config, and so its hash and every resume state's, then names the start's SHA-256."""
+        self.learner.warm_start(path, sha256, load)
+        self.config = {**self.learner.config(), "seeds": self.seeds.describe(),
+                       "trainer_version": TRAINER_VERSION}
+        self.hash = config_hash(self.config)
+
     def _facts(self) -> dict:
         games = self._total(kern.C_GAMES_DONE)
-        return {"kind": self.learner.kind, "layout": self.learner.name,
+        init = getattr(self.learner, "init", None)
+        return {**({"init": dict(init)} if init else {}),
+                "kind": self.learner.kind, "layout": self.learner.name,
                 "moves_trained": self.moves, "games_trained": games,
                 "seeds": self.seeds.describe(), "config": self.config,
                 "config_hash": self.hash, "wall_s": round(self.wall_s, 3),
@@ -190,7 +207,7 @@ class Trainer:
             for name, arr in self.learner.resume_arrays().items():
                 files[name] = write_packed(tmp / f"{name}.npy{PACKED_SUFFIX}", arr.shape,
                                            arr.dtype, array_chunks(arr), self.threads)
-            (tmp / "state.json").write_text(json.dumps(self._position()))
+            write_json(tmp / "state.json", self._position(), indent=None)
             files["state"] = file_sha256(tmp / "state.json")
             write_manifest(tmp / "manifest.json", {**self._facts(), "format": self.resume_format,
                                                    "files": files})
@@ -243,7 +260,7 @@ class Trainer:
     def disk_need(self, steps: list[int]) -> int:
         """Bytes the run writes at most: a checkpoint at each of ``steps`` (moves) and one resume
         state at a time (two while the newest replaces the last), each compressed
-        (:func:`~engines.ntuple.storage.packed_bound`)."""
+        (:func:`~engines.weights_files.packed_bound`)."""
         shape, dtype, _ = self.learner.export()
         step = int(np.prod(shape)) * np.dtype(dtype).itemsize
         resume = sum(a.nbytes for a in self.learner.resume_arrays().values())
@@ -372,12 +389,55 @@ class NtupleLearner:
         self.ticks = np.zeros(2, dtype=np.int64)  # choose / learn cycles of the lane kernel
         self.vals = alloc_zeroed((layout.entries,))
         self.acc = alloc_zeroed((layout.entries, 2))
+        #: the constant the kernels add to a state's sum of entries (rises): fresh tables hold
+        #: ``w - 20/N`` with bias 20; warm-started ones hold ``w`` itself with bias 0
+        self.bias = INITIAL_VALUE
+        self.init: dict | None = None  # a warm start: {"path", "sha256"}
+
+    def warm_start(self, path: str, sha256: str, load: bool = True) -> None:
+        """Start from the tables of the pinned weights directory ``path`` (the register's
+        promotion rule: the values copied, bit for bit the frozen leaf until training moves
+        them; the accumulators ``E, A`` fresh, so every entry's first update runs at the full
+        step).  ``load`` false sets only the config (a segment that resumes a state).  Another
+        layout, kind or hash is a :class:`WeightsError`."""
+        from engines.pinned_leaf import NTUPLE_FILE, PinnedError, inspect_pinned, load_pinned
+
+        try:
+            kind, entries = inspect_pinned(path)
+            if kind != NTUPLE_FILE:
+                raise PinnedError(f"{path}: holds a {kind} leaf, not n-tuple tables to train")
+            if not load:
+                from engines.weights_files import read_manifest
+
+                manifest = read_manifest(Path(path))
+                if manifest.get("sha256") != sha256:
+                    raise PinnedError(f"{path}: records SHA-256 "
+                                      f"{str(manifest.get('sha256'))[:16]}..., not the pinned "
+                                      f"{sha256[:16]}...")
+                layout = manifest.get("layout")
+                if layout != self.layout.name:
+                    raise PinnedError(f"{path}: holds layout {layout} tables, this run trains "
+                                      f"layout {self.layout.name}")
+            else:
+                _, _, tables, layout = load_pinned(path, sha256, True, NTUPLE_FILE)
+                if layout.name != self.layout.name:
+                    raise PinnedError(f"{path}: holds layout {layout.name} tables, this run "
+                                      f"trains layout {self.layout.name}")
+                self.vals[:] = tables
+        except PinnedError as exc:
+            raise WeightsError(str(exc)) from None
+        self.acc[:] = 0.0
+        self.bias = 0.0
+        self.init = {"path": str(path), "sha256": sha256}
 
     def config(self) -> dict:
-        """What determines the tables besides the seeds."""
+        """What determines the tables besides the seeds (a warm start's hash, not its path)."""
         config = {"kind": self.kind, **self.layout.describe(), "alpha": self.alpha,
                   "initial_value": INITIAL_VALUE, "delta_clamp": kern.DELTA_CLAMP,
                   "strata": kern.STRATA}
+        if self.init is not None:
+            config = {**config, "initial_value": None, "init": {"sha256": self.init["sha256"],
+                                                                "accumulators": "fresh"}}
         if self.lanes == 1:
             return config
         # the rule for an entry several lanes write in one round (engines.train.lanes)
@@ -387,19 +447,20 @@ class NtupleLearner:
         """Train ``moves`` moves (more than one lane: whole rounds, one row per lane, the learn
         phase in as many parts as numba has threads)."""
         if self.lanes == 1:
-            return int(kern.train_moves(self.vals, self.acc, INITIAL_VALUE, self.layout.spec,
+            return int(kern.train_moves(self.vals, self.acc, self.bias, self.layout.spec,
                                         self.alpha, np.uint64(seeds.start), seeds.count, carry,
                                         state, cols, moves, True, fstats))
         if moves % self.lanes:
             raise ValueError(f"{moves} moves is not a whole number of {self.lanes}-lane rounds")
-        return int(train_rounds(self.vals, self.acc, INITIAL_VALUE, self.layout.spec,
+        return int(train_rounds(self.vals, self.acc, self.bias, self.layout.spec,
                                 self.alpha, np.uint64(seeds.start), seeds.count, carry, state,
                                 cols, moves // self.lanes, numba.get_num_threads(), fstats,
                                 self.ticks))
 
     def values_chunks(self, block: int = 1 << 20):
-        """The exported values ``float32(20/N + offset)``, block by block (raw bytes)."""
-        init = self.layout.initial_entry
+        """The exported values ``float32(20/N + offset)`` (a warm start's: the values as held),
+        block by block (raw bytes)."""
+        init = self.layout.initial_entry if self.init is None else 0.0
         for start in range(0, self.vals.shape[0], block):
             part = self.vals[start:start + block].astype(np.float64) + init
             yield memoryview(part.astype(np.float32)).cast("B")

@@ -19,7 +19,7 @@ try:
     # errors name the --configfile or --config that set a key, not the profile's file
     PLAN = load_plan(workflow.basedir, config, command_line_origins(
         workflow.config_settings.configfiles, workflow.config_settings.config))
-    checks.before_any_job(PLAN)
+    checks.before_any_job(PLAN, hash_pinned=workflow.is_main_process)
 except (DeclarationError, ValueError) as _exc:
     print(f"error: {_exc}", file=sys.stderr)
     sys.exit(2)
@@ -85,7 +85,7 @@ def bench(job):
 
 def gate_of(claim):
     """The gate decision of a claim (only after its gates job ran: a checkpoint)."""
-    from protocol.stages import load_json
+    from contracts.json_file import load_json
 
     return load_json(checkpoints.gates.get(claim=claim).output[0])
 

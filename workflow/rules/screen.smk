@@ -3,7 +3,7 @@
 # for its frozen hashes (pins checked first); every arm plays its seeds of the block
 # (games.smk), a sequential screen look by look; the block is closed (every game in, the table's SHA-256 in the ledger); then
 # the frozen files the arms read are hashed again.
-from protocol.records import protocol_sha256
+from protocol.records_ids import protocol_sha256
 
 
 def freeze_inputs(wc):
@@ -74,8 +74,8 @@ from protocol import looks as screen_looks
 
 def look_decision(claim, k):
     """Look ``k``'s decision: read when made and fresh, else asked of the checkpoint (asking
-    makes Snakemake run it first)."""
-    from protocol.stages import load_json
+    makes Snakemake run it first; protocol/looks.py says why a fresh one is read as it is)."""
+    from contracts.json_file import load_json
 
     p = CLAIMS[claim]
     made = screen_looks.decision_on_disk(p, PATHS, k)

@@ -58,7 +58,9 @@ def verdict_inputs(wc):
              "health": [PATHS.path("health", claim=wc.claim, weights=w) for w in p.trained]}
     if screen_opens(wc.claim):
         files["opened"] = PATHS.path("opened", claim=wc.claim, block=p.label)
-        files["frozen"] = sorted(a.record for a in p.artefacts.values())
+        # a warm start's source too: weights continued from an artefact whose claim's gates
+        # failed invalidate the verdict as reading that artefact would
+        files["frozen"] = sorted({a.record for a in p.reads()})
         files["contrasts"] = [PATHS.path("contrast", claim=wc.claim, block=p.label, contrast=c)
                               for c in p.contrasts]
     return files

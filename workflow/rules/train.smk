@@ -21,8 +21,11 @@ def segment_start(wc):
 
 
 def segment_input(wc):
-    start = segment_start(wc)
-    return [str(Path(training(wc).dir, RESUME.format(moves=start)))] if start else []
+    """The state a segment resumes, and a warm start's frozen artefact (its record names the
+    SHA-256 the segment passes on: every segment's config holds it)."""
+    start, init = segment_start(wc), training(wc).init_source()
+    state = [str(Path(training(wc).dir, RESUME.format(moves=start)))] if start else []
+    return state + ([init["record"]] if init and "record" in init else [])
 
 
 def segment_paths(claim="{claim}", weights="{weights}", end="{end}"):

@@ -6,11 +6,12 @@ from datetime import UTC, datetime
 
 from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, close_blocks
 from protocol.provenance import run_source
-from protocol.records import machine_record, stamp
-from protocol.stages import load_json, write_json
+from protocol.records_ids import stamp
+from protocol.records_machine import machine_record
 
 S = snakemake  # noqa: F821
 

@@ -5,8 +5,8 @@ contrast it stops on gets its looks, the corrected estimate and the simulated er
 
 from analysis.block_contrast import block_contrast
 from analysis.games_table import read_games
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
-from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
 

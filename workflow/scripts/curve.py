@@ -1,7 +1,8 @@
 """Adapter: one trained weights' validation curve (paired margin per checkpoint)."""
 
+from contracts.json_file import write_json
 from protocol.jobs import log_to, run
-from protocol.stages import validation_curve, write_json
+from protocol.stages import validation_curve
 
 S = snakemake  # noqa: F821
 

@@ -2,8 +2,9 @@
 
 import sys
 
+from contracts.json_file import load_json
 from protocol.jobs import log_to, run
-from protocol.stages import freeze, load_json
+from protocol.stages import freeze
 
 S = snakemake  # noqa: F821
 

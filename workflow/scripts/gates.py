@@ -3,8 +3,9 @@
 import sys
 from pathlib import Path
 
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
-from protocol.stages import gates, load_json, write_json
+from protocol.stages import gates
 
 S = snakemake  # noqa: F821
 

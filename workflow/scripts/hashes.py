@@ -1,8 +1,8 @@
 """Adapter: the SHA-256 of every frozen file the screen's arms read, against its record."""
 
 from contracts.hashing import file_sha256
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
-from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
 

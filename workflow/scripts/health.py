@@ -3,8 +3,8 @@
 import sys
 
 from analysis.health import training_health
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
-from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
 

@@ -1,4 +1,4 @@
-"""Adapter: one checkpoint played one ply and randomly on the health seeds (training health)."""
+"""Adapter: one checkpoint played one ply and randomly on the health seeds (``drop7 evaluate``)."""
 
 import subprocess
 import sys
@@ -10,7 +10,7 @@ S = snakemake  # noqa: F821
 
 
 def main() -> None:
-    cmd = [sys.executable, "-m", "engines.train.evaluate", str(Path(S.input.manifest).parent),
+    cmd = ["drop7", "evaluate", str(Path(S.input.manifest).parent),
            "--games", str(S.params.games), "--no-verify", "--out", S.output[0]]
     print(" ".join(cmd), file=sys.stderr, flush=True)
     subprocess.run(cmd, check=True, stdout=sys.stderr, stderr=sys.stderr)

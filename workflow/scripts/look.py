@@ -6,9 +6,9 @@ import sys
 
 from analysis.games_table import pair_arms, read_games, select_block
 from analysis.sequential_screen import look_record
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, record_look
-from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
 

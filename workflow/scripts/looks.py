@@ -2,8 +2,8 @@
 seeds of its block it never read."""
 
 from analysis.sequential import CONTINUE
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
-from protocol.stages import load_json, write_json
 
 S = snakemake  # noqa: F821
 

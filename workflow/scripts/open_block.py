@@ -4,12 +4,14 @@ the ledger to open the claim's screen block for its frozen hashes and that hash.
 import sys
 from datetime import UTC, datetime
 
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, open_blocks, read_ledger
 from protocol.plan import load_plan
 from protocol.provenance import config_hash, git_state
-from protocol.records import experiment_record, stamp, write_json_record
-from protocol.stages import check_artefact, load_json, write_json
+from protocol.records import experiment_record
+from protocol.records_ids import stamp
+from protocol.stages import check_artefact
 
 S = snakemake  # noqa: F821
 
@@ -30,7 +32,7 @@ def main() -> None:
     if experiment["protocolSha256"] != p.protocol:
         raise ValueError(f"claim {S.wildcards.claim}: the plan's protocol hash changed while "
                          "the workflow ran (a declaration edited mid-run): rerun")
-    write_json_record(S.output.preregistered, experiment)
+    write_json(S.output.preregistered, experiment)
     print(f"preregistered {experiment['experimentId']} (protocol "
           f"{experiment['protocolSha256']})", file=sys.stderr)
     answer = open_blocks(p.ledger, p.blocks, opener, profile=S.config["profile"],

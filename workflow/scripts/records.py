@@ -5,10 +5,12 @@ from pathlib import Path
 
 from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
+from contracts.json_file import load_json
 from protocol.jobs import log_to, run
 from protocol.provenance import jobs_written, run_source
-from protocol.records import RecordError, check_bundle, stamp, write_bundle
-from protocol.stages import load_json
+from protocol.records import write_bundle
+from protocol.records_check import check_bundle
+from protocol.records_ids import RecordError, stamp
 
 S = snakemake  # noqa: F821
 

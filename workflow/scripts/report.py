@@ -3,7 +3,10 @@
 import json
 from pathlib import Path
 
+from analysis.contrast import Contrast
 from analysis.games_table import read_games
+from analysis.health import TrainingHealth
+from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
     ClaimRun,
     build_figures,
@@ -12,10 +15,10 @@ from analysis.report.page import (
     run_summary,
     write_public,
 )
+from contracts.json_file import json_text, load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.provenance import collect
-from protocol.records import bundle_files
-from protocol.stages import load_json, write_json
+from protocol.records_check import bundle_files
 
 S = snakemake  # noqa: F821
 
@@ -34,17 +37,20 @@ def main() -> None:
     prov = collect(repo=S.params.repo, profile=S.params.profile, declaration=plan["declaration"],
                    seed_blocks=seeds, manifests=[m for ms in manifests.values() for m in ms],
                    frozen=frozen, games=[S.input.table] if opened else [],
-                   benchmarks=S.params.benchmarks)
+                   benchmarks=S.params.benchmarks, pinned=plan.get("pinned"))
     write_json(S.output.provenance, prov)
     claim_run = ClaimRun(
-        plan=plan, profile=json.loads(json.dumps(S.params.profile)),
-        gate=load_json(S.input.gates), verdict=load_json(S.input.verdict), provenance=prov,
+        plan=ClaimDescription.from_json(plan), profile=json.loads(json.dumps(S.params.profile)),
+        gate=load_json(S.input.gates), verdict=Verdict.from_json(load_json(S.input.verdict)),
+        provenance=prov,
         curves={c["weights"]: c for c in map(load_json, S.input.curves)}, manifests=manifests,
-        health={name: load_json(path) for name, path in S.params.health.items()},
+        health={name: TrainingHealth.from_json(load_json(path))
+                for name, path in S.params.health.items()},
         frozen=frozen, opened=load_json(S.input.opened) if opened else None,
         closed=load_json(S.input.closed) if opened else None,
         hashes=load_json(S.input.hashes) if opened else {},
-        contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
+        contrasts={Path(p).stem: Contrast.from_dict(load_json(p))
+                   for p in inputs.get("contrasts", [])},
         games=read_games(S.input.table) if opened else None,
         records=[record_link(f) for f in bundle_files(S.input.records)],
     )
@@ -53,7 +59,7 @@ def main() -> None:
         write_public(S.output[name], figures[name])
     page = Path(S.output.page)
     write_public(page, render_claim(claim_run, figures))
-    write_public(S.output.summary, json.dumps(run_summary(claim_run, page.name), indent=2) + "\n")
+    write_public(S.output.summary, json_text(run_summary(claim_run, page.name)))
 
 
 with log_to(S.log[0]):

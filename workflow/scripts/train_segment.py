@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 
+from contracts.json_file import load_json
 from contracts.train_directory import resume_dir
 from protocol.jobs import log_to, run
 
@@ -24,6 +25,10 @@ def main() -> None:
            "--lanes", str(r.get("lanes", 1)), "--threads", str(S.threads)]
     if r["alpha"] is not None:
         cmd += ["--alpha", str(r["alpha"])]
+    init = r.get("init")
+    if init:  # a warm start: a pinned file's hash, or the one the artefact's freeze recorded
+        sha = init.get("sha256") or load_json(init["record"])["sha256"]
+        cmd += ["--init", init["path"], "--init-sha256", sha]
     print(" ".join(cmd), file=sys.stderr, flush=True)
     subprocess.run(cmd, check=True, stdout=sys.stderr, stderr=sys.stderr)
     if S.params.start:

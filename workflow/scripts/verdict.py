@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from analysis.readings import evaluate_all, integrity_errors
+from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
-from protocol.stages import load_json, write_json
 from protocol.verdict import decide, methodological_errors
 
 S = snakemake  # noqa: F821

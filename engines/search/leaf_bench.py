@@ -1,5 +1,9 @@
 """``drop7 bench leaf``: leaf evaluations per second, one core.
 
+It stands with the search, where every leaf kind meets (the fair leaf of
+:mod:`engines.leaves` and the n-tuple tables of :mod:`engines.ntuple`, which
+know nothing of each other).
+
 The boards are every position of baseline-policy games (random, centre-first
 and lowest-column in turn) on ``--games`` seeds; the batch is evaluated
 ``--repeats`` times after a warm-up and the median pass is reported.
@@ -18,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from contracts.cli_numbers import int_option
+from contracts.machine_facts import machine_facts
 from engines.drop7 import baselines, core
-from engines.drop7.engine_bench import machine_facts
 from engines.drop7.game_loop import play_out
 from engines.leaves.linear import FAIR_WEIGHTS, linear_values_many
 from engines.ntuple.value import ntuple_value

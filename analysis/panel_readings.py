@@ -1,0 +1,371 @@
+"""Panel readings: how well a ranker orders the legal columns of held-out roots.
+
+A panel table (:mod:`contracts.panel_table`) gives, at every root, the
+reference's value of each legal column and each ranker's choice (and, when
+it offers them, its values).  Every figure is a per-root number averaged
+over the roots where it is defined:
+
+``top1``
+    1 when the reference values the ranker's choice as highly as its best
+    column (a tie for the reference's best counts: any best column agrees),
+    else 0.  So ``top1`` is 1 exactly when ``regret`` is 0.
+``regret`` / ``regret_frac``
+    the reference value lost by the choice, ``max - v[choice]``, in the
+    reference's units (points), and as a fraction of the root's spread,
+    ``(max - v[choice]) / (max - min)``, 0 when every legal column is worth
+    the same (the register's normalised regret).
+``recall@k`` (values needed)
+    1 when one of the reference's best columns is among the ranker's first
+    ``k`` columns: the ranker's values sorted high to low, ties in
+    :data:`~contracts.panel_table.TIE_ORDER` (as the searches break them).
+``pairwise`` (values needed)
+    over the pairs of legal columns the reference orders (its ties are left
+    out: there is no order to reproduce), the fraction the ranker orders the
+    same way, a ranker tie counting one half; undefined at a root where the
+    reference ties every pair.
+``tau`` (values needed)
+    Kendall's tau-b of the ranker's values against the reference's over the
+    legal columns (scipy's ``kendalltau``); undefined at a root with fewer
+    than two legal columns or where either side ties everything.
+``work``
+    the ranker's work per root; ``work_ratio`` is its total over the
+    reference's (a ratio of means, as the register reports it).
+
+Intervals resample **games**, not roots (the roots of one game are
+correlated): resample ``b`` draws games with :func:`analysis.bootstrap.resample_counts`
+(the screens' generator, seed and 20,000 resamples) and the figure is the
+mean over the roots of the drawn games, ``sum(counts * S_g) / sum(counts * N_g)``
+with ``S_g`` the sum and ``N_g`` the number of the game's defined roots;
+games where a figure is defined nowhere are left out of that figure, so no
+resample divides by zero.  Lower and upper bounds are the 0.05 and 0.95
+quantiles (one-sided 95%, as the screens).  The halves are the figure on the
+first ``G // 2`` games in seed order and on the rest (the screens' halves).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import kendalltau
+
+from analysis.bootstrap import (
+    ALPHA,
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    DEFAULT_CHUNK,
+    resample_counts,
+)
+from analysis.readings import Reading
+from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
+
+#: figures that need the ranker's values (a ranker giving its choice alone has the others)
+VALUE_FIGURES = ("pairwise", "tau")
+CHOICE_FIGURES = ("top1", "regret", "regret_frac")
+#: the ``k`` of ``recall@k`` a panel reports unless it declares others
+DEFAULT_KS = (2, 3)
+
+
+class PanelError(ValueError):
+    """A panel table that cannot be read as the reference and a ranker at the same roots."""
+
+
+@dataclass(frozen=True)
+class PanelRoots:
+    """One ranker at every root of the panel, aligned with the reference (root order:
+    game seed, then root number)."""
+
+    games: np.ndarray  #: uint64 game seed of each root
+    reference: np.ndarray  #: (n, 7) reference values, NaN for an illegal column
+    choice: np.ndarray  #: (n,) the ranker's column
+    values: np.ndarray | None  #: (n, 7) ranker values (NaN illegal); None: choice alone
+    work: np.ndarray  #: (n,) the ranker's work (NaN where not reported)
+    reference_work: np.ndarray  #: (n,) the reference's work (NaN where not reported)
+
+
+def _float(text: str) -> float:
+    return float(text) if text else math.nan
+
+
+def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) -> PanelRoots:
+    """The ranker's and the reference's rows of a panel table (text, as
+    :func:`contracts.panel_table.read_rows` gives them), aligned by root.
+
+    Refused (:class:`PanelError`, one line): no row of either; a reference root
+    without values; a reference root the ranker did not rank or the other way
+    round; a ranker choosing a column the reference says is illegal; a ranker
+    valuing other columns than the reference's legal ones; a ranker giving
+    values at some roots and not at others.
+    """
+    by: dict[str, dict[tuple[int, int], Mapping[str, str]]] = {reference: {}, ranker: {}}
+    for row in rows:
+        if row["ranker"] in by:
+            by[row["ranker"]][(int(row["game"]), int(row["root"]))] = row
+    for name in (reference, ranker):
+        if not by[name]:
+            raise PanelError(f"no row of ranker {name!r}")
+    ref, mine = by[reference], by[ranker]
+    for a, b, what in ((ref, mine, ranker), (mine, ref, reference)):
+        missing = sorted(set(a) - set(b))
+        if missing:
+            g, r = missing[0]
+            raise PanelError(f"{what} has no row at game {g} root {r} ({len(missing)} roots "
+                             "missing)")
+    keys = sorted(ref)
+    n = len(keys)
+    refv, vals = np.full((n, N_COLUMNS), np.nan), np.full((n, N_COLUMNS), np.nan)
+    choice = np.empty(n, dtype=np.int64)
+    work, ref_work = np.empty(n), np.empty(n)
+    valued = set()
+    for i, key in enumerate(keys):
+        r, m = ref[key], mine[key]
+        refv[i] = [_float(r[k]) for k in VALUE_COLUMNS]
+        vals[i] = [_float(m[k]) for k in VALUE_COLUMNS]
+        where = f"game {key[0]} root {key[1]}"
+        legal = ~np.isnan(refv[i])
+        if not legal.any():
+            raise PanelError(f"reference {reference!r} gives no value at {where}")
+        choice[i] = int(m["choice"])
+        if not legal[choice[i]]:
+            raise PanelError(f"{ranker} chooses column {choice[i]} at {where}, illegal for "
+                             f"the reference")
+        given = ~np.isnan(vals[i])
+        if given.any():
+            valued.add(i)
+            if not np.array_equal(given, legal):
+                raise PanelError(f"{ranker} values columns {np.flatnonzero(given).tolist()} "
+                                 f"at {where}, the legal ones are "
+                                 f"{np.flatnonzero(legal).tolist()}")
+        work[i], ref_work[i] = _float(m["work"]), _float(r["work"])
+    if valued and len(valued) != n:
+        raise PanelError(f"{ranker} gives values at {len(valued)} of {n} roots: a ranker "
+                         "gives them at every root or at none")
+    games = np.array([k[0] for k in keys], dtype=np.uint64)
+    return PanelRoots(games, refv, choice, vals if valued else None, work, ref_work)
+
+
+def ranking_order(values: np.ndarray) -> list[int]:
+    """The legal columns (non-NaN) of one root from the highest value down, ties in
+    :data:`TIE_ORDER`."""
+    place = {c: i for i, c in enumerate(TIE_ORDER)}
+    legal = [c for c in range(N_COLUMNS) if not math.isnan(values[c])]
+    return sorted(legal, key=lambda c: (-values[c], place[c]))
+
+
+def per_root(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS) -> dict[str, np.ndarray]:
+    """Every figure at every root (NaN where undefined, or for a value figure of a ranker
+    that gives its choice alone)."""
+    ref = roots.reference
+    n = ref.shape[0]
+    best, worst = np.nanmax(ref, axis=1), np.nanmin(ref, axis=1)
+    chosen = ref[np.arange(n), roots.choice]
+    regret = best - chosen
+    spread = best - worst
+    out = {"top1": (chosen == best).astype(np.float64), "regret": regret,
+           "regret_frac": np.divide(regret, spread, out=np.zeros(n), where=spread > 0)}
+    for k in ks:
+        out[f"recall@{k}"] = np.full(n, np.nan)
+    for name in VALUE_FIGURES:
+        out[name] = np.full(n, np.nan)
+    if roots.values is not None:
+        for i in range(n):
+            r, v = ref[i], roots.values[i]
+            legal = np.flatnonzero(~np.isnan(r))
+            order = ranking_order(v)
+            tops = {c for c in legal if r[c] == best[i]}
+            for k in ks:
+                out[f"recall@{k}"][i] = float(bool(tops & set(order[:k])))
+            out["pairwise"][i] = _pairwise(r[legal], v[legal])
+            if legal.size >= 2 and np.ptp(r[legal]) > 0 and np.ptp(v[legal]) > 0:
+                out["tau"][i] = kendalltau(r[legal], v[legal]).statistic
+    out["work"] = roots.work.astype(np.float64)
+    return out
+
+
+def _pairwise(ref: np.ndarray, mine: np.ndarray) -> float:
+    """Fraction of the reference's ordered pairs the ranker orders alike (its ties: 1/2)."""
+    dr = np.sign(ref[:, None] - ref[None, :])
+    dm = np.sign(mine[:, None] - mine[None, :])
+    upper = np.triu(np.ones_like(dr, dtype=bool), 1) & (dr != 0)
+    pairs = int(upper.sum())
+    if pairs == 0:
+        return math.nan
+    agree = (dr == dm) & upper
+    ties = (dm == 0) & upper
+    return float((agree.sum() + 0.5 * ties.sum()) / pairs)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure over the panel: the mean over defined roots, its game-bootstrap bounds and
+    halves."""
+
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    halves: tuple[float | None, float | None]
+    roots: int
+    games: int
+    n_resamples: int
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def _game_sums(games: np.ndarray, x: np.ndarray, weights: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Games (seed order) where ``x`` is defined, with the sum of ``x`` and the count (or the
+    sum of ``weights``) over each one's defined roots."""
+    ok = ~np.isnan(x)
+    if weights is not None:
+        ok &= ~np.isnan(weights)
+    ids, inverse = np.unique(games[ok], return_inverse=True)
+    sums = np.bincount(inverse, weights=x[ok], minlength=ids.size)
+    w = np.ones(int(ok.sum())) if weights is None else weights[ok]
+    counts = np.bincount(inverse, weights=w, minlength=ids.size)
+    return ids, sums, counts
+
+
+def game_bootstrap(sums: np.ndarray, counts: np.ndarray, n_resamples: int = BOOTSTRAP_RESAMPLES,
+                   seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """The ``n_resamples`` resampled ratios ``sum(c * sums) / sum(c * counts)`` where ``c``
+    counts how often each game is drawn (resample order; chunking changes nothing)."""
+    g = sums.size
+    out = np.empty(n_resamples)
+    for start in range(0, n_resamples, DEFAULT_CHUNK):
+        count = min(DEFAULT_CHUNK, n_resamples - start)
+        c = resample_counts(g, start, count, seed).astype(np.float64)
+        out[start:start + count] = (c @ sums) / (c @ counts)
+    return out
+
+
+def figure(games: np.ndarray, x: np.ndarray, weights: np.ndarray | None = None,
+           n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+           alpha: float = ALPHA) -> Figure:
+    """The mean of the per-root ``x`` over its defined roots (or ``sum(x) / sum(weights)``),
+    with bounds from resampling games and the two halves of the games in seed order."""
+    ids, sums, counts = _game_sums(games, x, weights)
+    if ids.size == 0:
+        return Figure(None, None, None, (None, None), 0, 0, n_resamples, seed)
+    roots = int((~np.isnan(x) if weights is None else ~np.isnan(x) & ~np.isnan(weights)).sum())
+    estimate = float(sums.sum() / counts.sum())
+    half = ids.size // 2
+    halves = tuple(float(s.sum() / c.sum()) if c.sum() > 0 else None
+                   for s, c in ((sums[:half], counts[:half]), (sums[half:], counts[half:])))
+    means = game_bootstrap(sums, counts, n_resamples, seed)
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return Figure(estimate, float(lo), float(hi), halves, roots, int(ids.size), n_resamples,
+                  seed)
+
+
+def read_ranker(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS,
+                n_resamples: int = BOOTSTRAP_RESAMPLES,
+                seed: int = BOOTSTRAP_SEED) -> dict[str, Figure]:
+    """Every figure of one ranker against the reference; a figure the ranker cannot have
+    (values it does not give, work it does not report) has no roots."""
+    rows = per_root(roots, ks)
+    out = {name: figure(roots.games, x, None, n_resamples, seed) for name, x in rows.items()}
+    out["work_ratio"] = figure(roots.games, roots.work, roots.reference_work, n_resamples,
+                               seed)
+    return out
+
+
+def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFAULT_KS,
+               n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> Figure:
+    """Ranker ``a``'s figure minus ranker ``b``'s on the same roots, paired by root and
+    resampled by game (roots where either is undefined are left out)."""
+    if not np.array_equal(a.games, b.games) or not np.array_equal(a.reference, b.reference,
+                                                                  equal_nan=True):
+        raise PanelError("the two rankers are not read on the same roots")
+    return figure(a.games, per_root(a, ks)[name] - per_root(b, ks)[name], None, n_resamples,
+                  seed)
+
+
+# ---- reading kinds: a figure, its bound or its halves against a declared threshold, and one
+# ranker against another
+
+#: panel reading kinds and their outcomes
+PANEL_OUTCOMES = {"figure-at-least": ("pass", "fail"), "figure-at-most": ("pass", "fail"),
+                  "ranker-beats": ("pass", "fail")}
+#: figures where lower is better (``ranker-beats`` reads their difference's upper bound)
+LOWER_IS_BETTER = ("regret", "regret_frac", "work", "work_ratio")
+#: what each kind compares: ``on`` is ``estimate``, ``bound`` (the lower bound for at-least,
+#: the upper for at-most) or ``halves`` (both halves)
+ON = ("estimate", "bound", "halves")
+
+
+def read_threshold(name: str, kind: str, ranker: str, figure_name: str, fig: Figure,
+                   threshold: float, on: str = "bound", title: str | None = None) -> Reading:
+    """``figure-at-least`` passes when the figure (``on``: its estimate, its lower bound, or
+    both halves) is at least ``threshold``; ``figure-at-most`` when it (its upper bound) is
+    at most.  A figure with no roots is ``not-run``."""
+    if kind not in ("figure-at-least", "figure-at-most"):
+        raise ValueError(f"{kind!r} is not a threshold reading kind (expected figure-at-least "
+                         "or figure-at-most)")
+    if on not in ON:
+        raise ValueError(f"on must be one of {', '.join(ON)}, got {on!r}")
+    title = title or f"{name} ({kind})"
+    if fig.estimate is None:
+        return Reading(name, kind, title, "not-run", f"{ranker} has no {figure_name} on this "
+                       "panel (it gives no values, or reports no work)")
+    at_least = kind == "figure-at-least"
+    if on == "halves":
+        got = list(fig.halves)
+        what = "both halves"
+    elif on == "bound":
+        got = [fig.lower if at_least else fig.upper]
+        what = "the 95% lower bound" if at_least else "the 95% upper bound"
+    else:
+        got = [fig.estimate]
+        what = "the estimate"
+    ok = all(x is not None and (x >= threshold if at_least else x <= threshold) for x in got)
+    sign = ">=" if at_least else "<="
+    shown = ", ".join("-" if x is None else f"{x:.4g}" for x in got)
+    numbers = {"ranker": ranker, "figure": figure_name, "threshold": threshold, "on": on,
+               **fig.to_dict()}
+    reason = (f"{ranker} {figure_name}: {what} {shown} {'' if ok else 'not '}{sign} "
+              f"{threshold:g} (estimate {fig.estimate:.4g} over {fig.roots} roots of "
+              f"{fig.games} games)")
+    return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
+
+
+
+def read_beats(name: str, ranker: str, other: str, figure_name: str, diff: Figure,
+               title: str | None = None) -> Reading:
+    """``ranker-beats``: passes when ``ranker``'s figure minus ``other``'s (:func:`difference`,
+    paired by root, resampled by game) has its 95% lower bound above 0, or for a figure
+    where lower is better (:data:`LOWER_IS_BETTER`) its upper bound below 0."""
+    kind = "ranker-beats"
+    title = title or f"{name} ({kind})"
+    if diff.estimate is None:
+        return Reading(name, kind, title, "not-run", f"{ranker} or {other} has no "
+                       f"{figure_name} on this panel")
+    lower_better = figure_name in LOWER_IS_BETTER
+    ok = diff.upper < 0 if lower_better else diff.lower > 0
+    bound, sign = (("upper", "<") if lower_better else ("lower", ">"))
+    value = diff.upper if lower_better else diff.lower
+    numbers = {"ranker": ranker, "other": other, "figure": figure_name, **diff.to_dict()}
+    reason = (f"{ranker} - {other} {figure_name}: difference {diff.estimate:+.4g}, 95% "
+              f"{bound} bound {value:+.4g} {sign if ok else 'not ' + sign} 0 (paired over "
+              f"{diff.roots} roots of {diff.games} games)")
+    return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
+
+
+def choice_agreement(rows: Sequence[Mapping[str, str]], rankers: Sequence[str]) -> np.ndarray:
+    """``(r, r)`` matrix: the fraction of the panel's roots at which ranker ``i`` and ranker
+    ``j`` choose the same column (every ranker must rank every root of the first one)."""
+    choices: dict[str, dict[tuple[int, int], int]] = {name: {} for name in rankers}
+    for row in rows:
+        if row["ranker"] in choices:
+            choices[row["ranker"]][(int(row["game"]), int(row["root"]))] = int(row["choice"])
+    keys = sorted(choices[rankers[0]])
+    for name in rankers:
+        if not choices[name] or sorted(choices[name]) != keys:
+            raise PanelError(f"{name} does not rank the same roots as {rankers[0]}")
+    c = np.array([[choices[name][k] for k in keys] for name in rankers])
+    return (c[:, None, :] == c[None, :, :]).mean(axis=2)

@@ -1,0 +1,177 @@
+"""A leaf from a pinned file: weights made outside any claim, named by path and SHA-256.
+
+It sits beside :mod:`engines.weights_files`, above both the leaves and the tables, since a
+pinned file holds either (the leaves and the tables know nothing of each other).
+
+Two things can be pinned (docs/claims.md, A leaf from a pinned file):
+
+* **a linear vector** (leaf kind ``linear-file``): the fair leaf's
+  :data:`~engines.leaves.kinds.N_TERMS` weights in points per raw term, in the
+  feature table's order (docs/leaf.md), optionally followed by one intercept
+  in points (added to every non-terminal leaf value), as
+
+  - a ``.npy`` file holding a one-dimensional float64 array of 18 or 19
+    values (what ``numpy.save`` writes of a CMA-ES or ridge result), or
+  - a ``.json`` file holding one list of 18 or 19 numbers (a vector typed by
+    hand or copied from a paper);
+
+  its pin is the SHA-256 of the file's bytes (``sha256sum FILE``);
+* **a weights directory** in the project's format
+  (:mod:`contracts.weights_dir`: ``manifest.json`` beside ``tables.npy`` or
+  ``tables.npy.zst``): n-tuple tables (leaf kind ``ntuple-file``) or a
+  ``linear-trained`` weights vector (``linear-file``), as the manifest's
+  ``kind`` says; its pin is the SHA-256 of the array's ``.npy`` stream, the
+  number the manifest records (``python -m engines.weights_files FILE``).
+
+Every value must be finite.  Anything else (a missing file, another suffix, a
+wrong length, dtype or shape, a hash other than the pin) is a
+:class:`PinnedError` with one line naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from contracts.hashing import file_sha256
+from contracts.weights_dir import MANIFEST
+from engines.leaves.kinds import N_TERMS
+
+#: a linear vector's lengths: the terms, or the terms and an intercept
+VECTOR_LENGTHS = (N_TERMS, N_TERMS + 1)
+#: suffixes of a linear vector file
+VECTOR_SUFFIXES = (".npy", ".json")
+LINEAR_FILE, NTUPLE_FILE = "linear-file", "ntuple-file"
+
+
+class PinnedError(ValueError):
+    """A pinned file that is missing, malformed, or not the one its SHA-256 names."""
+
+
+class PinnedHashError(PinnedError):
+    """A pinned file whose SHA-256 is not its pin."""
+
+
+@dataclass(frozen=True)
+class PinnedFile:
+    """What a pinned path holds: its leaf ``kind``, the hash it has, its table entries
+    (``N_TERMS`` for a linear vector) and its n-tuple layout (``linear`` for a vector)."""
+
+    kind: str
+    path: str
+    sha256: str
+    entries: int
+    layout: str = "linear"
+
+
+def _vector(values: np.ndarray, where: str) -> np.ndarray:
+    """The weights and intercept, float64[N_TERMS + 1] (intercept 0 when absent)."""
+    if values.ndim != 1 or values.shape[0] not in VECTOR_LENGTHS:
+        raise PinnedError(f"{where}: a linear vector holds {N_TERMS} weights or {N_TERMS} and an "
+                          f"intercept ({N_TERMS + 1} values), got shape {list(values.shape)}")
+    if not np.all(np.isfinite(values)):
+        raise PinnedError(f"{where}: non-finite weights")
+    out = np.zeros(N_TERMS + 1)
+    out[:values.shape[0]] = values
+    return out
+
+
+def read_vector(path: str | Path) -> np.ndarray:
+    """A linear vector file (``.npy`` float64 or ``.json`` list of numbers) as
+    float64[N_TERMS + 1]: the weights, then the intercept (0 when the file has none)."""
+    path = Path(path)
+    if path.suffix not in VECTOR_SUFFIXES:
+        raise PinnedError(f"{path}: a linear vector is a .npy or .json file (or a weights "
+                          "directory)")
+    try:
+        if path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, list) or not all(
+                    isinstance(v, int | float) and not isinstance(v, bool) for v in data):
+                raise PinnedError(f"{path}: not a JSON list of numbers")
+            return _vector(np.array(data, dtype=np.float64), str(path))
+        arr = np.load(path, allow_pickle=False)
+    except PinnedError:
+        raise
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise PinnedError(f"{path}: unreadable ({str(exc).splitlines()[0]})") from None
+    if not isinstance(arr, np.ndarray) or arr.dtype != np.float64:
+        raise PinnedError(f"{path}: a linear vector .npy holds float64, got "
+                          f"{getattr(arr, 'dtype', type(arr).__name__)}")
+    return _vector(arr, str(path))
+
+
+def inspect_pinned(path: str | Path) -> tuple[str, int]:
+    """The leaf kind a pinned path holds and its entries, read cheaply (no hash): a
+    directory's manifest, else a vector file.  Missing paths and unknown kinds are
+    :class:`PinnedError`."""
+    from engines.weights_files import WeightsError, read_manifest
+
+    path = Path(path)
+    if path.is_dir():
+        try:
+            manifest = read_manifest(path)
+        except WeightsError as exc:
+            raise PinnedError(str(exc)) from None
+        kind, shape = manifest.get("kind"), manifest.get("shape")
+        if kind not in ("ntuple", "linear"):
+            raise PinnedError(f"{path / MANIFEST}: holds {kind!r} weights, not n-tuple tables "
+                              "or linear weights")
+        if not (isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int)):
+            raise PinnedError(f"{path / MANIFEST}: key shape: {shape!r} is not one length")
+        return (NTUPLE_FILE if kind == "ntuple" else LINEAR_FILE), shape[0]
+    if not path.exists():
+        raise PinnedError(f"{path}: missing")
+    if path.suffix not in VECTOR_SUFFIXES:
+        raise PinnedError(f"{path}: a pinned leaf is a linear vector (.npy or .json) or a "
+                          "weights directory")
+    return LINEAR_FILE, N_TERMS
+
+
+def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | None = None
+                ) -> tuple[str, np.ndarray | None, np.ndarray | None, object | None]:
+    """Load a pinned leaf: ``(kind, weights float64[N_TERMS + 1] or None, tables or None,
+    layout or None)``, refusing a path that holds another leaf kind than ``want`` (when
+    given) and a file whose SHA-256 is not ``sha256`` (a weights
+    directory's manifest must record the pin, and with ``verify`` its array must hash to
+    it; a vector file is always hashed, it is small)."""
+    from engines.leaves.linear_weights import load_linear
+    from engines.ntuple.storage import load_ntuple
+    from engines.weights_files import WeightsError, read_manifest
+
+    path = Path(path)
+    kind, _ = inspect_pinned(path)
+    if want is not None and kind != want:
+        raise PinnedError(f"{path}: holds a {kind} leaf, not {want}")
+    if not path.is_dir():
+        have = file_sha256(path)
+        if have != sha256:
+            raise PinnedHashError(f"{path}: SHA-256 {have[:16]}... is not the pinned "
+                              f"{sha256[:16]}...")
+        return kind, read_vector(path), None, None
+    try:
+        have = read_manifest(path).get("sha256")
+        if have != sha256:
+            raise PinnedHashError(f"{path / MANIFEST}: records SHA-256 {str(have)[:16]}..., "
+                                  f"not the pinned {sha256[:16]}...")
+        if kind == LINEAR_FILE:
+            weights, _ = load_linear(path, verify)
+            return kind, _vector(weights, str(path)), None, None
+        tables, layout, _ = load_ntuple(path, verify)
+    except WeightsError as exc:
+        cls = PinnedHashError if "SHA-256" in str(exc) else PinnedError
+        raise cls(str(exc)) from None
+    return kind, None, tables, layout
+
+
+def check_pinned(path: str | Path, sha256: str) -> PinnedFile:
+    """Everything a run checks of a pinned file before any job: it exists, has the format
+    its kind needs (length, dtype, layout) and hashes to ``sha256`` (the whole array: a
+    wrong table is refused before any block opens, not in the first game job)."""
+    kind, weights, tables, layout = load_pinned(path, sha256, verify=True)
+    if tables is None:
+        return PinnedFile(kind, str(path), sha256, N_TERMS)
+    return PinnedFile(kind, str(path), sha256, int(tables.shape[0]), layout.name)

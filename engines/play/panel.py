@@ -1,0 +1,105 @@
+"""A ranking panel's rows: roots from a policy's games, each ranker's answer, outcome labels.
+
+The pieces docs/panels.md declares, as functions of data: :func:`game_roots`
+takes the roots (the public state before every ``every``-th decision of a
+policy's games on given seeds), :func:`ranker_rows` asks a player for its
+:class:`~engines.play.rankers.Ranking` at each root, and :func:`outcome_rows`
+gives each root the Monte Carlo outcome labels of
+:mod:`engines.play.labeller`.  Each returns rows of the panel table
+(:mod:`contracts.panel_table`); the readings (:mod:`analysis.panel_readings`)
+read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS
+from engines.drop7 import core
+from engines.drop7.game_loop import play_out
+from engines.play.labeller import label_root, shard_roots
+from engines.play.players import Policy
+from engines.play.rankers import rank
+
+#: what a panel's ``work`` counts
+WORK = ("nodes", "leaves")
+
+
+@dataclass(frozen=True)
+class PanelRoot:
+    """A root: the game's seed, the decision's index in it, the board and the public state
+    (``ST_*``: next disc, moves remaining, level, score, moves played)."""
+
+    game: int
+    root: int
+    cols: np.ndarray
+    state: np.ndarray
+
+
+def game_roots(policy: Policy, seeds: Iterable[int], every: int = 1,
+               limit: int | None = None) -> list[PanelRoot]:
+    """The roots of ``policy``'s games on ``seeds``: the state before decisions 0, every,
+    2 every, ... of each game, in seed order then move order, at most ``limit``."""
+    if every < 1:
+        raise ValueError(f"every must be at least 1, got {every}")
+    roots: list[PanelRoot] = []
+    for seed in seeds:
+        if limit is not None and len(roots) >= limit:
+            break
+        decision = 0
+
+        def choose(state: np.ndarray, cols: np.ndarray, seed: int = int(seed)) -> int:
+            nonlocal decision
+            if decision % every == 0:
+                roots.append(PanelRoot(seed, decision, cols.copy(), state.copy()))
+            decision += 1
+            return policy.choose(state, cols)
+
+        policy.new_game(int(seed))
+        play_out(int(seed), choose)
+    return roots[:limit]
+
+
+def _row(root: PanelRoot, ranker: str, choice: int, work: int | None,
+         values: np.ndarray | None) -> dict:
+    row = {"game": root.game, "root": root.root, "ranker": ranker, "choice": choice,
+           "work": work}
+    for c, key in enumerate(VALUE_COLUMNS):
+        row[key] = None if values is None or np.isnan(values[c]) else float(values[c])
+    return row
+
+
+def ranker_rows(name: str, policy: Policy, roots: list[PanelRoot], work: str = "nodes",
+                shard: int = 1, shards: int = 1) -> list[dict]:
+    """The panel rows of one ranker at the roots of one shard (every ``shards``-th root)."""
+    if work not in WORK:
+        raise ValueError(f"work must be one of {', '.join(WORK)}, got {work!r}")
+    rows = []
+    for i in shard_roots(len(roots), shard, shards):
+        root = roots[i]
+        r = rank(policy, root.state, root.cols)
+        rows.append(_row(root, name, r.choice, getattr(r, work), r.values))
+    return rows
+
+
+def outcome_rows(name: str, policy: Policy, roots: list[PanelRoot], continuations: int,
+                 horizon: int, seed: int, target: str = "lifetime", work: str = "nodes",
+                 shard: int = 1, shards: int = 1) -> list[dict]:
+    """The panel rows of an outcome reference: each root's labels of ``target``; its choice
+    the column of the best label, ties in :data:`~contracts.panel_table.TIE_ORDER`."""
+    if work not in WORK:
+        raise ValueError(f"work must be one of {', '.join(WORK)}, got {work!r}")
+    rows = []
+    for i in shard_roots(len(roots), shard, shards):
+        root = roots[i]
+        labels = label_root(policy, root.cols, int(root.state[core.ST_NEXT_DISC]),
+                            int(root.state[core.ST_MOVES_REMAINING]), continuations, horizon,
+                            seed)
+        values = labels.target(target)
+        best = np.nanmax(values)
+        choice = next(c for c in TIE_ORDER if values[c] == best)
+        rows.append(_row(root, name, choice, getattr(labels, work), values))
+    return rows

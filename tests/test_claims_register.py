@@ -1,0 +1,129 @@
+"""The register's theories as claims: depth-five, the per-claim search shrink of a profile, and
+the two claims of the factored chance node."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from claims_support import REPO, shipped
+
+from protocol.plan import load_plan
+from protocol.plan_model import PILOT, PUBLIC
+from protocol.profile import load_profile
+from protocol.schema import DeclarationError
+
+
+def plan_of(profile: str, **over):
+    return load_plan(REPO, {"profile": profile, **over})
+
+
+def searches(plan, claim: str) -> dict[str, tuple[int | None, int | None, int]]:
+    return {a.name: (a.depth, a.strata, a.games) for a in plan.claims[claim].arms.values()}
+
+
+def test_depth_five_at_its_registered_size_is_the_registers_factorial() -> None:
+    p = plan_of("paper").claims["depth-five"]
+    assert searches(plan_of("paper"), "depth-five") == {
+        "fair-d5s7": (5, 7, 64), "fair-d4s7": (4, 7, 64), "fair-d5s5": (5, 5, 64),
+        "fair-d4s5": (4, 5, 64)}
+    assert p.arms["fair-d5s7"].policy == "search:leaf=linear,d=5,s=7"
+    assert p.sequential.looks == (16, 32, 48, 64) and p.sequential.contrast == "primary"
+    assert p.contrasts["interaction"].arms == ("fair-d5s7", "fair-d4s7", "fair-d5s5",
+                                               "fair-d4s5")
+    assert p.shrunk == [] and p.tier == PUBLIC and p.blocks == [50]
+    # cluster work at its size: the d5s7 arm alone is most of the claim's estimated CPU
+    assert p.arms["fair-d5s7"].seconds_per_game > 20 * p.arms["fair-d4s7"].seconds_per_game
+
+
+def test_the_pilot_searches_depth_five_one_ply_shallower_and_says_so() -> None:
+    """The per-claim ``search`` shrink: the pilot keeps the 2 x 2 of depth and strata."""
+    plan = plan_of("pilot")
+    p = plan.claims["depth-five"]
+    assert searches(plan, "depth-five") == {
+        "fair-d5s7": (4, 7, 8), "fair-d4s7": (3, 7, 8), "fair-d5s5": (4, 5, 8),
+        "fair-d4s5": (3, 5, 8)}
+    assert p.sequential.looks == (4, 8) and p.block == 1050 and p.tier == PILOT
+    assert "arm fair-d5s7: search d4s7 instead of d5s7" in p.shrunk
+    assert "arm fair-d4s5: search d3s5 instead of d4s5" in p.shrunk
+    assert "screen: 8 of the declared 64 games" in p.shrunk
+    # another claim of the same profile keeps its searches: the shrink is the claim's alone
+    assert searches(plan, "fourth-ply")["tables-d4s7"][:2] == (4, 7)
+
+
+def test_a_claims_search_replaces_the_caps_key_by_key() -> None:
+    plan = plan_of("smoke")
+    # smoke caps every search at 3 strata, one ply shallower; depth-five sets both its own way
+    assert searches(plan, "depth-five") == {
+        "fair-d5s7": (2, 7, 8), "fair-d4s7": (1, 7, 8), "fair-d5s5": (2, 5, 8),
+        "fair-d4s5": (1, 5, 8)}
+    assert searches(plan, "fourth-ply")["fair-d4s7"] == (3, 3, 8)
+    # a key it leaves out is the cap's: here the depth shift
+    only_strata = plan_of("smoke", claims={"fourth-ply": {"search": {"strata": 7}}})
+    assert searches(only_strata, "fourth-ply")["fair-d4s7"] == (3, 7, 8)
+
+
+@pytest.mark.parametrize(("search", "named"), [
+    ({"depth_shift": 1}, "claims.depth-five.search.depth_shift"),
+    ({"strata": 0}, "claims.depth-five.search.strata"),
+    ({"depth": 3}, "claims.depth-five.search.depth"),
+])
+def test_a_claims_search_only_shrinks(search, named) -> None:
+    with pytest.raises(DeclarationError, match=named) as err:
+        load_profile(REPO, {"profile": "pilot", "claims": {"depth-five": {"search": search}}})
+    assert "\n" not in str(err.value)
+
+
+def test_a_claims_search_never_raises_the_declared_strata() -> None:
+    plan = plan_of("pilot", claims={"depth-five": {"search": {"strata": 64}}})
+    assert searches(plan, "depth-five")["fair-d5s5"][:2] == (4, 5)
+
+
+def test_depth_five_records_the_registers_figures_and_its_partial_arm() -> None:
+    rec = shipped("depth-five")["recorded"]
+    assert rec["contrasts"]["primary"] == {"mean_delta": -1581, "bootstrap_lb": -173154,
+                                           "bootstrap_ub": 166299,
+                                           "wins_ties_losses": [7, 0, 9]}
+    assert rec["contrasts"]["five-strata"]["mean_delta"] == -8624
+    assert rec["arms"]["fair-d4s7"]["mean"] == 398498
+    assert "16 of its 64 games" in rec["source"]
+    assert any("only 16 of the 64 games" in n for n in rec["notes"])
+    # no recorded interaction: the register read its two depth contrasts on 16 and 64 games
+    assert "interaction" not in rec["contrasts"]
+
+
+@pytest.mark.parametrize("name", ["factored-chance", "reveal-quadrature"])
+def test_the_reveals_claims_ship_on_blocks_of_their_own(name) -> None:
+    """They declare ``reveals`` on their search arms and read a block no other claim reads."""
+    doc = shipped(name)
+    assert doc["id"] == name
+    assert any("reveals" in arm for arm in doc["arms"].values())
+    blocks = {shipped(c)["screen"]["block"] for c in ("depth-five", "fourth-ply",
+                                                      "linear-trained-leaf")}
+    assert doc["screen"]["block"] not in blocks
+
+
+def test_the_pilot_plans_the_reveals_claims_with_their_shrinks() -> None:
+    """factored-chance one ply shallower with its reveals kept; reveal-quadrature at its size on
+    fewer games; the tags carry the reveal samples."""
+    plan = plan_of("pilot")
+    assert searches(plan, "factored-chance") == {"fair-d4-n7m2": (3, 7, 64),
+                                                 "fair-d4-n7m1": (3, 7, 64)}
+    assert searches(plan, "reveal-quadrature") == {
+        "fair-d3-n7m6": (3, 7, 10), "fair-d4s5": (4, 5, 10), "fair-d4s7": (4, 7, 4)}
+    fc = plan.claims["factored-chance"].arms
+    assert (fc["fair-d4-n7m2"].reveals, fc["fair-d4-n7m1"].reveals) == (2, 1)
+    assert plan.claims["reveal-quadrature"].arms["fair-d3-n7m6"].reveals == 6
+    rq = plan.claims["reveal-quadrature"]
+    assert rq.contrasts["primary"].games == 10 and rq.contrasts["against-d4s7"].games == 4
+    assert [plan.claims[c].block for c in ("depth-five", "factored-chance",
+                                           "reveal-quadrature")] == [1050, 1051, 1052]
+
+
+def test_the_theory_page_lists_the_registers_28_theories() -> None:
+    text = (REPO / "docs" / "from-theory-to-claim.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `TH-")]
+    assert len(rows) == 28 and len(set(rows)) == 28
+    assert "depth-gradient-beyond-fair-d4" in text and "config/claims/depth-five.yaml" in text
+    linked = Path(REPO / "README.md").read_text() + (REPO / "docs" / "architecture.md").read_text()
+    assert "from-theory-to-claim.md" in linked

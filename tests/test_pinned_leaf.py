@@ -1,0 +1,279 @@
+"""A leaf from a pinned file: the vector and table formats, the leaf kinds, the search, and the
+claim key ``leaf: {file, sha256}`` refused before any job when the file is not the pinned one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from claims_support import REPO, fair_depth_claim, write_claim
+
+from engines.drop7.board import rows_to_cols
+from engines.leaves.kinds import N_TERMS, LeafError, LeafSpec, parse_leaf
+from engines.leaves.linear import FAIR_WEIGHTS
+from engines.pinned_leaf import PinnedError, check_pinned, read_vector
+from engines.play.games import play_game
+from engines.play.policy import PolicyError, canonical_policy, load_policy
+from engines.search.leaf import leaf_base, load_leaf
+from engines.weights_files import array_chunks, save_weights, unpack_weights
+from protocol.checks import before_any_job
+from protocol.plan import load_plan
+from protocol.records import experiment_record, protocol_sha256
+from protocol.schema import DeclarationError
+
+BOARD = rows_to_cols(["0000000", "0000000", "0000000", "0000000", "0030000", "0124000",
+                    "8914725"])
+
+
+def sha(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def npy(path, values) -> str:
+    np.save(path, np.asarray(values))
+    return sha(path)
+
+
+def test_a_vector_reads_from_npy_and_json_with_an_optional_intercept(tmp_path) -> None:
+    npy(tmp_path / "w.npy", FAIR_WEIGHTS)
+    v = read_vector(tmp_path / "w.npy")
+    assert v.shape == (N_TERMS + 1,) and np.array_equal(v[:N_TERMS], FAIR_WEIGHTS) and v[-1] == 0
+    (tmp_path / "w.json").write_text(json.dumps([*map(float, FAIR_WEIGHTS), 125.5]))
+    v = read_vector(tmp_path / "w.json")
+    assert np.array_equal(v[:N_TERMS], FAIR_WEIGHTS) and v[-1] == 125.5
+
+
+@pytest.mark.parametrize(("name", "write", "message"), [
+    ("short.npy", lambda p: np.save(p, np.zeros(17)), r"shape \[17\]"),
+    ("long.json", lambda p: p.write_text(json.dumps([0.0] * 20)), r"shape \[20\]"),
+    ("f32.npy", lambda p: np.save(p, np.zeros(18, dtype=np.float32)), "float64, got float32"),
+    ("grid.npy", lambda p: np.save(p, np.zeros((2, 9))), r"shape \[2, 9\]"),
+    ("nan.json", lambda p: p.write_text("[NaN" + ", 0" * 17 + "]"), "non-finite"),
+    ("text.json", lambda p: p.write_text('{"w": 1}'), "not a JSON list of numbers"),
+    ("bools.json", lambda p: p.write_text(json.dumps([True] * 18)), "not a JSON list"),
+    ("w.txt", lambda p: p.write_text("1 2 3"), "a .npy or .json file"),
+    ("junk.npy", lambda p: p.write_bytes(b"not numpy"), "unreadable"),
+])
+def test_a_malformed_vector_is_refused_in_one_line(tmp_path, name, write, message) -> None:
+    path = tmp_path / name
+    write(path)
+    with pytest.raises(PinnedError, match=message) as err:
+        read_vector(path)
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+def test_the_leaf_text_carries_the_hash() -> None:
+    text = f"linear-file:{'a' * 64}:weights/w.npy"
+    assert parse_leaf(text) == LeafSpec("linear-file", "weights/w.npy", "a" * 64)
+    assert parse_leaf(text).format() == text
+    policy = f"search:leaf=ntuple-file:{'b' * 64}:t/A,d=2,s=5"
+    assert canonical_policy(policy) == policy
+    for bad in ("linear-file:weights/w.npy", f"linear-file:{'A' * 64}:w.npy",
+                f"ntuple-file:{'a' * 64}:", f"linear-file:{'a' * 63}:w.npy"):
+        with pytest.raises(LeafError, match="needs a SHA-256 and a path"):
+            parse_leaf(bad)
+
+
+def test_the_fair_weights_from_a_file_play_as_the_fair_leaf(tmp_path) -> None:
+    digest = npy(tmp_path / "fair.npy", FAIR_WEIGHTS)
+    pinned = load_policy(f"search:leaf=linear-file:{digest}:{tmp_path / 'fair.npy'},d=2,s=3")
+    fair = load_policy("search:leaf=linear,d=2,s=3")
+    for seed in (1, 2):
+        a, b = play_game(pinned, seed), play_game(fair, seed)
+        assert a["trajectory"] == b["trajectory"] and a["score"] == b["score"]
+
+
+def test_the_intercept_adds_to_every_leaf_value(tmp_path) -> None:
+    digest = npy(tmp_path / "w.npy", [*FAIR_WEIGHTS, -4321.25])
+    with_icpt = load_leaf(f"linear-file:{digest}:{tmp_path / 'w.npy'}")
+    fair = load_leaf("linear")
+    for mr in (1, 3, 5):
+        a = leaf_base(with_icpt.kind, BOARD, mr, with_icpt.weights, with_icpt.tables,
+                      with_icpt.spec)
+        b = leaf_base(fair.kind, BOARD, mr, fair.weights, fair.tables, fair.spec)
+        assert a == b + -4321.25
+
+
+def test_a_file_that_is_not_its_pin_does_not_load(tmp_path) -> None:
+    npy(tmp_path / "w.npy", FAIR_WEIGHTS)
+    with pytest.raises(PolicyError, match="is not the pinned"):
+        load_policy(f"direct:leaf=linear-file:{'0' * 64}:{tmp_path / 'w.npy'}")
+    with pytest.raises(PolicyError, match="missing"):
+        load_policy(f"direct:leaf=linear-file:{'0' * 64}:{tmp_path / 'gone.npy'}")
+
+
+def _tables_dir(tmp_path, layout: str = "T1", seed: int = 4):
+    from engines.ntuple.layouts import get_layout
+
+    lay = get_layout(layout)
+    values = np.random.default_rng(seed).random(lay.entries, dtype=np.float32)
+    packed = tmp_path / "ckpt"
+    manifest = save_weights(packed, (lay.entries,), np.float32, array_chunks(values),
+                            {"kind": "ntuple", "layout": layout, "entries": lay.entries})
+    plain = tmp_path / "tables"
+    plain.mkdir()
+    unpack_weights(packed, plain)
+    return plain, manifest["sha256"], values
+
+
+def test_ntuple_tables_in_a_weights_directory_load_by_their_stream_hash(tmp_path) -> None:
+    directory, digest, values = _tables_dir(tmp_path)
+    facts = check_pinned(directory, digest)
+    assert (facts.kind, facts.entries) == ("ntuple-file", values.shape[0])
+    leaf = load_leaf(f"ntuple-file:{digest}:{directory}")
+    assert np.array_equal(leaf.tables, values)
+    with pytest.raises(PinnedError, match="records SHA-256"):
+        check_pinned(directory, "c" * 64)
+    # the manifest says the pin, the array does not hold it: hashed before any job
+    arr = np.load(directory / "tables.npy", mmap_mode="r+")
+    arr[7] += 1
+    arr.flush()
+    del arr
+    with pytest.raises(PinnedError, match="SHA-256 does not match"):
+        check_pinned(directory, digest)
+    with pytest.raises(ValueError, match="holds a ntuple-file leaf, not linear-file"):
+        load_leaf(f"linear-file:{digest}:{directory}")
+
+
+# ---- the claim key ----------------------------------------------------------------------------
+
+def _claim(tmp_path, leaf: dict, comparator=None) -> tuple:
+    doc = fair_depth_claim(block=70)
+    doc["arms"]["fair-d2s7"] = {"play": "search", "depth": 2, "strata": 7, "leaf": leaf}
+    own = tmp_path / "mine"
+    own.mkdir(exist_ok=True)
+    path = write_claim(own, doc)
+    return own, path
+
+
+def _plan(tmp_path, own):
+    return load_plan(REPO, {"profile": "smoke", "claims_dir": str(own)})
+
+
+def test_a_claim_reads_a_pinned_file_by_path_and_hash(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir(parents=True)
+    digest = npy(tmp_path / "w" / "cma.npy", [*FAIR_WEIGHTS, 10.0])
+    own, path = _claim(tmp_path, {"file": "./w//cma.npy", "sha256": digest})
+    plan = _plan(tmp_path, own)
+    p = plan.claims["fair-depth-prefix"]
+    arm = p.arms["fair-d2s7"]
+    assert arm.policy == f"search:leaf=linear-file:{digest}:w/cma.npy,d=1,s=3"
+    assert arm.leaf == "linear-file" and arm.pinned.key == "arms.fair-d2s7.leaf"
+    described = p.describe()
+    assert described["pinned"] == {"arms.fair-d2s7.leaf": {
+        "file": "w/cma.npy", "sha256": digest, "kind": "linear-file"}}
+    assert described["arms"]["fair-d2s7"]["pinned"]["sha256"] == digest
+    before_any_job(plan)
+    # the records: the comparator arm's policy carries the hash, its manifest is the file
+    record = experiment_record(described, "2026-12-03T00:00:00Z", [])
+    assert record["comparator"] == {"name": "fair-d2s7", "entryPoint": arm.policy,
+                                    "manifestRef": "w/cma.npy"}
+    assert record["candidate"]["manifestRef"] is None
+    # the hash enters the protocol hash: another pin is another experiment
+    other = npy(tmp_path / "w" / "cma.npy", [*FAIR_WEIGHTS, 11.0])
+    _claim(tmp_path, {"file": "w/cma.npy", "sha256": other})
+    assert protocol_sha256(_plan(tmp_path, own).claims["fair-depth-prefix"].describe()) != \
+        protocol_sha256(described)
+
+
+def test_a_claim_without_a_pinned_file_describes_as_before(tmp_path) -> None:
+    plan = load_plan(REPO, {"profile": "smoke"})
+    for p in plan.claims.values():
+        assert "pinned" not in p.describe() and p.pinned == {}
+        assert all("pinned" not in a for a in p.describe()["arms"].values())
+
+
+@pytest.mark.parametrize(("write", "pin", "where", "message"), [
+    (lambda p: np.save(p, FAIR_WEIGHTS), "0" * 64, "sha256", "is not the pinned"),
+    (lambda p: np.save(p, FAIR_WEIGHTS[:12]), None, "file", r"shape \[12\]"),
+    (lambda p: np.save(p, FAIR_WEIGHTS.astype(np.float32)), None, "file", "float32"),
+])
+def test_a_wrong_pinned_file_is_refused_before_any_job(tmp_path, monkeypatch, write, pin, where,
+                                                       message) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "w.npy")
+    own, path = _claim(tmp_path, {"file": "w.npy", "sha256": pin or sha(tmp_path / "w.npy")})
+    plan = _plan(tmp_path, own)  # the plan reads kinds only: the hash waits for the check
+    with pytest.raises(DeclarationError, match=message) as err:
+        before_any_job(plan)
+    line = str(err.value)
+    assert line.startswith(f"{path}: key arms.fair-d2s7.leaf.{where}: w.npy")
+    assert "\n" not in line
+
+
+def test_a_missing_or_unknown_pinned_file_is_refused_at_the_plan(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    own, path = _claim(tmp_path, {"file": "nowhere.npy", "sha256": "a" * 64})
+    with pytest.raises(DeclarationError, match=f"^{path}: key arms.fair-d2s7.leaf.file: "
+                                               "nowhere.npy: missing$"):
+        _plan(tmp_path, own)
+    (tmp_path / "w.csv").write_text("1,2")
+    own, path = _claim(tmp_path, {"file": "w.csv", "sha256": "a" * 64})
+    with pytest.raises(DeclarationError, match="key arms.fair-d2s7.leaf.file: w.csv: a "
+                                               "pinned leaf is a linear vector"):
+        _plan(tmp_path, own)
+
+
+def test_the_schema_refuses_a_pin_without_its_hash(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    own, path = _claim(tmp_path, {"file": "w.npy"})
+    with pytest.raises(DeclarationError, match=f"^{path}: missing key arms.fair-d2s7.leaf.sha256$"):
+        _plan(tmp_path, own)
+
+
+def test_a_dry_run_refuses_a_wrong_pin_in_one_line(tmp_path) -> None:
+    from workflow_support import snakemake
+
+    work = tmp_path / "run"
+    (work / "w").mkdir(parents=True)
+    np.save(work / "w" / "cma.npy", FAIR_WEIGHTS)
+    own, path = _claim(tmp_path, {"file": "w/cma.npy", "sha256": "0" * 64})
+    result = snakemake(work, "-n", "--config", "profile=smoke", f"claims_dir={own}",
+                       timeout=300)
+    assert result.returncode == 2, result.stderr[-2000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and errors[0].startswith(
+        f"error: {path}: key arms.fair-d2s7.leaf.sha256: w/cma.npy: SHA-256 ")
+    assert not (work / "results").exists() and "Traceback" not in result.stderr
+
+
+def test_a_pinned_file_beside_a_pinned_artefact_names_the_artefact_key(tmp_path,
+                                                                        monkeypatch) -> None:
+    from claims_support import claims_copy
+
+    monkeypatch.chdir(tmp_path)
+    digest = npy(tmp_path / "fair.npy", FAIR_WEIGHTS)
+
+    def edit(d):
+        d["arms"] = {"pinned-d3s7": {"play": "search", "depth": 3, "strata": 7,
+                                     "leaf": {"file": "fair.npy", "sha256": digest}},
+                     **d["arms"]}
+        d["arms"]["tables-d3s7"]["leaf"]["sha256"] = "b" * 64
+
+    claims = claims_copy(tmp_path / "claims", edit, claim="fourth-ply")
+    plan = load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims)})
+    before_any_job(plan)
+    record = tmp_path / plan.claims["fourth-ply"].arms["tables-d3s7"].artefact.record
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"sha256": "a" * 64}))
+    with pytest.raises(DeclarationError, match="key arms.tables-d3s7.leaf.sha256: the frozen"):
+        before_any_job(plan)
+
+
+def test_the_validation_comparator_may_be_a_pinned_file(tmp_path, monkeypatch) -> None:
+    from claims_support import claims_copy
+
+    monkeypatch.chdir(tmp_path)
+    digest = npy(tmp_path / "fair.npy", FAIR_WEIGHTS)
+    claims = claims_copy(tmp_path / "claims", lambda d: d["validation"].update(
+        comparator={"file": "fair.npy", "sha256": digest}), claim="linear-trained-leaf")
+    plan = load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims)})
+    p = plan.claims["linear-trained-leaf"]
+    name = f"pinned-{digest[:8]}-d2s3"
+    assert p.comparator == name
+    assert p.validation_arms[name].policy == f"search:leaf=linear-file:{digest}:fair.npy,d=2,s=3"
+    assert list(p.pinned) == ["validation.comparator"]
+    before_any_job(plan)
