@@ -18,17 +18,20 @@ import pandas as pd
 from analysis.contrast import Hashes, contrast_interaction, contrast_paired
 from analysis.games_table import DEFAULT_METRIC, pair_arms, select_block
 from analysis.power import operating_characteristic
-from analysis.sequential_screen import design_from_spec, screen_section
+from analysis.sequential import SequentialDesign
+from analysis.sequential_screen import screen_section
 
 
 def block_contrast(table: pd.DataFrame, *, kind: str, arms: Sequence[str], start: int,
                    count: int, hashes: Hashes | None, resamples: int, oc_sims: int,
                    looks: Mapping[str, Any] | None = None, stops_on: bool = False,
                    effect: tuple[float | None, str] | None = None,
-                   metric: str = DEFAULT_METRIC) -> dict[str, Any]:
+                   metric: str = DEFAULT_METRIC,
+                   design: SequentialDesign | None = None) -> dict[str, Any]:
     """The contrast's JSON on ``metric`` (``looks``: a sequential screen's looks summary, whose
-    stop bounds the seeds read; ``stops_on``: this is the contrast the screen stops on;
-    ``effect``: the effect its simulated power is read at and its source)."""
+    stop bounds the seeds read; ``stops_on``: this is the contrast the screen stops on, and
+    ``design`` its design, as planned; ``effect``: the effect its simulated power is read at
+    and its source)."""
     if looks is not None:
         count = min(count, looks["stop"]["n"])
     games = select_block(table, arms, start, count)
@@ -43,9 +46,11 @@ def block_contrast(table: pd.DataFrame, *, kind: str, arms: Sequence[str], start
                                       n_sims=oc_sims)
         result["oc"] = oc.to_dict()
     if looks is not None and stops_on:
+        if design is None:
+            raise ValueError("the contrast a sequential screen stops on needs its design")
         d = pairs[0].candidate_scores - pairs[0].baseline_scores
         value, source = effect or (None, "observed")
         result["sequential"] = screen_section(
-            d, result, design_from_spec(looks["design"]), looks["looks"], effect=value,
+            d, result, design, looks["looks"], effect=value,
             effect_source=source, n_sims=oc_sims, n_resamples=resamples)
     return result

@@ -2,7 +2,8 @@
 
 The declaration (``screen.looks``, ``screen.spending``, ``screen.futility``)
 becomes a :class:`~analysis.sequential.SequentialDesign` at the screen's
-one-sided :data:`~analysis.bootstrap.ALPHA` (:func:`design_of`).  At each look
+one-sided :data:`~analysis.bootstrap.ALPHA` (:func:`design_of`), once, by
+the protocol, which hands the design object to every job that reads it.  At each look
 the workflow records :func:`look_record` (the decision of
 :func:`analysis.sequential.decide` and the seeds read).  At the stopping look
 :func:`screen_section` gives what the ``screen`` reading and the report read:
@@ -56,12 +57,6 @@ def design_of(screen: Mapping[str, Any], games: int,
         spending=spend if isinstance(spend, str) else tuple(spend),
         delta_min=fut.get("delta_min"), sd_plan=fut.get("sd_plan"),
         futility_spending=fut.get("spending"))
-
-
-def design_from_spec(spec: Mapping[str, Any]) -> SequentialDesign:
-    """The design of a plan's sequential spec (``looks`` and the declaration's ``screen``;
-    :meth:`protocol.plan_model.Sequential.spec`), as a job rebuilds it."""
-    return design_of(spec["screen"], spec["looks"][-1], spec["looks"])
 
 
 def design_key(error: ValueError) -> str:

@@ -208,20 +208,20 @@ def external_programs(plan: Plan, claims: Sequence[str]) -> None:
     directory, :func:`engines.play.referee.check_program`): every command word that names
     a file must exist, the program must start, shake hands in this protocol version, take
     the arm's options and answer a trial decision; then it is told to quit."""
-    from engines.play.policy import parse_policy
     from engines.play.referee import OptionError, ProgramError, check_program
+    from engines.play.spec import ExternalSpec
 
     for c in claims:
         p = plan.claims[c]
-        for name, arm in p.claim.arms.items():
-            if "command" not in arm or name not in p.arms:
+        for name, arm in p.arms.items():
+            if not isinstance(arm.spec, ExternalSpec):
                 continue
-            if shutil.which(arm["command"][0]) is None:
+            if shutil.which(arm.spec.command[0]) is None:
                 raise DeclarationError(f"{p.claim.path}: key arms.{name}.command: program "
-                                       f"{arm['command'][0]!r} not found on PATH or from "
+                                       f"{arm.spec.command[0]!r} not found on PATH or from "
                                        f"{Path.cwd()}")
             try:
-                check_program(parse_policy(p.arms[name].policy).external)
+                check_program(arm.spec)
             except ProgramError as exc:
                 key = "options" if isinstance(exc, OptionError) else "command"
                 raise DeclarationError(f"{p.claim.path}: key arms.{name}.{key}: the program "

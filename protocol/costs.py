@@ -6,25 +6,18 @@ One model serves three uses: how many shards an arm's games are cut into
 runs.  The rates are one-core figures measured on this project's 2-core
 machine (``drop7 bench``; docs/claims.md); a dDsS decision visits about
 ``2 (3.5 S)^D`` nodes (chance nodes whose column reveals nothing have one
-child, and the node table merges repeats), each at a rate set by its leaf.  A
-factored search (``M`` reveal samples per disc stratum) multiplies each ply by
-``1 + q (M - 1)`` (:data:`REVEAL_SHARE`): only the moves that reveal a grey
-play ``M`` times the samples.
+child, and the node table merges repeats), each at a rate set by its leaf
+(:attr:`engines.leaves.kinds.LeafKind.node_seconds`); a factored search (``M``
+reveal samples per disc stratum) multiplies each ply by ``1 + q (M - 1)``
+(:attr:`~engines.leaves.kinds.LeafKind.reveal_share`): only the moves that
+reveal a grey play ``M`` times the samples.  The seconds of one decision of
+each arm kind are its registration's (:mod:`protocol.arms`).
 """
 
 from __future__ import annotations
 
 import math
 
-#: seconds per search node visit, by leaf (``drop7 bench search`` nodes/s at d3s7 and d4s7)
-NODE_SECONDS = {"linear": 530e-9, "linear-trained": 530e-9, "ntuple": 300e-9, "zero": 160e-9,
-                "linear-file": 530e-9, "ntuple-file": 300e-9}
-#: ``q`` of a factored search's growth ``(1 + q (M - 1))^D`` over the plain one, by leaf
-#: (``drop7 bench search --reveals M``, M = 1, 2, 6 at d3 and d4): nodes grow with q = 0.27-0.36
-#: and so does the time of the leaves without a cache; the linear leaf's cache hits more of
-#: its boards as M grows, and its time grows with q = 0.17-0.26
-REVEAL_SHARE = {"linear": 0.2, "linear-trained": 0.2, "ntuple": 0.3, "zero": 0.3,
-                "linear-file": 0.2, "ntuple-file": 0.3}
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: seconds per decision of an external program that declares no movetime (unknown: a
@@ -50,27 +43,9 @@ PLAY_BASE_MB, TRAIN_BASE_MB = 500, 1200
 MAX_SHARDS = 1_000
 
 
-def decision_seconds(play: str, depth: int, strata: int, leaf: str | None,
-                     movetime_ms: int | None = None, reveals: int | None = None) -> float:
-    """Estimated seconds of one decision of a policy (an external program's: its declared
-    ``movetime``, else :data:`EXTERNAL_DECISION_S`; a factored search's grows with its
-    ``reveals``)."""
-    if play == "external":
-        return EXTERNAL_DECISION_S if movetime_ms is None else movetime_ms / 1000
-    if play not in ("search", "direct"):
-        return BASELINE_DECISION_S
-    nodes = 7 * strata if play == "direct" else 2 * (3.5 * strata) ** depth
-    if reveals is not None:
-        q = REVEAL_SHARE[leaf or "linear"]
-        nodes *= (1 + q * (reveals - 1)) ** (1 if play == "direct" else depth)
-    return nodes * NODE_SECONDS[leaf or "linear"]
-
-
-def game_seconds(play: str, depth: int, strata: int, leaf: str | None,
-                 movetime_ms: int | None = None, reveals: int | None = None) -> float:
-    """Estimated seconds of one game."""
-    return GAME_OVERHEAD_S + MOVES_PER_GAME * decision_seconds(play, depth, strata, leaf,
-                                                               movetime_ms, reveals)
+def game_seconds(decision_s: float) -> float:
+    """Estimated seconds of one game of an arm whose decision takes ``decision_s``."""
+    return GAME_OVERHEAD_S + MOVES_PER_GAME * decision_s
 
 
 def shards_for(games: int, seconds_per_game: float, job_minutes: float) -> int:

@@ -22,6 +22,7 @@ failure is one :class:`DeclarationError` line naming the file and the key.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,8 +39,11 @@ from analysis.readings import (
     REFERENCES,
     VALUES,
 )
+from analysis.sequential import SequentialDesign
 from analysis.sequential_screen import design_key, design_of
-from protocol.schema import DeclarationError, check, read_yaml
+from engines.leaves.kinds import LEAF_KINDS
+from protocol.arms import PLAY_KINDS, check_arm
+from protocol.schema import DeclarationError, check, load_schema, read_yaml
 
 #: the claim declaration format
 FORMAT = "drop7-claim-v1"
@@ -47,12 +51,6 @@ FORMAT = "drop7-claim-v1"
 DEFAULT_CLAIMS_DIR = "config/claims"
 #: the one suffix of a declaration file
 SUFFIX = ".yaml"
-#: policies that take a leaf; the rest are the engine's baselines and external programs
-LEAF_POLICIES = ("search", "direct")
-#: an arm played by another program through the referee protocol (docs/referee.md)
-EXTERNAL = "external"
-#: the keys only an external arm takes
-EXTERNAL_KEYS = ("command", "options", "movetime", "grace")
 #: why a sequential screen refuses an arm on a prefix (declaration and profile)
 NO_PREFIX = "a sequential screen plays every arm on every look's seeds: no arm on a prefix"
 #: most checkpoints of one claim, over all its trained weights, in any profile: each is a
@@ -78,6 +76,9 @@ class Claim:
     id: str
     path: Path
     doc: dict[str, Any]
+    #: a sequential screen's design as declared (built once, by the check; None: a fixed
+    #: screen)
+    design: SequentialDesign | None = None
 
     @property
     def weights(self) -> dict[str, Any]:
@@ -206,25 +207,8 @@ def _check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: _Check) -> None:
 
 def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
     for name, arm in doc["arms"].items():
-        key, play = f"arms.{name}", arm["play"]
-        if play in LEAF_POLICIES and "leaf" not in arm:
-            chk.fail(f"{key}.leaf", f"a {play} arm needs a leaf")
-        if play == "search" and not {"depth", "strata"} <= set(arm):
-            chk.fail(f"{key}.depth", "a search arm needs depth and strata")
-        if play == "direct" and "depth" in arm:
-            chk.fail(f"{key}.depth", "a direct arm plays one ply: no depth")
-        if play not in LEAF_POLICIES:
-            extra = sorted({"leaf", "depth", "strata", "reveals"} & set(arm))
-            what = "an external arm" if play == EXTERNAL else f"the {play} baseline"
-            if extra:
-                chk.fail(f"{key}.{extra[0]}", f"{what} takes no {extra[0]}")
-        if play == EXTERNAL and "command" not in arm:
-            chk.fail(f"{key}.command", "an external arm needs a command (the program and its "
-                     "arguments)")
-        if play != EXTERNAL:
-            extra = sorted(set(EXTERNAL_KEYS) & set(arm))
-            if extra:
-                chk.fail(f"{key}.{extra[0]}", f"only an external arm takes {extra[0]}")
+        key = f"arms.{name}"
+        check_arm(arm, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
         if "leaf" in arm:
             _check_leaf(arm["leaf"], f"{key}.leaf", doc, chk)
         if arm.get("games", 0) > doc["screen"]["games"]:
@@ -300,16 +284,16 @@ def sequential_contrast(doc: Mapping[str, Any]) -> str | None:
     return next(r["contrast"] for r in doc["readings"].values() if r["kind"] == "screen")
 
 
-def _check_screen(doc: dict[str, Any], chk: _Check) -> None:
+def _check_screen(doc: dict[str, Any], chk: _Check) -> SequentialDesign | None:
     """A sequential screen: one screen reading to stop on, every arm on every look, a design
-    that keeps its error rate (analysis.sequential_screen)."""
+    that keeps its error rate (analysis.sequential_screen); the design, built once here."""
     screen = doc["screen"]
     if "looks" not in screen:
         for key in ("spending", "futility"):
             if key in screen:
                 chk.fail(f"screen.{key}", "given without screen.looks (a screen without "
                          "looks is the fixed one)")
-        return
+        return None
     screens = [n for n, r in doc["readings"].items() if r["kind"] == "screen"]
     if len(screens) != 1:
         chk.fail("screen.looks", f"a sequential screen stops on the contrast of exactly one "
@@ -318,9 +302,10 @@ def _check_screen(doc: dict[str, Any], chk: _Check) -> None:
         if "games" in arm:
             chk.fail(f"arms.{name}.games", NO_PREFIX)
     try:
-        design_of(screen, screen["games"])
+        return design_of(screen, screen["games"])
     except ValueError as exc:
         chk.fail(f"screen.{design_key(exc)}", str(exc).split(": ", 1)[-1])
+        raise  # not reached: fail raises
 
 
 def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:
@@ -347,19 +332,36 @@ def _check_recorded(doc: dict[str, Any], chk: _Check) -> None:
                 chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({_names(names)})")
 
 
+def claim_schema() -> dict[str, Any]:
+    """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
+    plays, :data:`protocol.arms.PLAY_KINDS`), the leaves named without a path (the leaf kinds
+    that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`) and the reading kinds
+    (:data:`analysis.readings.OUTCOMES`): each is listed once, where it is registered."""
+    schema = copy.deepcopy(load_schema("claim"))
+    arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
+    arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
+    schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
+        k.name for k in LEAF_KINDS.values() if not k.takes_path]
+    reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
+    reading["kind"]["enum"] = list(OUTCOMES)
+    return schema
+
+
 def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     """One declaration, schema-checked and checked within itself (``shown``: the path that
     messages and reports name, e.g. relative to the repository)."""
     path = Path(path)
-    doc = check(read_yaml(path), "claim", shown or path)
+    doc = check(read_yaml(path), claim_schema(), shown or path)
     path = Path(shown or path)
     chk = _Check(path)
     if doc["id"] != path.stem:
         chk.fail("id", f"{doc['id']!r} differs from the file's name {path.stem!r}")
-    for part in (_check_weights, _check_arms, _check_contrasts, _check_readings,
-                 _check_screen, _check_verdict, _check_recorded):
+    for part in (_check_weights, _check_arms, _check_contrasts, _check_readings):
         part(doc, chk)
-    return Claim(doc["id"], path, doc)
+    design = _check_screen(doc, chk)
+    for part in (_check_verdict, _check_recorded):
+        part(doc, chk)
+    return Claim(doc["id"], path, doc, design)
 
 
 def _leaves(claim: Claim) -> list[tuple[str, Mapping[str, Any]]]:

@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 from analysis.games_table import DEFAULT_METRIC
 from analysis.sequential_screen import design_of, scale_screen
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
+from engines.play.spec import DEFAULT_STRATA, Arm, PolicySpec, SearchSpec
 from engines.seedbank import load_bank
 from protocol import costs
+from protocol.arms import arm_spec, decision_seconds, play_kind
 from protocol.declaration import (
     DEFAULT_CLAIMS_DIR,
-    EXTERNAL,
     MAX_CHECKPOINTS,
     NO_PREFIX,
     Claim,
@@ -40,12 +41,12 @@ from protocol.declaration import (
 )
 from protocol.paths import Paths
 from protocol.plan_model import (
-    Arm,
     Artefact,
     ClaimPlan,
     Contrast,
     Pinned,
     Plan,
+    PlannedArm,
     Sequential,
     Training,
     table_entries,
@@ -172,22 +173,6 @@ def _dtag(depth: int, strata: int, reveals: int | None = None) -> str:
     return f"d{depth}s{strata}" + ("" if reveals is None else f"r{reveals}")
 
 
-def _policy(play: str, leaf: str | None, depth: int | None, strata: int | None,
-            arm: Mapping[str, Any] | None = None, reveals: int | None = None) -> str:
-    from engines.play.policy import canonical_policy, external_policy
-
-    if play == EXTERNAL:
-        assert arm is not None
-        return external_policy(arm["command"], arm.get("options"), arm.get("movetime"),
-                               arm.get("grace"))
-    r = "" if reveals is None else f",r={reveals}"
-    if play == "search":
-        return canonical_policy(f"search:leaf={leaf},d={depth},s={strata}{r}")
-    if play == "direct":
-        return canonical_policy(f"direct:leaf={leaf},s={strata}{r}")
-    return canonical_policy(play)
-
-
 def _artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim],
               profile: str, paths: Paths) -> Artefact:
     source = leaf.get("claim", claim.id)
@@ -216,33 +201,31 @@ def _pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
     return Pinned(path, leaf["sha256"], kind, entries, key)
 
 
-def _leaf_text(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
-              ) -> str | None:
+def _leaf(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
+          ) -> LeafSpec | None:
+    """A declared leaf as played: a frozen artefact's tables, a pinned file (its kind, path
+    and hash), or a leaf named by its kind."""
     if artefact is not None:
-        return LeafSpec(artefact.leaf, artefact.dir).format()
+        return LeafSpec(artefact.leaf, artefact.dir)
     if pinned is not None:
-        return LeafSpec(pinned.kind, pinned.path, pinned.sha256).format()
-    return leaf
+        return LeafSpec(pinned.kind, pinned.path, pinned.sha256)
+    return parse_leaf(leaf) if leaf is not None else None
 
 
-def _arm(name: str, play: str, leaf: str | None, depth: int | None, strata: int | None,
-         games: int, prof: _Profile, declared: Mapping[str, Any] | None = None,
-         reveals: int | None = None, **extra: Any) -> Arm:
-    kind = parse_leaf(leaf).kind if leaf else None
-    movetime = declared.get("movetime") if declared else None
-    sec = costs.game_seconds(play, depth or 1, strata or 7, kind, movetime, reveals)
+def _arm(name: str, spec: PolicySpec, games: int, prof: _Profile,
+         **extra: Any) -> PlannedArm:
+    sec = costs.game_seconds(decision_seconds(spec))
     minutes = prof.profile["job_minutes"]
     shards = costs.shards_for(games, sec, minutes)
     if shards > costs.MAX_SHARDS:
         prof.fail("job_minutes", f"{minutes} cuts arm {name} into {shards:,} game jobs; at "
                   f"most {costs.MAX_SHARDS:,} per arm")
-    return Arm(name, _policy(play, leaf, depth, strata, declared, reveals), play, depth, strata,
-               kind, games, shards, sec, reveals=reveals, **extra)
+    return PlannedArm(Arm(name, spec), games, shards, sec, **extra)
 
 
 def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
                 claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
-                ) -> tuple[int, dict[str, Arm], str | None]:
+                ) -> tuple[int, dict[str, PlannedArm], str | None]:
     if not trained:
         return 0, {}, None
     v = claim.doc["validation"]
@@ -261,28 +244,30 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
     comp_name = (f"{comp}-{dtag}" if isinstance(comp, str)
                  else f"pinned-{pinned.sha256[:8]}-{dtag}" if pinned
                  else f"{artefact.claim}-{artefact.weights}-{dtag}")
-    arms = {comp_name: _arm(comp_name, "search", _leaf_text(comp, artefact, pinned), depth,
-                            strata, games, prof, artefact=artefact, pinned=pinned,
+    arms = {comp_name: _arm(comp_name, SearchSpec("search", _leaf(comp, artefact, pinned),
+                                                  depth, strata),
+                            games, prof, artefact=artefact, pinned=pinned,
                             entries=artefact.entries if artefact else
                             pinned.entries if pinned else 0)}
     for t in trained.values():
         for step in t.steps:
             name = f"{t.name}-step{step}-{dtag}"
-            leaf = learner_leaf(t.learner, t.checkpoint(step)).format()
-            arms[name] = _arm(name, "search", leaf, depth, strata,
+            leaf = learner_leaf(t.learner, t.checkpoint(step))
+            arms[name] = _arm(name, SearchSpec("search", leaf, depth, strata),
                               games, prof, weights=t.name, step=step, entries=t.entries)
     return games, arms, comp_name
 
 
 def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, Claim],
-                 paths: Paths, shrunk: list[str]) -> dict[str, Arm]:
+                 paths: Paths, shrunk: list[str]) -> dict[str, PlannedArm]:
     out = {}
     for name, a in claim.arms.items():
-        depth, strata = a.get("depth"), a.get("strata", 7 if a["play"] == "direct" else None)
-        reveals = a.get("reveals")
-        if a["play"] in ("search", "direct"):
+        played = dict(a)
+        if "strata" in play_kind(a["play"]).takes:  # a search: the profile may shrink it
+            depth, strata = a.get("depth"), a.get("strata", DEFAULT_STRATA)
+            reveals = a.get("reveals")
             depth_e, strata_e = prof.search(depth or 1, strata)
-            depth_e = depth_e if a["play"] == "search" else None
+            depth_e = depth_e if depth is not None else None
             reveals_e = prof.reveals(reveals)
             if (depth_e, strata_e, reveals_e) != (depth, strata, reveals):
                 was = (_dtag(depth, strata, reveals) if depth
@@ -290,7 +275,7 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
                 now = (_dtag(depth_e, strata_e, reveals_e) if depth_e
                        else _dtag(0, strata_e, reveals_e)[2:])
                 shrunk.append(f"arm {name}: search {now} instead of {was}")
-            depth, strata, reveals = depth_e, strata_e, reveals_e
+            played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
         declared = a.get("games", claim.doc["screen"]["games"])
         cap = "prefix_games" if "games" in a else None
         n = min(prof.size(("arms", name, "games"), cap, declared), games)
@@ -301,14 +286,14 @@ def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, 
         pinned = _pinned(claim, f"arms.{name}.leaf", leaf)
         artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
                     if isinstance(leaf, Mapping) and not pinned else None)
-        out[name] = _arm(name, a["play"], _leaf_text(leaf, artefact, pinned), depth, strata, n,
-                         prof, a, reveals, artefact=artefact, pinned=pinned,
+        out[name] = _arm(name, arm_spec(played, _leaf(leaf, artefact, pinned)), n, prof,
+                         artefact=artefact, pinned=pinned,
                          entries=artefact.entries if artefact else
                          pinned.entries if pinned else 0)
     return out
 
 
-def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm],
+def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, PlannedArm],
                 shrunk: list[str]) -> Sequential | None:
     """A sequential screen at this profile's size: the declared looks, the profile's
     (``claims.<id>.screen.looks``), or the declared ones scaled to a shrunk screen."""
@@ -335,7 +320,11 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm
         screen = scale_screen(screen, games)
         looks = tuple(screen["looks"])
     try:
-        design_of(screen, games, looks).boundaries  # noqa: B018 (checked before any job)
+        declared_design = claim.design
+        design = (declared_design if declared_design is not None and screen is claim.doc[
+            "screen"] and (looks, games) == (declared_design.looks, declared_design.games)
+                  else design_of(screen, games, looks))
+        design.boundaries  # noqa: B018 (its bounds hold: checked before any job)
     except ValueError as exc:
         prof.fail(key, f"{exc} (looks {', '.join(map(str, looks))} of {games} games in this "
                   "profile)")
@@ -351,10 +340,10 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Arm
         count = looks[k] - (looks[k - 1] if k else 0)
         per_look.append({n: replace(a, games=count, shards=costs.shards_for(
             count, a.seconds_per_game, prof.profile["job_minutes"])) for n, a in arms.items()})
-    return Sequential(contrast, looks, dict(screen), tuple(per_look))
+    return Sequential(contrast, looks, dict(screen), tuple(per_look), design)
 
 
-def _check_pins(claim: Claim, arms: Mapping[str, Arm]) -> None:
+def _check_pins(claim: Claim, arms: Mapping[str, PlannedArm]) -> None:
     """Arms that read one artefact may not pin it to different hashes."""
     pins: dict[str, tuple[str, str]] = {}
     for name, a in arms.items():
@@ -366,7 +355,7 @@ def _check_pins(claim: Claim, arms: Mapping[str, Arm]) -> None:
                                    f"{a.artefact.key} to another hash than arm {other[0]} does")
 
 
-def _contrasts(claim: Claim, arms: Mapping[str, Arm], games: int) -> dict[str, Contrast]:
+def _contrasts(claim: Claim, arms: Mapping[str, PlannedArm], games: int) -> dict[str, Contrast]:
     out = {}
     for name, c in claim.contrasts.items():
         members = tuple(claim.contrast_arms(name))
@@ -473,8 +462,8 @@ def _lowered(src: ClaimPlan, weights: str, plans: Mapping[str, ClaimPlan]) -> li
         out.append(f"selected on {src.validation_games} of the declared {v['games']} "
                    "validation games")
     comp = src.validation_arms[src.comparator]
-    if (comp.depth, comp.strata) != (v["search"]["depth"], v["search"]["strata"]):
-        out.append(f"validated in {_dtag(comp.depth, comp.strata)} instead of "
+    if (comp.spec.depth, comp.spec.strata) != (v["search"]["depth"], v["search"]["strata"]):
+        out.append(f"validated in {_dtag(comp.spec.depth, comp.spec.strata)} instead of "
                    f"{_dtag(v['search']['depth'], v['search']['strata'])}")
     a = comp.artefact
     if a is not None and a.claim != src.id:

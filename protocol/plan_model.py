@@ -19,9 +19,11 @@ from analysis.report.model import (
     TrainedPlan,
     ValidationPlan,
 )
+from analysis.sequential import SequentialDesign
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, learner_leaf
+from engines.play.spec import Arm, PolicySpec
 from protocol import costs
 from protocol.declaration import Claim
 from protocol.paths import LOOK, VALIDATION, Paths, screen_label
@@ -151,15 +153,11 @@ class Pinned:
 
 
 @dataclass(frozen=True)
-class Arm:
-    """One arm on one block: a name, the policy as played, and its games."""
+class PlannedArm:
+    """One arm on one block: the arm (its name and typed spec, formatted once) and how this
+    profile plays it: its games, their shards and estimated seconds, what it reads."""
 
-    name: str
-    policy: str
-    play: str
-    depth: int | None
-    strata: int | None
-    leaf: str | None
+    arm: Arm
     games: int
     shards: int
     seconds_per_game: float
@@ -167,8 +165,27 @@ class Arm:
     weights: str | None = None  # validation arms: the trained weights ...
     step: int | None = None  # ... and the checkpoint
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
-    reveals: int | None = None  # reveal samples per disc stratum of a factored search
     pinned: Pinned | None = None  # a leaf from a pinned file
+
+    @property
+    def name(self) -> str:
+        """The arm's name."""
+        return self.arm.name
+
+    @property
+    def spec(self) -> PolicySpec:
+        """The arm's typed spec."""
+        return self.arm.spec
+
+    @property
+    def policy(self) -> str:
+        """The policy as played (the spec's canonical string)."""
+        return self.arm.policy
+
+    @property
+    def reveals(self) -> int | None:
+        """Reveal samples per disc stratum of a factored search (None: the plain node)."""
+        return getattr(self.arm.spec, "reveals", None)
 
 
 @dataclass(frozen=True)
@@ -187,22 +204,19 @@ class Contrast:
 @dataclass(frozen=True)
 class Sequential:
     """A sequential screen in this profile: the contrast it stops on, its looks (game counts of
-    the block), its design's declaration, and every arm's games of each look (the seeds from
-    the previous look's count to this look's)."""
+    the block), its design's declaration, every arm's games of each look (the seeds from
+    the previous look's count to this look's), and the design, built once from the
+    declaration (the declared one when the profile keeps the looks) and handed to every job
+    that reads it (the look and contrast jobs, the records' rebuild)."""
 
     contrast: str
     looks: tuple[int, ...]
     screen: dict[str, Any]  # the declaration's screen (spending, futility)
-    arms: tuple[dict[str, Arm], ...]  # per look
-
-    def design(self) -> Any:
-        """The :class:`~analysis.sequential.SequentialDesign` (checked when planned)."""
-        from analysis.sequential_screen import design_from_spec
-
-        return design_from_spec(self.spec())
+    arms: tuple[dict[str, PlannedArm], ...]  # per look
+    design: SequentialDesign
 
     def spec(self) -> dict[str, Any]:
-        """JSON-ready: what a job needs to rebuild the design (:meth:`design`)."""
+        """JSON-ready: the design as the looks' summary and the records write it."""
         keys = ("spending", "futility")
         return {"contrast": self.contrast, "looks": list(self.looks),
                 "screen": {k: self.screen[k] for k in keys if k in self.screen}}
@@ -225,9 +239,9 @@ class ClaimPlan:
     trained: dict[str, Training]
     validation_games: int
     validation_seeds: tuple[int, int] | None
-    validation_arms: dict[str, Arm]
+    validation_arms: dict[str, PlannedArm]
     comparator: str | None
-    arms: dict[str, Arm]
+    arms: dict[str, PlannedArm]
     contrasts: dict[str, Contrast]
     shrunk: list[str] = field(default_factory=list)
     sequential: Sequential | None = None  # a screen with looks
@@ -333,11 +347,11 @@ class ClaimPlan:
         own = [(self.id, w) for w in self.trained]
         return own + sorted({(a.claim, a.weights) for a in self.artefacts.values()} - set(own))
 
-    def checkpoint_arms(self, weights: str) -> list[Arm]:
+    def checkpoint_arms(self, weights: str) -> list[PlannedArm]:
         """The validation arms of a trained weights' checkpoints, in step order."""
         return [a for a in self.validation_arms.values() if a.weights == weights]
 
-    def block_arms(self, block: str) -> dict[str, Arm]:
+    def block_arms(self, block: str) -> dict[str, PlannedArm]:
         """The arms of a block label (``validation`` or this claim's screen label)."""
         if block == VALIDATION:
             return self.validation_arms

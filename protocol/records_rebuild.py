@@ -157,7 +157,7 @@ def _contrasts(plan: Any, profile: Mapping[str, Any], table: Path,
     looks = None
     if plan.sequential is not None:
         seq = plan.sequential
-        design = seq.design()
+        design = seq.design
         a, b = plan.contrasts[seq.contrast].arms[:2]
         pair = pair_arms(games, a, b)
         d = pair.candidate_scores - pair.baseline_scores
@@ -172,7 +172,8 @@ def _contrasts(plan: Any, profile: Mapping[str, Any], table: Path,
         resamples=stats["bootstrap_resamples"],
         oc_sims=stats["oc_sims"] if name in plan.screened_contrasts() else 0, looks=looks,
         stops_on=looks is not None and name == plan.sequential.contrast,
-        effect=plan.sequential_effect() if plan.sequential else None, metric=c.metric)
+        effect=plan.sequential_effect() if plan.sequential else None, metric=c.metric,
+        design=plan.sequential.design if plan.sequential else None)
         for name, c in plan.contrasts.items()}
 
 

@@ -187,10 +187,11 @@ def non_finite(value: Any, where: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...]
     return None
 
 
-def check(doc: Any, schema: str, source: str | Path | Callable[[str], str]) -> dict[str, Any]:
-    """``doc`` validated against schema ``schema`` with defaults filled (a new dict); a NaN or
-    an infinity anywhere is refused first.  ``source`` names the file in errors, or is a
-    function of the dotted key giving it."""
+def check(doc: Any, schema: str | Mapping[str, Any],
+          source: str | Path | Callable[[str], str]) -> dict[str, Any]:
+    """``doc`` validated against schema ``schema`` (a shipped schema's name, or the schema)
+    with defaults filled (a new dict); a NaN or an infinity anywhere is refused first.
+    ``source`` names the file in errors, or is a function of the dotted key giving it."""
     if callable(source):
         blame = source
         source = blame("")
@@ -203,7 +204,7 @@ def check(doc: Any, schema: str, source: str | Path | Callable[[str], str]) -> d
         raise DeclarationError(f"{source}: key {key_path(bad[0])} = {bad[1]!r}: not a finite "
                                "number")
     filled = yaml.safe_load(yaml.safe_dump(plain(doc), sort_keys=False))
-    validator = _FILLING(load_schema(schema))
+    validator = _FILLING(load_schema(schema) if isinstance(schema, str) else schema)
     errors = sorted(validator.iter_errors(filled),
                     key=lambda e: (len(e.absolute_path), key_path(e.absolute_path)))
     if errors:

@@ -63,7 +63,7 @@ def test_paper_shrinks_nothing_and_gives_the_public_tier() -> None:
 def test_smoke_caps_every_size_and_searches_one_ply_shallower() -> None:
     plan = plan_of("smoke")
     four = plan.claims["fourth-ply"]
-    assert {a.name: (a.depth, a.strata, a.games) for a in four.arms.values()} == {
+    assert {a.name: (a.spec.depth, a.spec.strata, a.games) for a in four.arms.values()} == {
         "tables-d3s7": (2, 3, 8), "tables-d4s7": (3, 3, 8), "fair-d3s7": (2, 3, 8),
         "fair-d4s7": (3, 3, 8)}
     assert four.block == 4010 and plan.claims["ntuple-line-tuples"].block == 4000

@@ -19,7 +19,8 @@ def plan_of(profile: str, **over):
 
 
 def searches(plan, claim: str) -> dict[str, tuple[int | None, int | None, int]]:
-    return {a.name: (a.depth, a.strata, a.games) for a in plan.claims[claim].arms.values()}
+    return {a.name: (a.spec.depth, a.spec.strata, a.games)
+            for a in plan.claims[claim].arms.values()}
 
 
 def test_depth_five_at_its_registered_size_is_the_registers_factorial() -> None:

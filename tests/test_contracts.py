@@ -32,11 +32,12 @@ from contracts.games_table import (
 )
 from contracts.hashing import canonical_json, canonical_sha256, file_sha256
 from contracts.json_file import json_text, load_json, write_json
-from engines.play.runner import Arm, run_shard
+from engines.play.runner import run_shard
+from engines.play.spec import parse_arm
 
 
 def test_the_runner_writes_exactly_the_header_the_statistics_read(tmp_path) -> None:
-    rows = run_shard([Arm("c", "centre-first"), Arm("l", "lowest-column")], 3, 4,
+    rows = run_shard([parse_arm("c=centre-first"), parse_arm("l=lowest-column")], 3, 4,
                      progress_s=-1)
     assert all(list(row) == list(GAMES_COLUMNS) for row in rows)  # every field, in order
     path = tmp_path / "games.csv"

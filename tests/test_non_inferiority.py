@@ -113,8 +113,8 @@ def test_a_margin_on_another_kind_and_an_outcome_it_cannot_give_are_refused(tmp_
 
 
 def test_the_schema_lists_exactly_the_kinds_of_the_readings() -> None:
-    from protocol.schema import load_schema
+    from protocol.declaration import claim_schema
 
-    kinds = load_schema("claim")["properties"]["readings"]["additionalProperties"][
+    kinds = claim_schema()["properties"]["readings"]["additionalProperties"][
         "properties"]["kind"]["enum"]
     assert sorted(kinds) == sorted(OUTCOMES)

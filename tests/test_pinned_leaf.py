@@ -15,7 +15,8 @@ from engines.leaves.kinds import N_TERMS, LeafError, LeafSpec, parse_leaf
 from engines.leaves.linear import FAIR_WEIGHTS
 from engines.pinned_leaf import PinnedError, check_pinned, read_vector
 from engines.play.games import play_game
-from engines.play.policy import PolicyError, canonical_policy, load_policy
+from engines.play.policy import load_policy
+from engines.play.spec import PolicyError, canonical_policy
 from engines.search.leaf import leaf_base, load_leaf
 from engines.weights_files import array_chunks, save_weights, unpack_weights
 from protocol.checks import before_any_job
@@ -161,7 +162,7 @@ def test_a_claim_reads_a_pinned_file_by_path_and_hash(tmp_path, monkeypatch) -> 
     p = plan.claims["fair-depth-prefix"]
     arm = p.arms["fair-d2s7"]
     assert arm.policy == f"search:leaf=linear-file:{digest}:w/cma.npy,d=1,s=3"
-    assert arm.leaf == "linear-file" and arm.pinned.key == "arms.fair-d2s7.leaf"
+    assert arm.spec.leaf.kind == "linear-file" and arm.pinned.key == "arms.fair-d2s7.leaf"
     described = p.describe()
     assert described["pinned"] == {"arms.fair-d2s7.leaf": {
         "file": "w/cma.npy", "sha256": digest, "kind": "linear-file"}}

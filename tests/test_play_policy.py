@@ -9,16 +9,9 @@ import pytest
 
 from engines.drop7 import core
 from engines.leaves.kinds import N_TERMS, LeafSpec
-from engines.play.policy import (
-    BaselinePolicy,
-    PolicyError,
-    PolicySpec,
-    SearchPolicy,
-    canonical_policy,
-    format_policy,
-    load_policy,
-    parse_policy,
-)
+from engines.play.players import BaselinePolicy, SearchPolicy
+from engines.play.policy import load_policy
+from engines.play.spec import PolicyError, SearchSpec, canonical_policy, parse_policy
 
 CANONICAL = [
     "random",
@@ -41,8 +34,8 @@ CANONICAL = [
 @pytest.mark.parametrize("text", CANONICAL)
 def test_canonical_strings_round_trip(text: str) -> None:
     spec = parse_policy(text)
-    assert format_policy(spec) == text == str(spec)
-    assert parse_policy(format_policy(spec)) == spec
+    assert spec.format() == text == str(spec)
+    assert parse_policy(spec.format()) == spec
 
 
 @pytest.mark.parametrize(("text", "canonical"), [
@@ -61,8 +54,8 @@ def test_other_spellings_canonicalise(text: str, canonical: str) -> None:
 
 def test_parsed_fields() -> None:
     spec = parse_policy("search:leaf=ntuple:w/A,d=2,s=5")
-    assert spec == PolicySpec("search", LeafSpec("ntuple", "w/A"), 2, 5)
-    assert parse_policy("direct:leaf=zero") == PolicySpec("direct", LeafSpec("zero"), 1, 7)
+    assert spec == SearchSpec("search", LeafSpec("ntuple", "w/A"), 2, 5)
+    assert parse_policy("direct:leaf=zero") == SearchSpec("direct", LeafSpec("zero"), 1, 7)
     assert parse_policy("search:leaf=linear,r=6").reveals == 6
     assert parse_policy("search:leaf=linear").reveals is None  # not declared: never written
 

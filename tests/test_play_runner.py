@@ -11,20 +11,20 @@ from contracts.games_table import GAMES_COLUMNS, read_rows, write_rows
 from engines.drop7 import core
 from engines.play import games
 from engines.play.games import play_game
-from engines.play.policy import Policy, load_policy, parse_policy
+from engines.play.players import Policy
+from engines.play.policy import load_policy
 from engines.play.runner import (
-    Arm,
     RunError,
     merge_shards,
-    parse_arm,
     parse_seeds,
     parse_shard,
     run_shard,
     shard_games,
 )
+from engines.play.spec import parse_arm, parse_policy
 
-ARMS = [Arm("rand", "random"), Arm("direct", "direct:leaf=linear"),
-        Arm("d2", "search:leaf=zero,d=2,s=2")]
+ARMS = [parse_arm("rand=random"), parse_arm("direct=direct:leaf=linear"),
+        parse_arm("d2=search:leaf=zero,d=2,s=2")]
 START, COUNT = 11, 5
 
 
@@ -142,7 +142,7 @@ def test_workers_give_the_same_rows() -> None:
 
 
 def test_paired_games_share_the_seed_stream() -> None:
-    rows = run_shard([Arm("a", "random"), Arm("b", "random")], 1, 3, progress_s=-1)
+    rows = run_shard([parse_arm("a=random"), parse_arm("b=random")], 1, 3, progress_s=-1)
     assert _strip(rows[:3]) == [("a",) + t[1:] for t in _strip(rows[3:])]
 
 
@@ -167,7 +167,7 @@ def test_merge_refuses_missing_duplicate_or_foreign_shards(tmp_path) -> None:
 
 def test_write_is_atomic_and_readable(tmp_path) -> None:
     path = tmp_path / "sub" / "games.csv"
-    rows = run_shard([Arm("c", "centre-first")], 1, 2, progress_s=-1)
+    rows = run_shard([parse_arm("c=centre-first")], 1, 2, progress_s=-1)
     write_rows(rows, path)
     assert [p.name for p in path.parent.iterdir()] == ["games.csv"]  # no temporary left
     with open(path, newline="") as fh:
@@ -209,7 +209,7 @@ def test_seed_and_shard_parsing() -> None:
 
 def test_duplicate_arm_names_are_refused() -> None:
     with pytest.raises(RunError, match="twice"):
-        run_shard([Arm("a", "random"), Arm("a", "centre-first")], 1, 1, progress_s=-1)
+        run_shard([parse_arm("a=random"), parse_arm("a=centre-first")], 1, 1, progress_s=-1)
 
 
 def test_a_game_that_fails_outside_the_policy_keeps_its_row(monkeypatch) -> None:

@@ -14,10 +14,12 @@ from engines.drop7 import core
 from engines.drop7.board import rows_to_cols
 from engines.play import referee_messages as msg
 from engines.play.games import play_game
-from engines.play.policy import EXTERNAL, ExternalSpec, Policy, PolicySpec, load_policy
+from engines.play.players import Policy
+from engines.play.policy import load_policy
 from engines.play.rankers import offers_values, rank
 from engines.play.referee import ExternalPolicy
 from engines.play.serve import serve
+from engines.play.spec import ExternalSpec
 from engines.search.expectimax import Searcher
 from engines.search.leaf import load_leaf
 from engines.search.positions import load_positions
@@ -148,7 +150,7 @@ def test_a_bad_values_answer_is_logged_counted_and_gives_no_values(answer, value
     log: list[str] = []
     ext = ExternalSpec((sys.executable, str(PLAYER), "--values", "yes", "--values-answer",
                         answer))
-    policy = ExternalPolicy(PolicySpec(EXTERNAL, external=ext), log=log.append)
+    policy = ExternalPolicy(ext, log=log.append)
     try:
         got = policy.column_values(_state(3, 4), rows_to_cols(ROWS))
     finally:
@@ -168,7 +170,7 @@ def test_a_surplus_line_around_values_is_a_fault_and_the_next_request_is_in_step
     want = np.array([2.5, 6.5, 6.5, 6.5, 6.5, 6.5, np.nan])
     log: list[str] = []
     ext = ExternalSpec((sys.executable, str(PLAYER), "--values", "yes", "--extra-move-at", "1"))
-    policy = ExternalPolicy(PolicySpec(EXTERNAL, external=ext), log=log.append)
+    policy = ExternalPolicy(ext, log=log.append)
     try:
         assert policy.choose(state, cols) == 0  # go id 1, answered twice
         assert policy.column_values(state, cols) is None  # values id 2: the surplus first
@@ -181,7 +183,7 @@ def test_a_surplus_line_around_values_is_a_fault_and_the_next_request_is_in_step
     log.clear()
     ext = ExternalSpec((sys.executable, str(PLAYER), "--values", "yes", "--extra-values-at",
                         "1"))
-    policy = ExternalPolicy(PolicySpec(EXTERNAL, external=ext), log=log.append)
+    policy = ExternalPolicy(ext, log=log.append)
     try:
         assert np.array_equal(policy.column_values(state, cols), want, equal_nan=True)
         assert policy.choose(state, cols) == -1  # go id 2: the second values answer first

@@ -17,7 +17,8 @@ from cli.main import main
 from contracts.cli_numbers import seed_hex
 from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
-from engines.play.runner import Arm, run_shard
+from engines.play.runner import run_shard
+from engines.play.spec import parse_arm
 from protocol.plan import load_plan
 from protocol.records import experiment_record, write_bundle
 from protocol.records_check import bundle_files, check_bundle, check_record
@@ -48,7 +49,7 @@ def _verdict() -> dict:
 @pytest.fixture(scope="module")
 def bundle(plan, tmp_path_factory) -> tuple[Path, list[dict]]:
     start, count = plan["seeds"]
-    rows = run_shard([Arm("ntuple-A-d3s7", "random"), Arm("linear-d3s7", "centre-first")],
+    rows = run_shard([parse_arm("ntuple-A-d3s7=random"), parse_arm("linear-d3s7=centre-first")],
                      start, count, progress_s=-1)
     work = tmp_path_factory.mktemp("bundle")
     write_rows(rows, work / "games.csv")
@@ -296,7 +297,7 @@ def test_a_sequential_screen_stopped_early_leases_its_unread_rest_as_never_opene
         plan, tmp_path) -> None:
     start, count = plan["seeds"]
     half = count // 2
-    rows = run_shard([Arm("ntuple-A-d3s7", "random"), Arm("linear-d3s7", "centre-first")],
+    rows = run_shard([parse_arm("ntuple-A-d3s7=random"), parse_arm("linear-d3s7=centre-first")],
                      start, half, progress_s=-1)
     write_rows(rows, tmp_path / "games.csv")
     table = read_rows(tmp_path / "games.csv")

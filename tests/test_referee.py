@@ -17,18 +17,19 @@ from engines.drop7.board import opening_cols
 from engines.drop7.game_loop import play_out
 from engines.play import referee_messages as msg
 from engines.play.games import play_game
-from engines.play.policy import (
+from engines.play.players import Policy
+from engines.play.policy import load_policy
+from engines.play.runner import run_shard
+from engines.play.serve import serve
+from engines.play.spec import (
     DEFAULT_GRACE_MS,
     ExternalSpec,
-    Policy,
     PolicyError,
     canonical_policy,
-    external_policy,
-    load_policy,
+    external_spec,
+    parse_arm,
     parse_policy,
 )
-from engines.play.runner import Arm, run_shard
-from engines.play.serve import serve
 
 PLAYER = Path(__file__).with_name("referee_player.py")
 PLAIN = f"{sys.executable} {PLAYER}"
@@ -43,16 +44,16 @@ SERVED = f"external:{sys.executable} -m cli serve --policy {FAIR}"
 ])
 def test_external_policy_strings_round_trip(text: str) -> None:
     assert canonical_policy(text) == text
-    assert parse_policy(text).external.command == tuple(text.split(":", 1)[1].split())
+    assert parse_policy(text).command == tuple(text.split(":", 1)[1].split())
 
 
 def test_external_spelling_and_fields() -> None:
     text = "external[option.b=2,grace=10000,option.a=x,movetime=5]:a   b"
     assert canonical_policy(text) == "external[movetime=5,option.a=x,option.b=2]:a b"
-    assert parse_policy(text).external == ExternalSpec(("a", "b"), 5, DEFAULT_GRACE_MS,
+    assert parse_policy(text) == ExternalSpec(("a", "b"), 5, DEFAULT_GRACE_MS,
                                                        (("a", "x"), ("b", "2")))
-    assert external_policy(["a", "b"], {"b": 2, "a": "x"}, 5) == canonical_policy(text)
-    assert parse_policy("external[movetime=5,grace=20]:a").external.limit_s == 0.025
+    assert external_spec(["a", "b"], {"b": 2, "a": "x"}, 5).format() == canonical_policy(text)
+    assert parse_policy("external[movetime=5,grace=20]:a").limit_s == 0.025
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -115,7 +116,7 @@ def test_served_fair_d3s7_plays_the_same_games_as_the_internal_arm() -> None:
 
 
 def test_an_external_arm_is_paired_in_shards_like_any_arm() -> None:
-    arms = [Arm("plain", f"external:{PLAIN}"), Arm("lowest", "lowest-column")]
+    arms = [parse_arm(f"plain=external:{PLAIN}"), parse_arm("lowest=lowest-column")]
     one = run_shard(arms, 40, 4, progress_s=-1)
     two = [r for k in (1, 2) for r in run_shard(arms, 40, 4, k, 2, progress_s=-1)]
     key = lambda r: (r["arm"], r["game"])  # noqa: E731
@@ -359,6 +360,7 @@ _COMPILES = """
 import sys
 from numba.core import event
 from engines.play import runner
+from engines.play.spec import parse_arm
 compiles, game_row = [], runner._game_row
 def counted(*args, **kwargs):
     with event.install_recorder("numba:compiler_lock") as rec:
@@ -366,7 +368,7 @@ def counted(*args, **kwargs):
     compiles.append(len(rec.buffer))
     return row
 runner._game_row = counted
-runner.run_shard([runner.Arm("a", sys.argv[1])], 1, 2, workers=int(sys.argv[2]), progress_s=-1)
+runner.run_shard([parse_arm(f"a={sys.argv[1]}")], 1, 2, workers=int(sys.argv[2]), progress_s=-1)
 print(compiles)
 """
 

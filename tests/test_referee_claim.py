@@ -9,7 +9,6 @@ import pytest
 from claims_support import REPO, claims_copy, external_claim
 from workflow_support import snakemake
 
-from engines.play.policy import parse_policy
 from protocol.checks import external_programs
 from protocol.declaration import load_claims
 from protocol.plan import load_plan
@@ -29,8 +28,8 @@ def test_an_external_arm_plans_to_its_policy_string(tmp_path) -> None:
     mine = p.arms["mine"]
     assert mine.policy == (f"external[movetime=100,grace=2000,option.side=right]:"
                            f"{sys.executable} {PLAYER}")
-    assert parse_policy(mine.policy).external.command == tuple(COMMAND)
-    assert mine.play == "external" and mine.games == p.arms["fair-d3s7"].games
+    assert mine.spec.command == tuple(COMMAND)
+    assert mine.spec.kind == "external" and mine.games == p.arms["fair-d3s7"].games
     assert mine.seconds_per_game > 10  # 120 decisions of its declared 100 ms
     assert p.contrasts["mine"].arms == ("mine", "fair-d3s7")
 

@@ -120,7 +120,7 @@ def test_a_sequential_contrast_reads_back_with_its_looks_typed() -> None:
 
     run = run_of("fourth-ply")
     p = load_plan(ROOT, {"profile": "pilot"}).claims["fourth-ply"]
-    design, (a, b) = p.sequential.design(), p.contrasts["primary"].arms
+    design, (a, b) = p.sequential.design, p.contrasts["primary"].arms
     pair = pair_arms(run.games, a, b)
     d = pair.candidate_scores - pair.baseline_scores
     looks = [look_record(d[:n], k, design, p.seeds[0]) for k, n in enumerate(design.looks[:2], 1)]

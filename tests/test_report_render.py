@@ -222,7 +222,7 @@ def test_a_sequential_screen_shows_every_look_the_estimates_and_its_error_rates(
 
     run = run_of("fourth-ply")
     p = plan("fourth-ply")
-    design, (a, b) = p.sequential.design(), p.contrasts["primary"].arms
+    design, (a, b) = p.sequential.design, p.contrasts["primary"].arms
     games = run.games.copy()
     games.loc[games.arm == a, "score"] += 150_000  # decisive: stops before its last look
     pair = pair_arms(games, a, b)

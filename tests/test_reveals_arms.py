@@ -5,11 +5,15 @@ from __future__ import annotations
 import pytest
 from claims_support import REPO, claims_copy, fair_depth_claim
 
-from engines.search.expectimax import MAX_REVEALS
-from protocol import costs
+from engines.leaves.kinds import LeafSpec
+from engines.play.spec import SearchSpec
+from engines.search.limits import MAX_REVEALS
+from protocol.arms import decision_seconds
 from protocol.declaration import load_claims
 from protocol.plan import _dtag, load_plan
 from protocol.schema import DeclarationError, load_schema
+
+LINEAR = LeafSpec("linear")
 
 CLAIM = "fair-depth-prefix"
 
@@ -64,13 +68,16 @@ def test_an_arms_cost_grows_with_its_reveals(tmp_path) -> None:
                        .seconds_per_game)
     assert seconds[0] == seconds[1] < seconds[2] < seconds[3]
     for depth in (3, 4):
-        plain = costs.decision_seconds("search", depth, 7, "linear")
-        assert costs.decision_seconds("search", depth, 7, "linear", reveals=1) == plain
-        two = costs.decision_seconds("search", depth, 7, "linear", reveals=2)
-        six = costs.decision_seconds("search", depth, 7, "linear", reveals=6)
-        assert plain < two < six
-    assert costs.decision_seconds("direct", 1, 7, "linear", reveals=6) > costs.decision_seconds(
-        "direct", 1, 7, "linear")
+        plain = decision_seconds(search(depth))
+        assert decision_seconds(search(depth, 1)) == plain
+        assert plain < decision_seconds(search(depth, 2)) < decision_seconds(search(depth, 6))
+    assert decision_seconds(SearchSpec("direct", LINEAR, 1, 7, 6)) > decision_seconds(
+        SearchSpec("direct", LINEAR, 1, 7))
+
+
+def search(depth: int, reveals: int | None = None) -> SearchSpec:
+    """A d{depth}s7 search over the fair leaf, factored with ``reveals`` when given."""
+    return SearchSpec("search", LINEAR, depth, 7, reveals)
 
 
 @pytest.mark.parametrize(("arm", "reveals", "message"), [

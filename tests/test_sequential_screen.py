@@ -10,7 +10,6 @@ from analysis.contrast import contrast_scores
 from analysis.readings import read_screen, screen_failures
 from analysis.sequential import CONTINUE, STOP_EFFICACY
 from analysis.sequential_screen import (
-    design_from_spec,
     design_of,
     look_record,
     scale_looks,
@@ -115,7 +114,10 @@ def test_each_look_plays_the_seeds_from_the_previous_look_to_its_own() -> None:
         assert arms["fair-d4s7"].policy == p.arms["fair-d4s7"].policy
     with pytest.raises(KeyError):
         p.block_arms(p.look_label(5))
-    assert design_from_spec(p.sequential.spec()) == p.sequential.design()
+    spec = p.sequential.spec()
+    assert design_of(spec["screen"], spec["looks"][-1], spec["looks"]) == p.sequential.design
+    # built once: the declaration's check made it, the plan hands the same object on
+    assert p.sequential.design is p.claim.design
 
 
 def test_scaled_looks_keep_their_fractions() -> None:
@@ -192,7 +194,8 @@ def test_a_spending_list_is_scaled_with_the_looks_a_profile_keeps(tmp_path) -> N
     smoke = plan_of("smoke", claims).claims["fourth-ply"]
     assert smoke.sequential.looks == (4, 6, 8)  # the first look (2 games) is dropped
     assert smoke.sequential.spec()["screen"]["spending"] == [0.01, 0.03, 0.05]
-    assert smoke.sequential.design().looks == (4, 6, 8)
+    assert smoke.sequential.design.looks == (4, 6, 8)
+    assert smoke.sequential.design is not smoke.claim.design  # the scaled one, built once
     assert "screen spending: 0.01, 0.03, 0.05 at those looks (declared: 0.001, 0.01, 0.03, " \
         "0.05)" in smoke.shrunk
     pilot = plan_of("pilot", claims).claims["fourth-ply"]

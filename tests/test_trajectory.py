@@ -22,7 +22,8 @@ from contracts.trajectory import trajectory_checksum, trajectory_text
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
 from engines.play.policy import load_policy
-from engines.play.runner import Arm, run_shard
+from engines.play.runner import run_shard
+from engines.play.spec import parse_arm
 from engines.seedbank import load_bank
 
 
@@ -68,7 +69,7 @@ def _recorded(policy: str, seed: int) -> tuple[list[int], list[int]]:
 @pytest.mark.parametrize("policy", ["random", "lowest-column", "search:leaf=linear,d=1,s=1"])
 def test_screen_games_replayed_from_seed_and_moves_match(policy, monkeypatch, capsys):
     start = int(load_bank().screen_block(0, 2)[0])
-    rows = run_shard([Arm("a", policy)], start, 2, progress_s=-1)
+    rows = run_shard([parse_arm(f"a={policy}")], start, 2, progress_s=-1)
     records = []
     for row in rows:
         seed = int(row["seed"])
@@ -86,7 +87,7 @@ def test_screen_games_replayed_from_seed_and_moves_match(policy, monkeypatch, ca
 def test_a_changed_move_changes_the_checksum(monkeypatch, capsys):
     seed = 0x3000000000000000
     moves, _ = _recorded("centre-first", seed)
-    rows = run_shard([Arm("a", "centre-first")], seed, 1, progress_s=-1)
+    rows = run_shard([parse_arm("a=centre-first")], seed, 1, progress_s=-1)
     same = _replay(monkeypatch, capsys, [{"format": "drop7-replay-v1", "seed": seed,
                                           "moves": moves}])
     assert json.loads(same[1])["trajectory"] == rows[0]["trajectory"]

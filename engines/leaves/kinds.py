@@ -1,4 +1,4 @@
-"""Leaf kinds: the ``LEAF`` of a policy string, decoded in one place (no numba).
+"""Leaf kinds: the ``LEAF`` of a policy string, each registered once (no numba).
 
 Grammar::
 
@@ -11,9 +11,12 @@ trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  The ``-file``
 from a pinned file (:mod:`engines.pinned_leaf`): a linear vector or n-tuple
 tables made outside any claim, with the SHA-256 they must have, so the leaf's
 text names what it is and not only where it lies.  PATH is kept as written.
-The policy grammar (:mod:`engines.play.policy`), the search's leaf loader
-(:mod:`engines.search.leaf`), its bench and the plan (:mod:`protocol.plan`)
-all parse and spell leaves here.
+Each kind is one :class:`LeafKind` in :data:`LEAF_KINDS` (its grammar, the
+learner whose weights it reads, its search cost); the search's loader
+(:data:`engines.search.leaf.LOADERS`) builds the leaf of each.  The policy
+grammar (:mod:`engines.play.spec`), the search's loader, its bench, the plan
+and its cost model all parse, spell and price leaves here
+(docs/architecture.md, "Recipe: a new leaf").
 """
 
 from __future__ import annotations
@@ -25,23 +28,71 @@ from dataclasses import dataclass
 N_TERMS = 18
 #: index of the next-disc term, the last one
 NEXT_DISC_TERM = N_TERMS - 1
-#: leaves without a path
-PLAIN_LEAVES = ("linear", "zero")
-#: leaves that read weights from a directory
-PATH_LEAVES = ("linear-trained", "ntuple")
-#: leaves that read a pinned file: ``KIND:SHA256:PATH`` (engines.pinned_leaf)
-FILE_LEAVES = ("linear-file", "ntuple-file")
-#: the grammar, as error messages spell it
-LEAF_GRAMMAR = ("linear, zero, linear-trained:PATH, ntuple:PATH, linear-file:SHA256:PATH or "
-                "ntuple-file:SHA256:PATH")
 #: a pinned file's SHA-256 as a leaf spells it (lower-case hex)
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-#: learner (``drop7 train --layout``: n-tuple tables or ``linear``) -> the leaf its weights make
-LEARNER_LEAVES = {"ntuple": "ntuple", "linear": "linear-trained"}
 
 
 class LeafError(ValueError):
     """A leaf that does not parse."""
+
+
+@dataclass(frozen=True)
+class LeafKind:
+    """A leaf kind: its name, whether it reads weights from a ``PATH``, the learner
+    (``drop7 train --layout`` family) whose weights it reads, and the seconds one search node
+    visit takes with it (``drop7 bench search`` nodes/s at d3s7 and d4s7, one core) and its
+    factored search's growth, which the plan's cost model reads."""
+
+    name: str
+    takes_path: bool
+    node_seconds: float
+    learner: str | None = None
+    #: ``q`` of a factored search's growth ``(1 + q (M - 1))^D`` over the plain one
+    #: (``drop7 bench search --reveals M``, M = 1, 2, 6 at d3 and d4): nodes grow with
+    #: q = 0.27-0.36 and so does the time of the leaves without a cache; the linear leaf's
+    #: cache hits more of its boards as M grows, and its time grows with q = 0.17-0.26
+    reveal_share: float = 0.3
+    #: a pinned file (``KIND:SHA256:PATH``, :mod:`engines.pinned_leaf`), read by a claim
+    #: from ``{file, sha256}``
+    pinned: bool = False
+
+    def grammar(self) -> str:
+        """How the grammar spells it."""
+        if self.pinned:
+            return f"{self.name}:SHA256:PATH"
+        return f"{self.name}:PATH" if self.takes_path else self.name
+
+
+#: every leaf kind by name, in grammar order
+LEAF_KINDS: dict[str, LeafKind] = {}
+
+
+def register_leaf(kind: LeafKind) -> LeafKind:
+    """Add a leaf kind (once: a name given twice is an error)."""
+    if kind.name in LEAF_KINDS:
+        raise ValueError(f"leaf kind {kind.name!r} is registered already")
+    if not kind.name or any(c in kind.name for c in ":,=[] "):
+        raise ValueError(f"leaf kind {kind.name!r}: a name without ':,=[] '")
+    LEAF_KINDS[kind.name] = kind
+    return kind
+
+
+register_leaf(LeafKind("linear", False, 530e-9, reveal_share=0.2))
+register_leaf(LeafKind("zero", False, 160e-9))
+register_leaf(LeafKind("linear-trained", True, 530e-9, learner="linear", reveal_share=0.2))
+register_leaf(LeafKind("ntuple", True, 300e-9, learner="ntuple"))
+register_leaf(LeafKind("linear-file", True, 530e-9, reveal_share=0.2, pinned=True))
+register_leaf(LeafKind("ntuple-file", True, 300e-9, pinned=True))
+
+
+def leaf_grammar() -> str:
+    """The grammar, as error messages spell it (``linear, zero, ... or ntuple:PATH``)."""
+    names = [k.grammar() for k in LEAF_KINDS.values()]
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+
+
+#: the grammar of the shipped kinds (for help texts built at import)
+LEAF_GRAMMAR = leaf_grammar()
 
 
 @dataclass(frozen=True)
@@ -64,24 +115,24 @@ class LeafSpec:
 def parse_leaf(text: str) -> LeafSpec:
     """Parse ``LEAF`` (``linear``, ``zero``, ``linear-trained:PATH``, ``ntuple:PATH``,
     ``linear-file:SHA256:PATH``, ``ntuple-file:SHA256:PATH``)."""
-    if text in PLAIN_LEAVES:
-        return LeafSpec(text)
-    kind, sep, path = text.partition(":")
-    if kind in FILE_LEAVES:
+    kind_name, sep, path = text.partition(":")
+    kind = LEAF_KINDS.get(kind_name)
+    if kind is None:
+        raise LeafError(f"unknown leaf {text!r} (expected {leaf_grammar()})")
+    if kind.pinned:
         sha, sep2, path = path.partition(":")
         if not SHA256_HEX.fullmatch(sha) or not sep2 or not path:
-            raise LeafError(f"leaf {kind!r} needs a SHA-256 and a path: {kind}:SHA256:PATH "
-                            "(64 lower-case hex digits)")
-        return LeafSpec(kind, path, sha)
-    if kind in PATH_LEAVES:
-        if not sep or not path:
-            raise LeafError(f"leaf {kind!r} needs a path: {kind}:PATH")
-        return LeafSpec(kind, path)
-    if kind in PLAIN_LEAVES:
-        raise LeafError(f"leaf {kind!r} takes no path (got {text!r})")
-    raise LeafError(f"unknown leaf {text!r} (expected {LEAF_GRAMMAR})")
+            raise LeafError(f"leaf {kind_name!r} needs a SHA-256 and a path: "
+                            f"{kind_name}:SHA256:PATH (64 lower-case hex digits)")
+        return LeafSpec(kind_name, path, sha)
+    if kind.takes_path and (not sep or not path):
+        raise LeafError(f"leaf {kind_name!r} needs a path: {kind_name}:PATH")
+    if not kind.takes_path and sep:
+        raise LeafError(f"leaf {kind_name!r} takes no path (got {text!r})")
+    return LeafSpec(kind_name, path or None)
 
 
 def learner_leaf(learner: str, path: str | None = None) -> LeafSpec:
     """The leaf of a learner's weights (in ``path`` when given)."""
-    return LeafSpec(LEARNER_LEAVES[learner], path)
+    kind = next(k for k in LEAF_KINDS.values() if k.learner == learner)
+    return LeafSpec(kind.name, path)

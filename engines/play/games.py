@@ -36,7 +36,8 @@ from engines.drop7 import baselines, core
 from engines.drop7.board import CENTRE_ORDER
 from engines.drop7.game_loop import Chooser, play_out
 from engines.drop7.trajectory import replay_seeded, summary
-from engines.play.policy import BaselinePolicy, Policy, parse_policy
+from engines.play.players import BaselinePolicy, Policy
+from engines.play.spec import BaselineSpec
 
 Log = Callable[[str], None]
 
@@ -87,7 +88,7 @@ def _row(seed: int, state: np.ndarray, columns: list[int], decisions: int, illeg
 class _CentreFirst(Policy):
     """The fallback as a Python player: what the driver runs around any decision."""
 
-    spec = parse_policy("centre-first")
+    spec = BaselineSpec("centre-first")
 
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
         return centre_first(cols)

@@ -51,7 +51,7 @@ from engines.drop7.rng import (
     fmix64,
     stream_key,
 )
-from engines.play.policy import Policy
+from engines.play.players import Policy
 
 #: the longest horizon (moves from the root) a label may take
 MAX_HORIZON = 1_000

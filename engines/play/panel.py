@@ -21,7 +21,7 @@ from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
 from engines.play.labeller import label_root, shard_roots
-from engines.play.policy import Policy
+from engines.play.players import Policy
 from engines.play.rankers import rank
 
 #: what a panel's ``work`` counts

@@ -12,15 +12,9 @@ import argparse
 
 from contracts.games_table import write_rows
 from engines.leaves.kinds import LEAF_GRAMMAR
-from engines.play.runner import (
-    Arm,
-    log_summary,
-    parse_arm,
-    parse_seeds,
-    parse_shard,
-    run_shard,
-)
+from engines.play.runner import log_summary, parse_seeds, parse_shard, run_shard
 from engines.play.runner_cli import add_play_options, check_play_options
+from engines.play.spec import Arm, parse_arm, parse_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     start, count = parse_seeds(args.seeds)
     shard, shards = parse_shard(args.shard)
     if args.arm is None:
-        probe = parse_arm(f"x={args.policy}")
-        arm = Arm(probe.policy, probe.policy)
+        spec = parse_policy(args.policy)
+        arm = Arm(spec.format(), spec)
     else:
         arm = parse_arm(f"{args.arm}={args.policy}")
     rows = run_shard([arm], start, count, shard, shards, args.budget_s, args.workers,

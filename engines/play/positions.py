@@ -18,7 +18,8 @@ from contracts.atomic import atomic_write
 from engines.drop7 import core
 from engines.drop7.board import cols_to_rows
 from engines.play.games import play_policy
-from engines.play.policy import Policy, load_policy
+from engines.play.players import Policy
+from engines.play.policy import load_policy
 from engines.search.positions import FORMAT, POSITIONS_FILE, Position
 from engines.seedbank import load_bank
 

@@ -3,7 +3,7 @@
 A ranking panel (docs/panels.md) compares how players order the legal
 columns of a root.  :func:`rank` asks a player for its :class:`Ranking`:
 
-* a search or ``direct`` player (:class:`~engines.play.policy.SearchPolicy`)
+* a search or ``direct`` player (:class:`~engines.play.players.SearchPolicy`)
   gives the root's chance value of every column from the very search that
   chooses (:meth:`engines.search.expectimax.Searcher.choose_values`), so its
   choice, counts and tables are those of a game's decision;
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines.drop7 import core
-from engines.play.policy import Policy, SearchPolicy
+from engines.play.players import Policy, SearchPolicy
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ import numpy as np
 from contracts.cli_numbers import int_option
 from contracts.machine_facts import machine_facts
 from engines.play.games import centre_first, play_policy, warm_up_driver
-from engines.play.policy import PolicyError, load_policy, parse_policy
+from engines.play.policy import load_policy
+from engines.play.spec import ExternalSpec, PolicyError, parse_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,10 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Time every decision and print one JSON object."""
-    if parse_policy(args.policy).external is None:
+    spec = parse_policy(args.policy)
+    if not isinstance(spec, ExternalSpec):
         raise PolicyError(f"{args.policy}: drop7 bench referee times an external policy")
     warm_up_driver()
-    policy = load_policy(args.policy)
+    policy = load_policy(spec)
     policy.warm_up()
     times: list[float] = []
 

@@ -6,7 +6,9 @@ arm (game ``i`` of arm A and of arm B are a pair).  Shard ``k`` of ``K``
 function of (policy, seed), so the merged table is the same for every ``K``
 and any number of worker processes (``wall_s`` aside).
 
-Rows are ordered arm by arm (the order the arms were given), then by game.
+An arm is a name and its typed spec (:class:`engines.play.spec.Arm`): a
+worker process is handed the specs, never a string to parse again.  Rows
+are ordered arm by arm (the order the arms were given), then by game.
 A shard's CSV is written atomically (:func:`contracts.games_table.write_rows`):
 it either exists whole or not at all, so a failed shard is simply rerun.
 Per-game errors are recorded in the row (see :mod:`engines.play.games`),
@@ -17,43 +19,22 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
 from multiprocessing import get_context
 
 from contracts.cli_numbers import INT64_MAX, parse_int, parse_seed_block
 from contracts.errors import InputError, clip
 from contracts.games_table import GamesTableError, read_rows
 from engines.play.games import Log, _stderr, play_game, warm_up_driver
-from engines.play.policy import Policy, canonical_policy, load_policy
-
-_ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+from engines.play.players import Policy
+from engines.play.policy import load_policy
+from engines.play.spec import Arm
 
 
 class RunError(ValueError):
     """Bad runner input (arms, seeds, shard, shard files): one clear line."""
-
-
-@dataclass(frozen=True)
-class Arm:
-    """A named player of a paired run; ``policy`` is canonical."""
-
-    name: str
-    policy: str
-
-
-def parse_arm(text: str) -> Arm:
-    """Parse ``NAME=POLICY`` (NAME: letters, digits and ``._+-``)."""
-    name, eq, policy = text.partition("=")
-    if not eq:
-        raise RunError(f"arm {text!r} is not NAME=POLICY")
-    if not _ARM_NAME.fullmatch(name):
-        raise RunError(f"arm name {name!r} must be letters, digits and ._+- "
-                       "(starting with a letter or digit)")
-    return Arm(name, canonical_policy(policy))
 
 
 def check_arms(arms: Sequence[Arm]) -> None:
@@ -141,7 +122,7 @@ def _close_all(policies: Sequence[Policy]) -> None:
 
 def _worker_init(arms: Sequence[Arm], budget_s: float | None) -> None:
     _WORKER["arms"] = list(arms)
-    _WORKER["policies"] = [load_policy(arm.policy, verify=False) for arm in arms]
+    _WORKER["policies"] = [load_policy(arm.spec, verify=False) for arm in arms]
     atexit.register(_close_all, _WORKER["policies"])
     for policy in _WORKER["policies"]:
         policy.warm_up()
@@ -170,7 +151,7 @@ def run_shard(arms: Sequence[Arm], start: int, count: int, shard: int = 1, shard
     policies: list[Policy] = []
     try:
         for arm in arms:
-            policies.append(load_policy(arm.policy))
+            policies.append(load_policy(arm.spec))
         return _run_games(arms, policies, start, games, (shard, shards), budget_s,
                           workers, log, progress_s)
     finally:
@@ -268,5 +249,5 @@ def log_summary(rows: Sequence[dict], log: Log = _stderr) -> None:
         log(line)
 
 
-__all__ = ["Arm", "Progress", "RunError", "check_arms", "log_summary", "merge_shards",
-           "parse_arm", "parse_seeds", "parse_shard", "run_shard", "shard_games", "summarise"]
+__all__ = ["Progress", "RunError", "check_arms", "log_summary", "merge_shards", "parse_seeds",
+           "parse_shard", "run_shard", "shard_games", "summarise"]

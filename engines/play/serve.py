@@ -28,7 +28,8 @@ import numpy as np
 
 from engines.drop7 import core
 from engines.play import referee_messages as msg
-from engines.play.policy import Policy, load_policy
+from engines.play.players import Policy
+from engines.play.policy import load_policy
 from engines.play.rankers import offers_values, rank
 
 

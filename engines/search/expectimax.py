@@ -69,15 +69,11 @@ from engines.search.leaf import (
     leaf_base,
     leaf_disc,
 )
+from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 from engines.search.ntuple_delta import child_value, slot_index, work_arrays
 
 STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(5)
 STAT_LEN = 8
-MAX_DEPTH = 6
-MAX_STRATA = 64
-#: most reveal samples per disc stratum: the register's widest arm (N7M12); at S = 7 every
-#: (next disc, first reveal) pair of values has a sample from M = 7 on (docs/search.md)
-MAX_REVEALS = 12
 #: log2 of the entries of the node table by search depth (about twice the distinct inner
 #: nodes of a d3 / d4 decision); depth 1 has no inner nodes
 NODE_TABLE_BITS = {1: 0, 2: 9, 3: 13, 4: 17, 5: 20, 6: 20}

@@ -22,13 +22,14 @@ The value is ``leaf_base + leaf_disc`` (points).  Leaf kinds:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from engines.drop7.board import LEVEL_BONUS
-from engines.leaves.kinds import FILE_LEAVES, N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
+from engines.leaves.kinds import LEAF_KINDS, N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
 from engines.leaves.linear import linear_value_no_disc, next_disc_term
 from engines.ntuple.value import ntuple_value
 
@@ -101,6 +102,58 @@ class Leaf:
         return f"Leaf({self.name})"
 
 
+def _zero(spec: LeafSpec, verify: bool) -> Leaf:
+    return Leaf(LEAF_ZERO, spec.format())
+
+
+def _linear(spec: LeafSpec, verify: bool) -> Leaf:
+    from engines.leaves.linear import FAIR_WEIGHTS
+
+    return Leaf(LEAF_LINEAR, spec.format(), FAIR_WEIGHTS)
+
+
+def _linear_trained(spec: LeafSpec, verify: bool) -> Leaf:
+    from engines.leaves.linear_weights import load_linear
+
+    weights, _ = load_linear(Path(str(spec.path)), verify)
+    return Leaf(LEAF_LINEAR, spec.format(), weights)
+
+
+def _ntuple(spec: LeafSpec, verify: bool) -> Leaf:
+    from engines.ntuple.storage import load_ntuple
+
+    tables, layout, _ = load_ntuple(Path(str(spec.path)), verify)
+    return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
+
+
+def _pinned(spec: LeafSpec, verify: bool) -> Leaf:
+    """A pinned file's leaf (``linear-file`` or ``ntuple-file``, :mod:`engines.pinned_leaf`)."""
+    from engines.pinned_leaf import load_pinned
+
+    assert spec.sha256 is not None
+    _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind)
+    if weights is not None:
+        return Leaf(LEAF_LINEAR, spec.format(), weights)
+    return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
+
+
+#: a leaf kind (:data:`engines.leaves.kinds.LEAF_KINDS`) -> the function that loads it: its
+#: kernel kind and arrays; a new kind that the kernels already evaluate (a linear leaf with
+#: other weights, say) adds its loader here and nothing to the kernels
+LOADERS: dict[str, Callable[[LeafSpec, bool], Leaf]] = {
+    "zero": _zero, "linear": _linear, "linear-trained": _linear_trained, "ntuple": _ntuple,
+    "linear-file": _pinned, "ntuple-file": _pinned}
+
+
+def register_loader(kind: str, loader: Callable[[LeafSpec, bool], Leaf]) -> None:
+    """Add the loader of a registered leaf kind (once)."""
+    if kind not in LEAF_KINDS:
+        raise ValueError(f"leaf kind {kind!r} is not registered (engines.leaves.kinds)")
+    if kind in LOADERS:
+        raise ValueError(f"leaf kind {kind!r} has a loader already")
+    LOADERS[kind] = loader
+
+
 def load_leaf(leaf: LeafSpec | str, verify: bool = True) -> Leaf:
     """Load a leaf named as in a policy string (:mod:`engines.leaves.kinds`).
 
@@ -108,27 +161,7 @@ def load_leaf(leaf: LeafSpec | str, verify: bool = True) -> Leaf:
     SHA-256 too unless ``verify`` is false); errors are ``ValueError``s.
     """
     spec = parse_leaf(leaf) if isinstance(leaf, str) else leaf
-    if spec.kind == "zero":
-        return Leaf(LEAF_ZERO, spec.format())
-    if spec.kind == "linear":
-        from engines.leaves.linear import FAIR_WEIGHTS
-
-        return Leaf(LEAF_LINEAR, spec.format(), FAIR_WEIGHTS)
-    from engines.leaves.linear_weights import load_linear
-    from engines.ntuple.storage import load_ntuple
-
-    if spec.kind == "linear-trained":
-        weights, _ = load_linear(Path(str(spec.path)), verify)
-        return Leaf(LEAF_LINEAR, spec.format(), weights)
-    if spec.kind == "ntuple":
-        tables, layout, _ = load_ntuple(Path(str(spec.path)), verify)
-        return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
-    if spec.kind in FILE_LEAVES:
-        from engines.pinned_leaf import load_pinned
-
-        assert spec.sha256 is not None
-        _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind)
-        if weights is not None:
-            return Leaf(LEAF_LINEAR, spec.format(), weights)
-        return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
-    raise ValueError(f"unknown leaf kind {spec.kind!r}")
+    loader = LOADERS.get(spec.kind)
+    if loader is None:
+        raise ValueError(f"leaf kind {spec.kind!r} has no loader (engines.search.leaf.LOADERS)")
+    return loader(spec, verify)

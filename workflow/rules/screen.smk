@@ -66,76 +66,46 @@ rule open_block:
 
 # A sequential screen (screen.looks): look k is a checkpoint over the games of looks 1..k;
 # the games of look k + 1 exist only as inputs of what asks for them after look k said
-# continue (played_looks), so a stopped screen plays nothing more.  Every output is written
-# atomically, so a run that crashed between looks resumes at the same look.
-
-
-def look_file(claim, k):
-    """Look ``k``'s decision file (1-based)."""
-    return PATHS.path("look", claim=claim, block=CLAIMS[claim].label, look=k)
+# continue, so a stopped screen plays nothing more (protocol/looks.py decides which looks
+# exist; these rules ask it).  Every output is written atomically, so a run that crashed
+# between looks resumes at the same look.
+from protocol import looks as screen_looks
 
 
 def look_decision(claim, k):
-    """Look ``k``'s decision (a checkpoint: asking for it makes Snakemake run it first).
-
-    A decision already on disk and newer than every games file it read is read as it is:
-    after a crash between looks, Snakemake's first pass over the DAG does not follow a chain
-    of checkpoints that were made before (look 1 present, look 2 missing: the job waiting
-    for both would run with look 1's input only), so only the first look still to make goes
-    through the checkpoint."""
+    """Look ``k``'s decision: read when made and fresh, else asked of the checkpoint (asking
+    makes Snakemake run it first; protocol/looks.py says why a fresh one is read as it is)."""
     from contracts.json_file import load_json
 
     p = CLAIMS[claim]
-    made = Path(look_file(claim, k))
-    read = [Path(PATHS.path("games", claim=claim, block=p.look_label(j), arm=a))
-            for j in range(1, k + 1) for a in p.arms]
-    if made.exists() and all(g.exists() and g.stat().st_mtime <= made.stat().st_mtime
-                             for g in read):
-        return load_json(made)["decision"]
+    made = screen_looks.decision_on_disk(p, PATHS, k)
+    if made is not None:
+        return made
     done = checkpoints.look.get(claim=claim, block=p.label, look=str(k))
     return load_json(done.output[0])["decision"]
 
 
 def continued(claim, k):
-    """Nothing once look ``k`` said continue; a request past a stopping look is an error, never
-    a game."""
-    from analysis.sequential import CONTINUE
-
-    decision = look_decision(claim, k)
-    if decision != CONTINUE:
-        raise ValueError(f"claim {claim}: look {k} decided {decision}; the games of look "
-                         f"{k + 1} are never played")
+    """Nothing once look ``k`` said continue; an error past a stopping look."""
+    screen_looks.check_continued(CLAIMS[claim], k, look_decision(claim, k))
 
 
 def played_looks(claim):
-    """The looks a sequential screen makes: up to the first that does not say continue."""
-    from analysis.sequential import CONTINUE
-
-    out = []
-    for k in range(1, len(CLAIMS[claim].sequential.looks) + 1):
-        out.append(k)
-        if look_decision(claim, k) != CONTINUE:
-            break
-    return out
+    """The looks a sequential screen makes."""
+    return screen_looks.played_looks(CLAIMS[claim], lambda k: look_decision(claim, k))
 
 
 def screen_games(claim, arms=None):
-    """The games files of a claim's screen (``arms``: all): one per arm, or for a sequential
-    screen one per arm and look it made."""
-    p = CLAIMS[claim]
-    arms = list(p.arms) if arms is None else arms
-    if p.sequential is None:
-        return [PATHS.path("games", claim=claim, block=p.label, arm=a) for a in arms]
-    return [PATHS.path("games", claim=claim, block=p.look_label(k), arm=a)
-            for k in played_looks(claim) for a in arms]
+    """The games files of a claim's screen (``arms``: all)."""
+    return screen_looks.screen_games(CLAIMS[claim], PATHS, lambda k: look_decision(claim, k),
+                                     arms)
 
 
 def look_inputs(wc):
     """The ledger's answer and every arm's games of looks 1..k."""
-    p, k = CLAIMS[wc.claim], int(wc.look)
+    p = CLAIMS[wc.claim]
     return {"opened": PATHS.path("opened", claim=wc.claim, block=p.label),
-            "games": [PATHS.path("games", claim=wc.claim, block=p.look_label(j), arm=a)
-                      for j in range(1, k + 1) for a in p.arms]}
+            "games": screen_looks.look_games(p, PATHS, int(wc.look))}
 
 
 checkpoint look:
@@ -147,7 +117,7 @@ checkpoint look:
         log("{block}/look-{look}"),
     localrule: True
     params:
-        design=lambda wc: CLAIMS[wc.claim].sequential.spec(),
+        design=lambda wc: CLAIMS[wc.claim].sequential.design,
         arms=lambda wc: list(CLAIMS[wc.claim].contrasts[
             CLAIMS[wc.claim].sequential.contrast].arms),
         metric=lambda wc: CLAIMS[wc.claim].contrasts[CLAIMS[wc.claim].sequential.contrast].metric,
@@ -159,7 +129,8 @@ checkpoint look:
 
 rule looks:
     input:
-        lambda wc: [look_file(wc.claim, k) for k in played_looks(wc.claim)],
+        lambda wc: [screen_looks.look_file(CLAIMS[wc.claim], PATHS, k)
+                    for k in played_looks(wc.claim)],
     output:
         PATHS.pattern("looks"),
     log:

@@ -42,6 +42,8 @@ rule contrast:
         if wc.contrast in CLAIMS[wc.claim].screened_contrasts() else 0,
         effect=lambda wc: CLAIMS[wc.claim].sequential_effect()
         if CLAIMS[wc.claim].sequential else None,
+        design=lambda wc: CLAIMS[wc.claim].sequential.design
+        if CLAIMS[wc.claim].sequential else None,
     script:
         "../scripts/contrast.py"
 

@@ -22,7 +22,7 @@ def main() -> None:
         read_games(S.input.table), kind=p.kind, arms=p.arms, start=start, count=count,
         hashes=hashes, resamples=p.resamples, oc_sims=p.oc_sims, looks=looks,
         stops_on=looks is not None and S.wildcards.contrast == looks["design"]["contrast"],
-        effect=p.effect, metric=p.metric)
+        effect=p.effect, metric=p.metric, design=p.design)
     write_json(S.output[0], result)
 
 

@@ -1,0 +1,102 @@
+"""Players: a typed spec (:mod:`engines.play.spec`) made to move, one decision at a time.
+
+A player sees the public state only: its ``choose(state, cols)`` reads the
+board, next disc and moves remaining; the game seed is never passed to it
+(the ``random`` baseline gets its own coin, a separate seeded stream, through
+``new_game``).  :func:`engines.play.policy.load_policy` builds the player of
+a spec; the external program's player is :class:`engines.play.referee.ExternalPolicy`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines.drop7 import baselines, core
+from engines.drop7.board import opening_cols
+from engines.play.spec import BaselineSpec, PolicySpec, SearchSpec
+from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
+
+#: the baselines' kernel ids (the numba kernels keep their integer dispatch)
+BASELINES = {
+    "random": baselines.POLICY_RANDOM,
+    "centre-first": baselines.POLICY_CENTRE_FIRST,
+    "lowest-column": baselines.POLICY_LOWEST_COLUMN,
+}
+
+
+class Policy:
+    """A player: ``new_game(seed)`` then ``choose(state, cols) -> column`` per move.
+
+    ``state`` is the driver's ``int64[ST_LEN]`` array (public fields only) and
+    ``cols`` the board; neither is modified.
+    """
+
+    spec: PolicySpec
+
+    @property
+    def name(self) -> str:
+        """The canonical policy string."""
+        return self.spec.format()
+
+    def new_game(self, seed: int) -> None:
+        """Start a game (only a baseline's own coin depends on it)."""
+
+    def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
+        """The column to play."""
+        raise NotImplementedError
+
+    def warm_up(self) -> None:
+        """Load or compile the compiled code, so game wall times exclude it."""
+
+    def work(self) -> tuple[int | None, int | None]:
+        """``(nodes, leaves)`` counted since the player was made: search nodes (moves applied
+        inside the search, chance samples played) and leaf evaluations; None where the
+        player does not report them (an external program)."""
+        return None, None
+
+    def close(self) -> None:
+        """Release what the player holds (an external program is told to quit)."""
+
+
+class BaselinePolicy(Policy):
+    """``random``, ``centre-first`` or ``lowest-column`` (numba baselines)."""
+
+    def __init__(self, spec: BaselineSpec) -> None:
+        self.spec = spec
+        self.policy_id = BASELINES[spec.name]
+        self._coin = np.uint64(0)
+
+    def new_game(self, seed: int) -> None:
+        self._coin = np.uint64(seed)
+
+    def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
+        return int(baselines.baseline_choice(self.policy_id, self._coin, state, cols))
+
+    def work(self) -> tuple[int | None, int | None]:
+        return 0, 0  # a baseline searches nothing and evaluates no leaf
+
+    def warm_up(self) -> None:
+        baselines.play_baseline_games(np.ones(1, dtype=np.uint64), self.policy_id,
+                                 np.zeros((1, core.ST_LEN), dtype=np.int64))
+
+
+class SearchPolicy(Policy):
+    """``search`` (``dDsS`` expectimax) or ``direct`` (the same kernel at depth 1)."""
+
+    def __init__(self, spec: SearchSpec, searcher: Searcher) -> None:
+        self.spec = spec
+        self.searcher = searcher
+
+    def new_game(self, seed: int) -> None:
+        self.searcher.reset()  # a game's node and leaf counts never depend on the one before
+
+    def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
+        return self.searcher.choose(cols, int(state[core.ST_NEXT_DISC]),
+                                    int(state[core.ST_MOVES_REMAINING]))
+
+    def warm_up(self) -> None:
+        self.searcher.choose(opening_cols(), 1, 5)
+        self.searcher.stats[:] = 0
+
+    def work(self) -> tuple[int | None, int | None]:
+        return int(self.searcher.stats[STAT_NODES]), int(self.searcher.stats[STAT_LEAVES])

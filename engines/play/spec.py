@@ -1,0 +1,337 @@
+"""The policy grammar and the typed arm spec: one string per player, parsed once (no numba).
+
+Grammar (the same in ``drop7 play --policy``, config files, arm names in
+reports and Python)::
+
+    random | centre-first | lowest-column
+    search:leaf=LEAF[,d=D][,s=S][,r=M]   (defaults d=3, s=7; r: no factored node)
+    direct:leaf=LEAF[,s=S][,r=M]         (default s=7; one ply)
+    external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
+    LEAF = linear | zero | linear-trained:PATH | ntuple:PATH   (engines.leaves.kinds)
+    PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
+
+Parameters may come in any order; a spec's ``format()`` writes the canonical
+form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
+shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
+of the factored chance node (docs/search.md), last and only when given), and
+``parse -> format`` round-trips.
+PATH is kept as written (no resolution), so an arm's name does not depend on
+the working directory; it may not contain ``,`` or ``=``.  An external
+COMMAND is words separated by spaces (no quoting, no shell: each word is
+printable ASCII without quotes or backslashes), kept as written; its
+canonical form joins the words with one space and writes ``movetime``,
+``grace`` (when not the default) and the options sorted by key.
+
+A parsed policy is a typed spec (:class:`BaselineSpec`, :class:`SearchSpec`,
+:class:`ExternalSpec`: each a :class:`PolicySpec`); each arm kind is one
+:class:`ArmKind` in :data:`ARM_KINDS` (the words that start its strings and
+its parser).  The protocol builds specs from a claim's declaration and
+formats each once; ``drop7 run-arms`` parses its command line once; the
+player of a spec is built by :func:`engines.play.policy.load_policy`.  This
+module imports no numba, so the protocol and the command line read it for
+nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
+from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
+
+#: the engine's baselines (numba kernels: engines.drop7.baselines)
+BASELINE_NAMES = ("random", "centre-first", "lowest-column")
+DEFAULT_DEPTH = 3
+DEFAULT_STRATA = 7
+EXTERNAL = "external"
+#: milliseconds an external program may take beyond ``movetime`` before its decision is
+#: a time-out (with no ``movetime``, the whole limit)
+DEFAULT_GRACE_MS = 10_000
+MAX_MS = 3_600_000
+#: a command word: printable ASCII, no space, quote or backslash (the workflow passes the
+#: policy inside single quotes)
+_WORD = re.compile(r"[!#-&(-\[\]-_a-~]+")
+OPTION_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+#: an option value: no space, comma, ``=``, ``]``, quote or backslash
+OPTION_VALUE = re.compile(r"[A-Za-z0-9._+/:@%-]+")
+#: the first word of a policy string: the arm kind's
+_HEAD = re.compile(r"[a-z][a-z0-9-]*")
+#: an arm's name: letters, digits and ``._+-``, starting with a letter or digit
+ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+
+
+class PolicyError(ValueError):
+    """A policy string that does not parse, or a policy that cannot load."""
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A parsed policy; ``kind`` names its :class:`ArmKind`, ``format()`` its one spelling."""
+
+    kind: ClassVar[str]
+
+    def format(self) -> str:
+        """The canonical policy string."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+@dataclass(frozen=True)
+class BaselineSpec(PolicySpec):
+    """One of the engine's baselines (``random``, ``centre-first``, ``lowest-column``)."""
+
+    name: str
+    kind: ClassVar[str] = "baseline"
+
+    def format(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class SearchSpec(PolicySpec):
+    """``search`` (``dDsS`` expectimax over a leaf) or ``direct`` (the same at depth 1);
+    ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
+    declared, the plain chance node)."""
+
+    name: str  # search | direct
+    leaf: LeafSpec
+    depth: int = DEFAULT_DEPTH
+    strata: int = DEFAULT_STRATA
+    reveals: int | None = None
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.name
+
+    def format(self) -> str:
+        text = f"{self.name}:leaf={self.leaf.format()}"
+        if self.name == "search":
+            text = f"{text},d={self.depth},s={self.strata}"
+        elif self.strata != DEFAULT_STRATA:
+            text = f"{text},s={self.strata}"
+        return text if self.reveals is None else f"{text},r={self.reveals}"
+
+
+@dataclass(frozen=True)
+class ExternalSpec(PolicySpec):
+    """An external program: its command, time limit and the options the harness sets."""
+
+    command: tuple[str, ...]
+    movetime_ms: int | None = None
+    grace_ms: int = DEFAULT_GRACE_MS
+    options: tuple[tuple[str, str], ...] = ()
+    kind: ClassVar[str] = EXTERNAL
+    name: ClassVar[str] = EXTERNAL
+
+    @property
+    def limit_s(self) -> float:
+        """Seconds a decision may take before it is a time-out: movetime plus grace."""
+        return ((self.movetime_ms or 0) + self.grace_ms) / 1000
+
+    def format(self) -> str:
+        params = ([f"movetime={self.movetime_ms}"] if self.movetime_ms is not None else []) + (
+            [f"grace={self.grace_ms}"] if self.grace_ms != DEFAULT_GRACE_MS else []) + [
+            f"option.{k}={v}" for k, v in self.options]
+        head = f"{EXTERNAL}[{','.join(params)}]" if params else EXTERNAL
+        return f"{head}:{' '.join(self.command)}"
+
+
+@dataclass(frozen=True)
+class ArmKind:
+    """An arm kind of the grammar: the words that start its policy strings and the parser of
+    such a string (raising :class:`PolicyError`)."""
+
+    name: str
+    heads: tuple[str, ...]
+    parse: Callable[[str], PolicySpec]
+    grammar: str
+
+
+#: every arm kind by name, in grammar order
+ARM_KINDS: dict[str, ArmKind] = {}
+_BY_HEAD: dict[str, ArmKind] = {}
+
+
+def register_arm_kind(kind: ArmKind) -> ArmKind:
+    """Add an arm kind to the grammar (once; its heads are its own)."""
+    taken = [h for h in kind.heads if h in _BY_HEAD]
+    if kind.name in ARM_KINDS or taken:
+        raise ValueError(f"arm kind {kind.name!r} (heads {', '.join(kind.heads)}) is "
+                         "registered already")
+    ARM_KINDS[kind.name] = kind
+    _BY_HEAD.update(dict.fromkeys(kind.heads, kind))
+    return kind
+
+
+def grammar() -> str:
+    """Every arm kind's form, as error messages spell it."""
+    forms = [k.grammar for k in ARM_KINDS.values()]
+    return f"{', '.join(forms[:-1])} or {forms[-1]}"
+
+
+def _int_param(policy: str, key: str, value: str, lo: int, hi: int) -> int:
+    if not value.isascii() or not value.isdigit() or not lo <= int(value) <= hi:
+        raise PolicyError(f"{policy}: {key} must be an integer {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def parse_policy(text: str) -> PolicySpec:
+    """Parse a policy string; raises :class:`PolicyError` with one clear line."""
+    if not isinstance(text, str) or not text:
+        raise PolicyError(f"empty policy (expected {grammar()})")
+    head = _HEAD.match(text)
+    kind = _BY_HEAD.get(head.group()) if head else None
+    if kind is None:
+        raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
+    return kind.parse(text)
+
+
+def canonical_policy(text: str) -> str:
+    """Parse and re-format: the one spelling of a policy."""
+    return parse_policy(text).format()
+
+
+def _parse_baseline(text: str) -> BaselineSpec:
+    if text not in BASELINE_NAMES:
+        name = text.partition(":")[0]
+        if name in BASELINE_NAMES:
+            raise PolicyError(f"policy {name!r} takes no parameters (got {text!r})")
+        raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
+    return BaselineSpec(text)
+
+
+def _key_values(name: str, rest: str, allowed: tuple[str, ...]) -> dict[str, str]:
+    """``KEY=VALUE,...`` of a search kind, each key allowed and given once."""
+    params: dict[str, str] = {}
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise PolicyError(f"{name}: parameter {item!r} is not KEY=VALUE "
+                              "(a path may not contain ',' or '=')")
+        if key not in allowed:
+            raise PolicyError(f"{name}: unknown parameter {key!r} (expected "
+                              f"{', '.join(allowed)})")
+        if key in params:
+            raise PolicyError(f"{name}: parameter {key!r} given twice")
+        params[key] = value
+    return params
+
+
+def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], SearchSpec]:
+    def parse(text: str) -> SearchSpec:
+        head, sep, rest = text.partition(":")
+        if head != name:
+            raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
+        if not sep or not rest:
+            raise PolicyError(f"policy {name!r} needs parameters: {name}:leaf=LEAF,...")
+        params = _key_values(name, rest, allowed)
+        if "leaf" not in params:
+            raise PolicyError(f"{name}: missing parameter 'leaf' (leaf={leaf_grammar()})")
+        try:
+            leaf = parse_leaf(params["leaf"])
+        except LeafError as exc:
+            raise PolicyError(str(exc)) from None
+        strata = (_int_param(name, "s", params["s"], 1, MAX_STRATA) if "s" in params
+                  else DEFAULT_STRATA)
+        depth = (_int_param(name, "d", params["d"], 1, MAX_DEPTH) if "d" in params
+                 else DEFAULT_DEPTH if "d" in allowed else 1)
+        reveals = (_int_param(name, "r", params["r"], 1, MAX_REVEALS) if "r" in params
+                   else None)
+        return SearchSpec(name, leaf, depth, strata, reveals)
+
+    return parse
+
+
+def _parse_external(text: str) -> ExternalSpec:
+    """``external[PARAMS]:COMMAND`` (see the module's grammar)."""
+    rest = text[len(EXTERNAL):]
+    if not text.startswith(EXTERNAL) or rest[:1] not in ("", ":", "["):
+        raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
+    params = ""
+    if rest.startswith("["):
+        params, close, rest = rest[1:].partition("]")
+        if not close:
+            raise PolicyError(f"{EXTERNAL}: parameters {text!r} lack the closing ']'")
+    if not rest.startswith(":") or not rest[1:].strip():
+        raise PolicyError(f"{EXTERNAL}: expected {EXTERNAL}[PARAMS]:COMMAND, got {text!r}")
+    command = tuple(rest[1:].split())
+    for word in command:
+        if not _WORD.fullmatch(word):
+            raise PolicyError(f"{EXTERNAL}: command word {word!r} must be printable ASCII "
+                              "without quotes or backslashes")
+    movetime, grace, options = None, DEFAULT_GRACE_MS, {}
+    seen: set[str] = set()
+    for item in params.split(",") if params else ():
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise PolicyError(f"{EXTERNAL}: parameter {item!r} is not KEY=VALUE")
+        if key in seen:
+            raise PolicyError(f"{EXTERNAL}: parameter {key!r} given twice")
+        seen.add(key)
+        if key == "movetime":
+            movetime = _int_param(EXTERNAL, key, value, 1, MAX_MS)
+        elif key == "grace":
+            grace = _int_param(EXTERNAL, key, value, 0, MAX_MS)
+        elif key.startswith("option.") and OPTION_KEY.fullmatch(key[7:]):
+            if not OPTION_VALUE.fullmatch(value):
+                raise PolicyError(f"{EXTERNAL}: option {key[7:]!r}: value {value!r} must be "
+                                  "letters, digits and ._+/:@%-")
+            options[key[7:]] = value
+        else:
+            raise PolicyError(f"{EXTERNAL}: unknown parameter {key!r} (expected movetime, "
+                              "grace or option.KEY with KEY letters, digits, _ and -)")
+    return ExternalSpec(command, movetime, grace, tuple(sorted(options.items())))
+
+
+def external_spec(command: list[str] | tuple[str, ...], options: dict | None = None,
+                  movetime_ms: int | None = None, grace_ms: int | None = None) -> ExternalSpec:
+    """The spec of an external program as a claim's arm declares it (checked as a policy
+    string would be: command words, option keys and values)."""
+    spec = ExternalSpec(tuple(command), movetime_ms,
+                        DEFAULT_GRACE_MS if grace_ms is None else grace_ms,
+                        tuple(sorted((str(k), str(v)) for k, v in (options or {}).items())))
+    return _parse_external(spec.format())
+
+
+register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
+                          ", ".join(BASELINE_NAMES)))
+register_arm_kind(ArmKind("search", ("search",), _search_parser("search", ("leaf", "d", "s", "r")),
+                          "search:leaf=LEAF,d=D,s=S[,r=M]"))
+register_arm_kind(ArmKind("direct", ("direct",), _search_parser("direct", ("leaf", "s", "r")),
+                          "direct:leaf=LEAF[,s=S][,r=M]"))
+register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A named player: an arm's name and its typed spec; ``policy`` is the spec's canonical
+    string, formatted once (the games table's ``policy`` column, the workflow's command
+    line)."""
+
+    name: str
+    spec: PolicySpec
+    policy: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "policy", self.spec.format())
+
+    @property
+    def kind(self) -> str:
+        """The arm kind (``baseline``, ``search``, ``direct``, ``external``)."""
+        return self.spec.kind
+
+
+def parse_arm(text: str) -> Arm:
+    """Parse ``NAME=POLICY`` (NAME: letters, digits and ``._+-``)."""
+    name, eq, policy = text.partition("=")
+    if not eq:
+        raise PolicyError(f"arm {text!r} is not NAME=POLICY")
+    if not ARM_NAME.fullmatch(name):
+        raise PolicyError(f"arm name {name!r} must be letters, digits and ._+- "
+                          "(starting with a letter or digit)")
+    return Arm(name, parse_policy(policy))

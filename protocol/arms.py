@@ -1,0 +1,145 @@
+"""Arm kinds as a claim declares them (``arms.<name>.play``): each registered once.
+
+A :class:`PlayKind` says what one kind of the engine's grammar
+(:data:`engines.play.spec.ARM_KINDS`) is in a declaration: the ``play``
+values that name it, the keys it takes and needs (the declaration check,
+:func:`check_arm`; the schema's ``play`` enum is filled from
+:data:`PLAY_KINDS` by :func:`claim_schema`), the typed spec it builds
+(:func:`arm_spec`: the plan formats each spec once) and the seconds of one
+decision (:func:`decision_seconds`, the cost model's).  A leaf's cost is its
+kind's (:data:`engines.leaves.kinds.LEAF_KINDS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.leaves.kinds import LEAF_KINDS, LeafSpec
+from engines.play.spec import (
+    BASELINE_NAMES,
+    EXTERNAL,
+    BaselineSpec,
+    ExternalSpec,
+    PolicySpec,
+    SearchSpec,
+    external_spec,
+)
+from protocol import costs
+
+#: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
+#: ``note`` every arm takes), in the order a refusal is reported
+KIND_KEYS = ("depth", "leaf", "reveals", "strata", "command", "grace", "movetime", "options")
+
+
+@dataclass(frozen=True)
+class PlayKind:
+    """One arm kind in a declaration.
+
+    ``what`` names an arm of it in messages (``{play}``: the declared play);
+    ``needs`` is ``(keys, key reported, message)`` of what it requires;
+    ``refusals`` the message for a key it refuses when not "only <the kinds taking it>
+    take(s) it"; ``spec(arm, leaf)`` builds the typed spec from the declared arm (``leaf``:
+    its resolved leaf, and the profile's ``depth`` and ``strata`` in the arm);
+    ``decision_seconds(spec)`` the estimated seconds of one decision.
+    """
+
+    kind: str
+    plays: tuple[str, ...]
+    what: str
+    takes: tuple[str, ...]
+    spec: Callable[[Mapping[str, Any], LeafSpec | None], PolicySpec]
+    decision_seconds: Callable[[Any], float]
+    needs: tuple[tuple[tuple[str, ...], str, str], ...] = ()
+    refusals: dict[str, str] = field(default_factory=dict)
+
+
+#: every arm kind a declaration may name, by its engine kind
+PLAY_KINDS: dict[str, PlayKind] = {}
+
+
+def register_play_kind(kind: PlayKind) -> PlayKind:
+    """Add an arm kind to the declarations (once; its ``play`` values are its own)."""
+    taken = {p for k in PLAY_KINDS.values() for p in k.plays}
+    if kind.kind in PLAY_KINDS or taken & set(kind.plays):
+        raise ValueError(f"arm kind {kind.kind!r} is registered already")
+    PLAY_KINDS[kind.kind] = kind
+    return kind
+
+
+def play_kind(play: str) -> PlayKind:
+    """The kind of a declared ``play``."""
+    return next(k for k in PLAY_KINDS.values() if play in k.plays)
+
+
+def _search_seconds(spec: SearchSpec) -> float:
+    """A dDsS decision visits about ``2 (3.5 S)^D`` nodes, a direct one ``7 S``; a factored
+    one (``M`` reveals) ``(1 + q (M - 1))`` times more per ply, ``q`` its leaf's
+    :attr:`~engines.leaves.kinds.LeafKind.reveal_share`."""
+    leaf = LEAF_KINDS[spec.leaf.kind]
+    nodes = 7 * spec.strata if spec.name == "direct" else 2 * (3.5 * spec.strata) ** spec.depth
+    if spec.reveals is not None:
+        nodes *= (1 + leaf.reveal_share * (spec.reveals - 1)) ** (
+            1 if spec.name == "direct" else spec.depth)
+    return nodes * leaf.node_seconds
+
+
+def _external_seconds(spec: ExternalSpec) -> float:
+    """Its declared ``movetime``, else :data:`protocol.costs.EXTERNAL_DECISION_S`."""
+    return (costs.EXTERNAL_DECISION_S if spec.movetime_ms is None
+            else spec.movetime_ms / 1000)
+
+
+_NO_SEARCH = {k: "{what} takes no " + k for k in ("depth", "leaf", "reveals", "strata")}
+
+register_play_kind(PlayKind(
+    "search", ("search",), "a search arm", ("depth", "leaf", "reveals", "strata"),
+    lambda arm, leaf: SearchSpec("search", leaf, arm["depth"], arm["strata"],
+                                 arm.get("reveals")),
+    _search_seconds,
+    needs=((("leaf",), "leaf", "a search arm needs a leaf"),
+           (("depth", "strata"), "depth", "a search arm needs depth and strata"))))
+register_play_kind(PlayKind(
+    "direct", ("direct",), "a direct arm", ("leaf", "reveals", "strata"),
+    lambda arm, leaf: SearchSpec("direct", leaf, 1, arm.get("strata", 7), arm.get("reveals")),
+    _search_seconds,
+    needs=((("leaf",), "leaf", "a direct arm needs a leaf"),),
+    refusals={"depth": "a direct arm plays one ply: no depth"}))
+register_play_kind(PlayKind(
+    "baseline", BASELINE_NAMES, "the {play} baseline", (),
+    lambda arm, leaf: BaselineSpec(arm["play"]),
+    lambda spec: costs.BASELINE_DECISION_S, refusals=_NO_SEARCH))
+register_play_kind(PlayKind(
+    EXTERNAL, (EXTERNAL,), "an external arm", ("command", "grace", "movetime", "options"),
+    lambda arm, leaf: external_spec(arm["command"], arm.get("options"), arm.get("movetime"),
+                                    arm.get("grace")),
+    _external_seconds,
+    needs=((("command",), "command", "an external arm needs a command (the program and its "
+            "arguments)"),),
+    refusals=_NO_SEARCH))
+
+
+def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
+    """What a declared arm's kind needs and refuses (``fail(key under the arm, message)``)."""
+    kind = play_kind(arm["play"])
+    what = kind.what.format(play=arm["play"])
+    for keys, reported, message in kind.needs:
+        if not set(keys) <= set(arm):
+            fail(reported, message)
+    for key in KIND_KEYS:
+        if key in arm and key not in kind.takes:
+            owners = [k.what for k in PLAY_KINDS.values() if key in k.takes]
+            fail(key, kind.refusals.get(key, f"only {' or '.join(owners)} takes {key}")
+                 .format(what=what))
+
+
+def arm_spec(arm: Mapping[str, Any], leaf: LeafSpec | None = None) -> PolicySpec:
+    """The typed spec of a declared arm (``depth`` and ``strata`` as this profile plays them,
+    ``leaf`` resolved to a path where it names weights)."""
+    return play_kind(arm["play"]).spec(arm, leaf)
+
+
+def decision_seconds(spec: PolicySpec) -> float:
+    """Estimated seconds of one decision of an arm."""
+    return PLAY_KINDS[spec.kind].decision_seconds(spec)
