@@ -72,6 +72,15 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
         say(f"{msg.ERROR} {text}")
         return _refuse(text)
 
+    def unplayable(request: str) -> str | None:
+        """Why ``request`` cannot be answered on the current position, or None."""
+        if position is None:
+            return f"'{request}' before any 'position'"
+        if core.legal_mask(position.cols) == 0:
+            return (f"'{request}' on a position with no legal column (every column is full: "
+                    "the game is over)")
+        return None
+
     for line in iter(inp.readline, ""):
         word, rest = msg.split(line)
         try:
@@ -85,11 +94,8 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
                 key = line.strip()
             elif word == msg.GO:
                 go = msg.parse_go(line)
-                if position is None:
-                    return refuse("'go' before any 'position'")
-                if core.legal_mask(position.cols) == 0:
-                    return refuse("'go' on a position with no legal column (every column is "
-                                  "full: the game is over)")
+                if (why := unplayable("go")) is not None:
+                    return refuse(why)
                 if valued:
                     ranking = rank(policy, position.state(), position.cols)
                     last = (key, ranking.values)
@@ -99,11 +105,8 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
                                       go.decision))
             elif word == msg.VALUES and valued:
                 number = msg.parse_values_request(line)
-                if position is None:
-                    return refuse("'values' before any 'position'")
-                if core.legal_mask(position.cols) == 0:
-                    return refuse("'values' on a position with no legal column (every "
-                                  "column is full: the game is over)")
+                if (why := unplayable("values")) is not None:
+                    return refuse(why)
                 if last is None or last[0] != key:
                     last = (key, rank(policy, position.state(), position.cols).values)
                 say(msg.values_answer(number, last[1]))
