@@ -6,7 +6,8 @@
 #   snakemake --cores 2 -- fourth_ply__tables_d4s7 # one arm's screen games
 #
 # Stages (one include each): train segments -> training health -> validate checkpoints -> gates (a checkpoint)
-# -> freeze -> open the screen block (ledger) -> play in shards -> close the block -> hashes
+# -> freeze -> open the screen block (ledger) -> play in shards -> (a ranking panel: roots,
+# rankings in shards, its table) -> close the block -> hashes
 # -> contrasts -> readings and verdict -> report and index.  See docs/workflow.md.
 import os
 
@@ -23,6 +24,7 @@ include: "workflow/rules/health.smk"
 include: "workflow/rules/games.smk"
 include: "workflow/rules/validate.smk"
 include: "workflow/rules/screen.smk"
+include: "workflow/rules/panel.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/records.smk"
 include: "workflow/rules/report.smk"

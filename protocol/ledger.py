@@ -292,10 +292,12 @@ def record_look(path: str | Path, blocks: Sequence[int], opener: Opener,
 
 def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, games: int,
                  table_sha256: str, unread: Sequence[int] | None = None,
+                 panel_sha256: str | None = None,
                  now: datetime | None = None) -> dict[str, Any]:
     """Mark ``opener``'s entries of ``blocks`` complete: every game played, the table's hash,
-    and (a sequential screen that stopped early) ``unread``, ``[first seed, count]`` of the
-    seeds never read.
+    (a sequential screen that stopped early) ``unread``, ``[first seed, count]`` of the
+    seeds never read, and (a ranking panel) ``panel_sha256``, its table's hash: the labels
+    and rankings computed on the block.
 
     A block completed before keeps what its first reading recorded; a replay
     (looks recorded since, or a different games table) is appended to the
@@ -308,16 +310,21 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
             if mine.get("status") != COMPLETE and unread is not None:
                 mine["unread"] = [int(x) for x in unread]
             if mine.get("status") == COMPLETE:
-                seen = [mine.get("table_sha256"), *(r.get("table_sha256") for r in replays(mine))]
-                under_way = seen[-1] is None
-                if under_way or table_sha256 not in seen:
+                seen = [(mine.get("table_sha256"), mine.get("panel_sha256")),
+                        *((r.get("table_sha256"), r.get("panel_sha256")) for r in replays(mine))]
+                under_way = seen[-1][0] is None
+                if under_way or (table_sha256, panel_sha256) not in seen:
                     replay = _open_replay(mine)
                     replay.update(table_sha256=table_sha256, utc=_stamp(now))
+                    if panel_sha256 is not None:
+                        replay["panel_sha256"] = panel_sha256
                     if not replay.get("looks"):
                         replay.pop("looks", None)
             else:
                 mine.update(status=COMPLETE, games=int(games), table_sha256=table_sha256,
                             completed_utc=_stamp(now))
+                if panel_sha256 is not None:
+                    mine["panel_sha256"] = panel_sha256
             out[str(block)] = dict(mine)
     return out
 

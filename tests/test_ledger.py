@@ -87,6 +87,23 @@ def test_completion_records_the_table_and_keeps_the_first(tmp_path) -> None:
         close_blocks(ledger, [3], Opener("claim-two", {}), games=1, table_sha256="e" * 64)
 
 
+def test_a_panel_table_is_recorded_with_the_block_and_a_new_one_is_a_replay(tmp_path) -> None:
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    done = close_blocks(ledger, [3], ONE, games=16, table_sha256="c" * 64,
+                        panel_sha256="a" * 64, now=NOW)
+    assert done["3"]["panel_sha256"] == "a" * 64 and "replays" not in done["3"]
+    # the same games and the same panel: nothing new; the same games, other labels: a replay
+    close_blocks(ledger, [3], ONE, games=16, table_sha256="c" * 64, panel_sha256="a" * 64,
+                 now=NOW)
+    again = close_blocks(ledger, [3], ONE, games=16, table_sha256="c" * 64,
+                         panel_sha256="b" * 64, now=NOW)
+    assert again["3"]["panel_sha256"] == "a" * 64  # the first reading is never rewritten
+    assert replays(again["3"]) == [{"table_sha256": "c" * 64, "panel_sha256": "b" * 64,
+                                    "utc": "2026-12-01T00:00:00Z"}]
+    read_ledger(ledger)  # the schema takes the panel's hashes
+
+
 def test_bad_hashes_and_bad_files_are_refused(tmp_path) -> None:
     with pytest.raises(LedgerError, match="not a SHA-256"):
         opening(tmp_path / "l.json", [1], Opener("c", {"c/w": "xyz"}))

@@ -65,6 +65,7 @@ wildcard_constraints:
     end=r"\d+",
     step=r"\d+",
     look=r"\d+",
+    ranker=r"[A-Za-z0-9-]+",
 
 
 def claim_done(claim):

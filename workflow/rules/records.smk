@@ -11,7 +11,8 @@ def records_inputs(wc):
                      preregistered=PATHS.path("preregistered", claim=wc.claim, block=p.label),
                      table=PATHS.path("table", claim=wc.claim, block=p.label),
                      contrasts=[PATHS.path("contrast", claim=wc.claim, block=p.label,
-                                           contrast=c) for c in p.contrasts])
+                                           contrast=c) for c in p.contrasts],
+                     **panel_files(wc.claim))
     return files
 
 

@@ -27,7 +27,8 @@ def report_inputs(wc):
             table=PATHS.path("table", claim=wc.claim, block=p.label),
             frozen=sorted(a.record for a in p.artefacts.values()),
             contrasts=[PATHS.path("contrast", claim=wc.claim, block=p.label, contrast=c)
-                       for c in p.contrasts])
+                       for c in p.contrasts],
+            **panel_files(wc.claim))
     return files
 
 

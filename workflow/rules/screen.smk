@@ -144,11 +144,14 @@ rule looks:
 
 
 def close_inputs(wc):
-    """The ledger's answer and every game played (a sequential screen's looks too)."""
+    """The ledger's answer and every game played (a sequential screen's looks too, a panel's
+    table)."""
     files = {"opened": PATHS.path("opened", claim=wc.claim, block=wc.block),
              "games": screen_games(wc.claim)}
     if CLAIMS[wc.claim].sequential is not None:
         files["looks"] = PATHS.path("looks", claim=wc.claim, block=wc.block)
+    if CLAIMS[wc.claim].panel is not None:  # a panel's table closes with the block's games
+        files["panel"] = PATHS.path("panel_table", claim=wc.claim, block=wc.block)
     return files
 
 

@@ -63,6 +63,7 @@ def verdict_inputs(wc):
         files["frozen"] = sorted({a.record for a in p.reads()})
         files["contrasts"] = [PATHS.path("contrast", claim=wc.claim, block=p.label, contrast=c)
                               for c in p.contrasts]
+        files.update(panel_files(wc.claim))
     return files
 
 

@@ -1,5 +1,6 @@
 # Named targets (besides `all`, in the Snakefile): one rule per claim (`<claim>`: its report),
-# one per arm (`<claim>__<arm>`: its screen games; a sequential screen's look by look) and one
+# one per arm (`<claim>__<arm>`: its screen games; a sequential screen's look by look), one
+# per panel (`<claim>__panel`: its readings) and one
 # per trained weights (`<claim>__<weights>`: its validation curve).  Dashes become underscores.
 
 
@@ -20,6 +21,15 @@ for _p in CLAIMS.values():
             localrule: True
             input:
                 lambda wc, _c=_p.id, _a=_arm: screen_games(_c, [_a]),
+
+    if _p.panel is not None:
+
+        rule:
+            name:
+                f"{_p.rule}__panel"
+            localrule: True
+            input:
+                PATHS.path("panel_readings", claim=_p.id, block=_p.label),
 
     for _w in _p.trained:
 

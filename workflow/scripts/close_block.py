@@ -1,5 +1,6 @@
 """Adapter: every arm's games of the block in one table; the block marked complete (a
-sequential screen: the games of the looks it made, and the seeds it never read)."""
+sequential screen: the games of the looks it made, and the seeds it never read; a ranking
+panel: its table's SHA-256)."""
 
 import sys
 from datetime import UTC, datetime
@@ -24,13 +25,19 @@ def main() -> None:
     sha = file_sha256(S.output.table)
     looks = dict(S.input.items()).get("looks")  # a sequential screen's looks
     unread = load_json(looks)["unread"] if looks else None
+    panel = dict(S.input.items()).get("panel")  # a ranking panel's table
+    panel_sha = file_sha256(panel) if panel else None
     entries = close_blocks(S.params.ledger, [int(b) for b in opened["blocks"]], opener,
-                           games=len(rows), table_sha256=sha, unread=unread)
-    print(f"{len(rows)} games in, table sha256 {sha}", file=sys.stderr)
+                           games=len(rows), table_sha256=sha, unread=unread,
+                           panel_sha256=panel_sha)
+    print(f"{len(rows)} games in, table sha256 {sha}"
+          + (f", panel table sha256 {panel_sha}" if panel_sha else ""), file=sys.stderr)
     # the checkout, command and machine that played these games (the records' run;
     # docs/records.md)
     played = run_source(S.params.repo, S.params.ledger)
-    write_json(S.output.closed, {"games": len(rows), "table_sha256": sha, "entries": entries,
+    write_json(S.output.closed, {"games": len(rows), "table_sha256": sha,
+                                 **({"panel_sha256": panel_sha} if panel_sha else {}),
+                                 "entries": entries,
                                  "played": played,
                                  "machine": machine_record(stamp(datetime.now(UTC)))})
 

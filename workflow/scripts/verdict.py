@@ -18,7 +18,8 @@ def main() -> None:
     contrasts = {Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])}
     opened = load_json(inputs["opened"]) if "opened" in inputs else None
     frozen = {r["artefact"]: r for r in map(load_json, inputs.get("frozen", []))}
-    readings = evaluate_all(S.params.readings, contrasts, curves, health)
+    panel = load_json(inputs["panel"]) if "panel" in inputs else None
+    readings = evaluate_all(S.params.readings, contrasts, curves, health, panel=panel)
     errors = methodological_errors(integrity=integrity_errors(contrasts), gate=gate,
                                    screened=opened is not None,
                                    reused=bool(opened and opened["reused"]), frozen=frozen)
