@@ -12,20 +12,19 @@ read them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS
+from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS, WORK
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
 from engines.play.labeller import label_root, shard_roots
 from engines.play.players import Policy
 from engines.play.rankers import rank
 
-#: what a panel's ``work`` counts
-WORK = ("nodes", "leaves")
+__all__ = ["WORK", "PanelRoot", "game_roots", "outcome_rows", "ranker_rows"]
 
 
 @dataclass(frozen=True)
@@ -39,27 +38,41 @@ class PanelRoot:
     state: np.ndarray
 
 
+#: ``on_game(seed, columns, scores)``: a game's columns played and its score after each move
+GameSeen = Callable[[int, list[int], list[int]], None]
+
+
 def game_roots(policy: Policy, seeds: Iterable[int], every: int = 1,
-               limit: int | None = None) -> list[PanelRoot]:
+               limit: int | None = None, on_game: GameSeen | None = None) -> list[PanelRoot]:
     """The roots of ``policy``'s games on ``seeds``: the state before decisions 0, every,
-    2 every, ... of each game, in seed order then move order, at most ``limit``."""
+    2 every, ... of each game, in seed order then move order, at most ``limit`` (no game is
+    played once ``limit`` roots are taken).  ``on_game`` is told each game played, when it
+    ends (its trajectory, to check it against a games table)."""
     if every < 1:
         raise ValueError(f"every must be at least 1, got {every}")
     roots: list[PanelRoot] = []
     for seed in seeds:
         if limit is not None and len(roots) >= limit:
             break
-        decision = 0
+        columns: list[int] = []
+        scores: list[int] = []
 
-        def choose(state: np.ndarray, cols: np.ndarray, seed: int = int(seed)) -> int:
-            nonlocal decision
+        def choose(state: np.ndarray, cols: np.ndarray, seed: int = int(seed),
+                   columns: list[int] = columns, scores: list[int] = scores) -> int:
+            decision = len(columns)
             if decision % every == 0:
                 roots.append(PanelRoot(seed, decision, cols.copy(), state.copy()))
-            decision += 1
-            return policy.choose(state, cols)
+            if decision:
+                scores.append(int(state[core.ST_SCORE]))
+            columns.append(int(policy.choose(state, cols)))
+            return columns[-1]
 
         policy.new_game(int(seed))
-        play_out(int(seed), choose)
+        final = play_out(int(seed), choose)
+        if columns:
+            scores.append(int(final[core.ST_SCORE]))
+        if on_game is not None:
+            on_game(int(seed), columns, scores)
     return roots[:limit]
 
 
