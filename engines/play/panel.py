@@ -87,12 +87,19 @@ def _row(root: PanelRoot, ranker: str, choice: int, work: int | None,
 
 def ranker_rows(name: str, policy: Policy, roots: list[PanelRoot], work: str = "nodes",
                 shard: int = 1, shards: int = 1) -> list[dict]:
-    """The panel rows of one ranker at the roots of one shard (every ``shards``-th root)."""
+    """The panel rows of one ranker at the roots of one shard (every ``shards``-th root).
+
+    Each root is ranked as the first decision of a new game of its seed (the player is
+    told ``new_game(root.game)``), so a row depends on its root alone, not on the roots
+    ranked before it in the shard: a search's node table places its entries by the
+    decision's number since the game began, so its node and leaf counts would otherwise
+    change with the shard count (its values and choice never do)."""
     if work not in WORK:
         raise ValueError(f"work must be one of {', '.join(WORK)}, got {work!r}")
     rows = []
     for i in shard_roots(len(roots), shard, shards):
         root = roots[i]
+        policy.new_game(int(root.game))
         r = rank(policy, root.state, root.cols)
         rows.append(_row(root, name, r.choice, getattr(r, work), r.values))
     return rows

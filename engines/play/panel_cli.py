@@ -191,12 +191,13 @@ def _merge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def merge_rows(paths: Sequence[str], rankers: Sequence[str],
-               roots: Sequence[tuple[int, int]] | None = None) -> list[dict[str, str]]:
+               roots: Sequence[tuple[int, int]] | None = None,
+               roots_file: str = "the roots file") -> list[dict[str, str]]:
     """The panel table of the shards' rows: by game, root, then ``rankers`` order.
 
     Refused in one line: a row of a ranker not in ``rankers`` or given twice (naming its
-    file and line), a root one ranker has and another lacks, and with ``roots`` a root no
-    ranker ranks or a row at a root not in it.
+    file and line), a root one ranker has and another lacks, and with ``roots`` (the
+    ``(game, root)`` of ``roots_file``) a root no ranker ranks or a row at a root not in it.
     """
     if not rankers or len(set(rankers)) != len(rankers) or not all(rankers):
         raise InputError(f"--rankers {','.join(rankers)!r} must name distinct rankers")
@@ -224,12 +225,12 @@ def merge_rows(paths: Sequence[str], rankers: Sequence[str],
         wanted = list(roots)
         lost = sorted(set(wanted) - set(keys))
         if lost:
-            raise InputError(f"game {lost[0][0]} root {lost[0][1]}: no ranker ranks it "
-                             f"({len(lost)} roots of the roots file missing)")
+            raise InputError(f"{roots_file}: game {lost[0][0]} root {lost[0][1]}: no ranker "
+                             f"ranks it ({len(lost)} roots missing)")
         extra = sorted(set(keys) - set(wanted))
         if extra:
-            raise InputError(f"game {extra[0][0]} root {extra[0][1]}: not a root of the "
-                             "roots file")
+            raise InputError(f"{roots_file}: game {extra[0][0]} root {extra[0][1]}: ranked, "
+                             "but not a root of this file")
     return [rows[key][0] for key in sorted(rows)]
 
 
@@ -238,7 +239,7 @@ def _merge(args: argparse.Namespace) -> int:
     roots = None
     if args.roots:
         roots = [(e["game"], e["root"]) for e in read_roots(args.roots)["roots"]]
-    write_rows(merge_rows(args.shards, rankers, roots), args.out)
+    write_rows(merge_rows(args.shards, rankers, roots, args.roots), args.out)
     return 0
 
 
