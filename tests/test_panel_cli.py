@@ -237,3 +237,37 @@ def test_the_games_check_reads_every_arm_of_the_policy(work) -> None:
     write_games(table, work / "two-arms-bad.csv")
     assert drop7("roots", "--policy", POLICY, "--seeds", "5:3", "--every", EVERY, "--games",
                  work / "two-arms-bad.csv", "--out", work / "two-bad.json") == 2
+
+
+def test_a_panel_from_roots_to_readings(work) -> None:
+    """The commands end to end: a d2 reference, d1 and the random baseline (no values)."""
+    d = work / "end-to-end"
+    rankers = {"d2": "search:leaf=linear,d=2,s=3", "d1": POLICY, "rand": "random"}
+    parts = []
+    for name, policy in rankers.items():
+        parts.append(d / f"{name}.csv")
+        assert drop7("rank", "--ranker", f"{name}={policy}", "--roots", work / "roots.json",
+                     "--out", parts[-1]) == 0
+    assert drop7("merge", "--rankers", "d2,d1,rand", "--roots", work / "roots.json", "--out",
+                 d / "panel.csv", *parts) == 0
+    declaration = {"reference": "d2", "rankers": ["d1", "rand"], "recall": [2, 3],
+                   "work": "nodes", "readings": {
+                       "rand-tau": {"kind": "figure-at-least", "ranker": "rand",
+                                    "figure": "tau", "threshold": 0.1},
+                       "d1-over-rand": {"kind": "ranker-beats", "ranker": "d1",
+                                        "other": "rand", "figure": "regret"}}}
+    (d / "panel.json").write_text(json.dumps(declaration), encoding="utf-8")
+    assert drop7("read", "--table", d / "panel.csv", "--roots", work / "roots.json",
+                 "--declaration", d / "panel.json", "--resamples", 200, "--out",
+                 d / "readings.json") == 0
+    out = json.loads((d / "readings.json").read_text(encoding="utf-8"))
+    assert out["values"] == {"d2": True, "d1": True, "rand": False}
+    assert out["reference_figures"]["top1"]["estimate"] == 1
+    assert out["reference_figures"]["tau"]["estimate"] == 1
+    for name in ("pairwise", "tau"):
+        assert out["figures"]["rand"][name]["estimate"] is None
+    assert out["readings"]["rand-tau"]["outcome"] == "not-run"
+    assert out["readings"]["d1-over-rand"]["outcome"] in ("pass", "fail")
+    assert out["roots"]["count"] == len(read_roots(work / "roots.json")["roots"])
+    assert out["table_sha256"] == file_sha256(d / "panel.csv")
+    assert 1 <= len(out["shown"]) <= 3
