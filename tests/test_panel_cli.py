@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ from engines.play.policy import load_policy
 POLICY = "search:leaf=linear,d=1,s=3"
 SEEDS = (5, 3)
 EVERY = 7
+PLAYER = Path(__file__).with_name("referee_player.py")
 
 
 def drop7(*argv: str) -> int:
@@ -271,3 +273,16 @@ def test_a_panel_from_roots_to_readings(work) -> None:
     assert out["roots"]["count"] == len(read_roots(work / "roots.json")["roots"])
     assert out["table_sha256"] == file_sha256(d / "panel.csv")
     assert 1 <= len(out["shown"]) <= 3
+
+
+def test_roots_play_an_illegal_answer_as_the_games_driver_does(tmp_path) -> None:
+    """A program that always answers column 3 is played centre-first once 3 is full, as in
+    ``drop7 play``: the roots' games are the table's, illegal answers included."""
+    policy = f"external:{sys.executable} {PLAYER} --column 3"
+    games = tmp_path / "games.csv"
+    assert main(["play", "--policy", policy, "--seeds", "3:2", "--out", str(games),
+                 "--progress-s", "-1"]) == 0
+    assert sum(int(r["illegal"]) for r in read_games(games)) > 0
+    assert drop7("roots", "--policy", policy, "--seeds", "3:2", "--every", 5, "--games", games,
+                 "--out", tmp_path / "roots.json") == 0
+    assert read_roots(tmp_path / "roots.json")["games_sha256"] == file_sha256(games)

@@ -20,6 +20,7 @@ import numpy as np
 from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS, WORK
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
+from engines.play.games import centre_first
 from engines.play.labeller import label_root, shard_roots
 from engines.play.players import Policy
 from engines.play.rankers import rank
@@ -46,7 +47,9 @@ def game_roots(policy: Policy, seeds: Iterable[int], every: int = 1,
                limit: int | None = None, on_game: GameSeen | None = None) -> list[PanelRoot]:
     """The roots of ``policy``'s games on ``seeds``: the state before decisions 0, every,
     2 every, ... of each game, in seed order then move order, at most ``limit`` (no game is
-    played once ``limit`` roots are taken).  ``on_game`` is told each game played, when it
+    played once ``limit`` roots are taken).  An illegal column from the player is replaced
+    by the centre-most legal one, as the games driver does (:mod:`engines.play.games`), so
+    the games are the ones ``drop7 run-arms`` plays.  ``on_game`` is told each game played, when it
     ends (its trajectory, to check it against a games table)."""
     if every < 1:
         raise ValueError(f"every must be at least 1, got {every}")
@@ -64,8 +67,11 @@ def game_roots(policy: Policy, seeds: Iterable[int], every: int = 1,
                 roots.append(PanelRoot(seed, decision, cols.copy(), state.copy()))
             if decision:
                 scores.append(int(state[core.ST_SCORE]))
-            columns.append(int(policy.choose(state, cols)))
-            return columns[-1]
+            column = int(policy.choose(state, cols))
+            if not (0 <= column <= 6 and core.is_legal(cols, column)):
+                column = centre_first(cols)  # as the games driver plays an illegal answer
+            columns.append(column)
+            return column
 
         policy.new_game(int(seed))
         final = play_out(int(seed), choose)
