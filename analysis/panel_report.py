@@ -22,7 +22,7 @@ page, the verdict and the records read:
   earliest of equals), in game order, so the page shows where the rankers
   differ rather than the opening board every game shares.
 
-The table must hold exactly the roots of the roots file.  ``drop7 panel
+The table must hold exactly the roots of the roots file and the declared rankers.  ``drop7 panel
 read`` (:data:`ACTIONS`) runs it on files and writes the result atomically.
 """
 
@@ -127,8 +127,14 @@ def _float(text: str) -> float | None:
     return float(text) if text else None
 
 
-def _check_roots_match(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
-                       reference: str) -> None:
+def _check_table(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
+                 names: Sequence[str]) -> None:
+    """The table holds the declared rankers alone, at the roots of the roots file."""
+    extra_names = sorted({r["ranker"] for r in rows} - set(names))
+    if extra_names:
+        raise PanelError(f"ranker {extra_names[0]!r} is in the table but not in the "
+                         f"declaration ({', '.join(names)})")
+    reference = names[0]
     table = {(int(r["game"]), int(r["root"])) for r in rows if r["ranker"] == reference}
     roots = {(e["game"], e["root"]) for e in roots_doc["roots"]}
     for a, b, what in ((table, roots, "the roots file lacks it"),
@@ -171,12 +177,13 @@ def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
     :func:`contracts.panel_roots.read_roots` does.  ``table_sha256`` defaults to the SHA-256
     of the rows written as a table (the file's, for a table the merge wrote).  Refused in one
     line (:class:`PanelError`): a bad declaration, a table whose roots are not the roots
-    file's, a ranker the table does not align with the reference."""
+    file's or with a ranker not declared, a ranker the table does not align with the
+    reference."""
     check_declaration(declaration)
     reference, rankers = declaration["reference"], list(declaration["rankers"])
     recall = tuple(declaration.get("recall", DEFAULT_KS))
     names = [reference, *rankers]
-    _check_roots_match(rows, roots_doc, reference)
+    _check_table(rows, roots_doc, names)
     aligned = {name: panel_roots(rows, reference, name) for name in names}
     read = {name: read_ranker(aligned[name], recall, n_resamples) for name in names}
     differences, readings = {}, {}

@@ -23,7 +23,7 @@ from contracts.panel_roots import (
     check_roots,
     read_roots,
 )
-from contracts.panel_table import read_rows
+from contracts.panel_table import OUTCOME_REFERENCE, read_rows
 from engines.drop7 import core
 from engines.drop7.board import cols_to_rows
 from engines.play.panel import game_roots
@@ -139,11 +139,11 @@ def _merged(work: Path, name: str, action: list[str], shards: int, tag: str) -> 
 
 
 RANK = ["rank", "--ranker", "d2=search:leaf=linear,d=2,s=3"]
-LABEL = ["label", "--name", "outcome-reference", "--policy", "direct:leaf=linear",
+LABEL = ["label", "--name", OUTCOME_REFERENCE, "--policy", "direct:leaf=linear",
          "--continuations", "2", "--horizon", "4", "--target", "points", "--seed", "0x7"]
 
 
-@pytest.mark.parametrize("name,action", [("d2", RANK), ("outcome-reference", LABEL)],
+@pytest.mark.parametrize("name,action", [("d2", RANK), (OUTCOME_REFERENCE, LABEL)],
                          ids=["rank", "label"])
 def test_shards_merge_to_the_same_bytes(work, name, action) -> None:
     tables = {k: _merged(work, name, action, k, f"{name}-{k}") for k in (1, 2, 3)}

@@ -203,6 +203,12 @@ def test_read_refuses_a_table_of_other_roots_in_one_line(panel, tmp_path, capsys
     fewer = {**doc, "roots": doc["roots"][1:]}
     with pytest.raises(PanelError, match=r"^game 1000 root 0: the roots file lacks it"):
         read_panel(rows, fewer, DECLARATION, R)
+    fewer_rankers = {**DECLARATION, "rankers": ["noisy", "random"], "readings": {}}
+    with pytest.raises(PanelError, match=r"^ranker 'choice-only' is in the table but not in "):
+        read_panel(rows, doc, fewer_rankers, R)
+    with pytest.raises(PanelError, match=r"the reference ref has no row there"):
+        read_panel([r for r in rows if (r["game"], r["root"]) != ("1000", "0")
+                    or r["ranker"] != "ref"], doc, DECLARATION, R)
     write_rows(rows, tmp_path / "panel.csv")
     write_roots(tmp_path / "roots.json", fewer)
     (tmp_path / "panel.json").write_text(json.dumps(DECLARATION), encoding="utf-8")
