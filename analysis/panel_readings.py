@@ -69,6 +69,13 @@ CHOICE_FIGURES = ("top1", "regret", "regret_frac")
 DEFAULT_KS = (2, 3)
 
 
+def figure_names(recall: Sequence[int] = DEFAULT_KS) -> tuple[str, ...]:
+    """The names of every figure :func:`read_ranker` gives a panel reporting ``recall@k`` for
+    each ``k`` of ``recall``, in its order: the one list of the figures a reading may name."""
+    return (*CHOICE_FIGURES, *(f"recall@{k}" for k in recall), *VALUE_FIGURES, "work",
+            "work_ratio")
+
+
 class PanelError(ValueError):
     """A panel table that cannot be read as the reference and a ranker at the same roots."""
 
@@ -278,10 +285,13 @@ def read_ranker(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS,
 def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFAULT_KS,
                n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> Figure:
     """Ranker ``a``'s figure minus ranker ``b``'s on the same roots, paired by root and
-    resampled by game (roots where either is undefined are left out)."""
+    resampled by game (roots where either is undefined are left out); ``work_ratio``'s is
+    ``sum(work_a - work_b) / sum(reference work)``, the difference of the two ratios."""
     if not np.array_equal(a.games, b.games) or not np.array_equal(a.reference, b.reference,
                                                                   equal_nan=True):
         raise PanelError("the two rankers are not read on the same roots")
+    if name == "work_ratio":
+        return figure(a.games, a.work - b.work, a.reference_work, n_resamples, seed)
     return figure(a.games, per_root(a, ks)[name] - per_root(b, ks)[name], None, n_resamples,
                   seed)
 

@@ -79,6 +79,12 @@ def _serve() -> ModuleType:
     return serve
 
 
+@command("panel", "a ranking panel: roots, rank, label, merge, read")
+def _panel() -> ModuleType:
+    from cli import panel
+    return panel
+
+
 @command("records", "check a bundle of register records: validate DIR")
 def _records() -> ModuleType:
     from protocol import records_cli

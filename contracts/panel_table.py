@@ -50,27 +50,39 @@ PANEL_COLUMNS = ("game", "root", "ranker", "choice", "work", *VALUE_COLUMNS)
 #: the order in which equal values are ranked (equal to ``engines.drop7.board.CENTRE_ORDER``,
 #: which a test checks): ties go to the more central column, left before right
 TIE_ORDER = (3, 2, 4, 1, 5, 0, 6)
+#: the ranker name of an outcome reference in a panel table (no arm may take it)
+OUTCOME_REFERENCE = "outcome-reference"
+#: what a panel's ``work`` column counts: search nodes or leaf evaluations
+WORK = ("nodes", "leaves")
 
 
 class PanelTableError(ValueError):
     """A file that is not a panel table, or a row that breaks its layout."""
 
 
+def table_text(rows: Iterable[dict]) -> str:
+    """A panel table's text (header, then one line per row); a value of ``None`` (or NaN) is
+    written empty, a float as its ``repr``, text as it is (so rows read back write alike)."""
+    fh = io.StringIO(newline="")
+    writer = csv.DictWriter(fh, fieldnames=PANEL_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        out = {}
+        for key in PANEL_COLUMNS:
+            value = row.get(key)
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                value = ""
+            elif isinstance(value, float):
+                value = repr(float(value))  # a numpy float's repr names its type
+            out[key] = value
+        writer.writerow(out)
+    return fh.getvalue()
+
+
 def write_rows(rows: Iterable[dict], path: str | os.PathLike) -> None:
-    """Write a panel table atomically; a value of ``None`` (or NaN) is written empty."""
+    """Write a panel table (:func:`table_text`) atomically."""
     with atomic_file(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=PANEL_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            out = {}
-            for key in PANEL_COLUMNS:
-                value = row.get(key)
-                if value is None or (isinstance(value, float) and math.isnan(value)):
-                    value = ""
-                elif isinstance(value, float):
-                    value = repr(float(value))  # a numpy float's repr names its type
-                out[key] = value
-            writer.writerow(out)
+        fh.write(table_text(rows))
 
 
 def _whole(text: str) -> bool:

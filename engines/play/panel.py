@@ -12,20 +12,20 @@ read them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS
+from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS, WORK
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
+from engines.play.games import centre_first
 from engines.play.labeller import label_root, shard_roots
 from engines.play.players import Policy
 from engines.play.rankers import rank
 
-#: what a panel's ``work`` counts
-WORK = ("nodes", "leaves")
+__all__ = ["WORK", "PanelRoot", "game_roots", "outcome_rows", "ranker_rows"]
 
 
 @dataclass(frozen=True)
@@ -39,27 +39,46 @@ class PanelRoot:
     state: np.ndarray
 
 
+#: ``on_game(seed, columns, scores)``: a game's columns played and its score after each move
+GameSeen = Callable[[int, list[int], list[int]], None]
+
+
 def game_roots(policy: Policy, seeds: Iterable[int], every: int = 1,
-               limit: int | None = None) -> list[PanelRoot]:
+               limit: int | None = None, on_game: GameSeen | None = None) -> list[PanelRoot]:
     """The roots of ``policy``'s games on ``seeds``: the state before decisions 0, every,
-    2 every, ... of each game, in seed order then move order, at most ``limit``."""
+    2 every, ... of each game, in seed order then move order, at most ``limit`` (no game is
+    played once ``limit`` roots are taken).  An illegal column from the player is replaced
+    by the centre-most legal one, as the games driver does (:mod:`engines.play.games`), so
+    the games are the ones ``drop7 run-arms`` plays.  ``on_game`` is told each game played, when it
+    ends (its trajectory, to check it against a games table)."""
     if every < 1:
         raise ValueError(f"every must be at least 1, got {every}")
     roots: list[PanelRoot] = []
     for seed in seeds:
         if limit is not None and len(roots) >= limit:
             break
-        decision = 0
+        columns: list[int] = []
+        scores: list[int] = []
 
-        def choose(state: np.ndarray, cols: np.ndarray, seed: int = int(seed)) -> int:
-            nonlocal decision
+        def choose(state: np.ndarray, cols: np.ndarray, seed: int = int(seed),
+                   columns: list[int] = columns, scores: list[int] = scores) -> int:
+            decision = len(columns)
             if decision % every == 0:
                 roots.append(PanelRoot(seed, decision, cols.copy(), state.copy()))
-            decision += 1
-            return policy.choose(state, cols)
+            if decision:
+                scores.append(int(state[core.ST_SCORE]))
+            column = int(policy.choose(state, cols))
+            if not (0 <= column <= 6 and core.is_legal(cols, column)):
+                column = centre_first(cols)  # as the games driver plays an illegal answer
+            columns.append(column)
+            return column
 
         policy.new_game(int(seed))
-        play_out(int(seed), choose)
+        final = play_out(int(seed), choose)
+        if columns:
+            scores.append(int(final[core.ST_SCORE]))
+        if on_game is not None:
+            on_game(int(seed), columns, scores)
     return roots[:limit]
 
 
@@ -74,12 +93,19 @@ def _row(root: PanelRoot, ranker: str, choice: int, work: int | None,
 
 def ranker_rows(name: str, policy: Policy, roots: list[PanelRoot], work: str = "nodes",
                 shard: int = 1, shards: int = 1) -> list[dict]:
-    """The panel rows of one ranker at the roots of one shard (every ``shards``-th root)."""
+    """The panel rows of one ranker at the roots of one shard (every ``shards``-th root).
+
+    Each root is ranked as the first decision of a new game of its seed (the player is
+    told ``new_game(root.game)``), so a row depends on its root alone, not on the roots
+    ranked before it in the shard: a search's node table places its entries by the
+    decision's number since the game began, so its node and leaf counts would otherwise
+    change with the shard count (its values and choice never do)."""
     if work not in WORK:
         raise ValueError(f"work must be one of {', '.join(WORK)}, got {work!r}")
     rows = []
     for i in shard_roots(len(roots), shard, shards):
         root = roots[i]
+        policy.new_game(int(root.game))
         r = rank(policy, root.state, root.cols)
         rows.append(_row(root, name, r.choice, getattr(r, work), r.values))
     return rows
