@@ -105,7 +105,8 @@ rule panel_rank:
 
 rule panel_table:
     input:
-        lambda wc: panel_shards(wc.claim, wc.block),
+        shards=lambda wc: panel_shards(wc.claim, wc.block),
+        roots=PATHS.pattern("panel_roots"),
     output:
         PATHS.pattern("panel_table"),
     log:
@@ -114,7 +115,8 @@ rule panel_table:
     params:
         names=lambda wc: ",".join(panel_of(wc.claim).names()),
     shell:
-        "drop7 panel merge --rankers {params.names} --out {output} {input} 2> {log}"
+        "drop7 panel merge --rankers {params.names} --roots {input.roots} --out {output}"
+        " {input.shards} 2> {log}"
 
 
 def panel_declaration(claim):

@@ -1,7 +1,9 @@
 """Adapter: a panel's readings (analysis/panel_report.py) from its closed table and its roots."""
 
 from analysis.panel_report import read_panel
-from contracts.json_file import load_json, write_json
+from contracts.hashing import file_sha256
+from contracts.json_file import write_json
+from contracts.panel_roots import read_roots
 from contracts.panel_table import read_rows
 from protocol.jobs import log_to, run
 
@@ -9,8 +11,8 @@ S = snakemake  # noqa: F821
 
 
 def main() -> None:
-    doc = read_panel(read_rows(S.input.table), load_json(S.input.roots), S.params.declaration,
-                     S.params.resamples)
+    doc = read_panel(read_rows(S.input.table), read_roots(S.input.roots), S.params.declaration,
+                     S.params.resamples, file_sha256(S.input.table))
     write_json(S.output[0], doc)
 
 
