@@ -59,7 +59,7 @@ from analysis.bootstrap import (
     DEFAULT_CHUNK,
     resample_counts,
 )
-from analysis.readings import Reading
+from analysis.reading_result import Reading
 from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
 
 #: figures that need the ranker's values (a ranker giving its choice alone has the others)
@@ -67,6 +67,13 @@ VALUE_FIGURES = ("pairwise", "tau")
 CHOICE_FIGURES = ("top1", "regret", "regret_frac")
 #: the ``k`` of ``recall@k`` a panel reports unless it declares others
 DEFAULT_KS = (2, 3)
+
+
+def figure_names(recall: Sequence[int] = DEFAULT_KS) -> tuple[str, ...]:
+    """Every figure a panel of these ``recall@k`` gives each ranker (what :func:`read_ranker`
+    returns): the names a panel reading may read."""
+    return (*CHOICE_FIGURES, *(f"recall@{k}" for k in recall), *VALUE_FIGURES, "work",
+            "work_ratio")
 
 
 class PanelError(ValueError):

@@ -50,6 +50,9 @@ PANEL_COLUMNS = ("game", "root", "ranker", "choice", "work", *VALUE_COLUMNS)
 #: the order in which equal values are ranked (equal to ``engines.drop7.board.CENTRE_ORDER``,
 #: which a test checks): ties go to the more central column, left before right
 TIE_ORDER = (3, 2, 4, 1, 5, 0, 6)
+#: the table name of an outcome reference (a panel whose reference is a Monte Carlo outcome
+#: labeller, not an arm; no arm may be named so)
+OUTCOME_REFERENCE = "outcome-reference"
 
 
 class PanelTableError(ValueError):

@@ -258,13 +258,14 @@ def estimate_table(plan: Plan) -> str:
     """Every claim's estimated CPU hours by stage, as text (what a dry run prints)."""
     lines = [f"estimated CPU hours of the {plan.name} profile (one core each; "
              "docs/claims.md has the model):",
-             f"  {'claim':<24}{'train':>9}{'validation':>12}{'screen':>9}{'total':>9}"]
+             f"  {'claim':<24}{'train':>9}{'validation':>12}{'screen':>9}{'panel':>9}"
+             f"{'total':>9}"]
     for c in plan.order():
         est = plan.claims[c].estimate()
-        hours = [est[k] / 3600 for k in ("train", "validation", "screen")]
+        hours = [est[k] / 3600 for k in ("train", "validation", "screen", "panel")]
         mark = "" if c in plan.run else "   (not in the default target)"
         if plan.claims[c].sequential is not None:
             mark += "   (screen: at most; sequential, it may stop at an earlier look)"
         lines.append(f"  {c:<24}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
-            [*hours, sum(hours)], (9, 12, 9, 9), strict=True)) + mark)
+            [*hours, sum(hours)], (9, 12, 9, 9, 9), strict=True)) + mark)
     return "\n".join(lines)
