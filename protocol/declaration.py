@@ -342,12 +342,12 @@ def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
                             f"({', '.join(map(str, doc['panel']['recall']))})")
                 chk.fail(f"{key}.{param}", f"no {label} {r[param]!r} ({plural}: "
                          f"{_names(pool)}{hint})")
-        if kind == "ranker-beats" and r["ranker"] == r["other"]:
-            chk.fail(f"{key}.other", f"{r['other']!r} against itself")
             if (param in r and names == "contrast" and kind in DIFFERENCE_ONLY
                     and "difference" not in contrasts[r[param]]):
                 chk.fail(f"{key}.{param}", f"a {kind} reading needs a difference contrast "
                          f"(per-arm quartiles); {r[param]!r} is an interaction")
+        if kind == "ranker-beats" and r["ranker"] == r["other"]:
+            chk.fail(f"{key}.other", f"{r['other']!r} against itself")
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
             chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {_names(doc['readings'])})")
