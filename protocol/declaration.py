@@ -13,7 +13,11 @@ declared readings and outcomes their kinds can give; a sequential screen
 (``screen.looks``) has one screen reading to stop on, no arm on a prefix and
 a design that keeps its error rate; a claim trains at most
 :data:`MAX_CHECKPOINTS` checkpoints (counted before any list of them is
-built). Across claims: every claim and weights named exists, nothing is
+built); a claim has a screen, a ranking panel or both, and a panel names
+arms, a reference that values every column (or an outcome within the
+labeller's limits), distinct rankers and the block of its own only without a
+screen, and its readings name its rankers and figures (docs/panels.md).
+Across claims: every claim and weights named exists, nothing is
 circular, a shared block is the block of a claim that owns it and that
 declares at least as many games. Every file of the directory must be a
 ``*.yaml`` declaration (a ``.yml`` would otherwise be skipped silently). Any

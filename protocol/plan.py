@@ -7,8 +7,10 @@ and screen sizes, prefixes and searches (a profile only shrinks what a
 claim declares, and :attr:`~protocol.plan_model.ClaimPlan.shrunk` says what
 it shrank), the screen block and its seeds, the policy string of every arm,
 the games of every contrast, how many shards each arm's games are cut
-into, and a sequential screen's looks (declared, given by the profile, or
-scaled to a shrunk screen) with every arm's games of each look.  No Snakemake, no engine kernels.
+into, a sequential screen's looks (declared, given by the profile, or
+scaled to a shrunk screen) with every arm's games of each look, and a
+ranking panel's roots and rankers (:class:`~protocol.plan_model.PlannedPanel`).
+No Snakemake, no engine kernels.
 """
 
 from __future__ import annotations
