@@ -449,3 +449,44 @@ def test_the_panel_schema_is_closed_and_copied_not_shared() -> None:
     assert panel["additionalProperties"] is False
     assert panel["properties"]["roots"]["additionalProperties"] is False
     assert copy.deepcopy(schema) == claim_schema()
+
+
+def test_a_ranker_reading_frozen_tables_waits_for_them_and_inherits_their_shrinks(
+        tmp_path) -> None:
+    """A ranker that reads another claim's frozen tables (not a screen arm of a panel-only
+    claim): its artefact is the claim's (hashed where the block opens), that claim runs
+    first, and what the profile shrank of its training lowers this claim's tier."""
+    def edit(doc):
+        doc["arms"]["tables-d1"] = {"play": "search", "depth": 1, "strata": 7,
+                                    "leaf": {"claim": "ntuple-line-tuples",
+                                             "weights": "ntuple-A"}}
+        doc["panel"]["rankers"].append("tables-d1")
+
+    plan = plan_of(tmp_path, edit)
+    p = plan.claims[ID]
+    assert list(p.arms) == ["fair-d3s7"]
+    assert p.panel.arms["tables-d1"].artefact.key == "ntuple-line-tuples/ntuple-A"
+    assert set(p.artefacts) == {"ntuple-line-tuples/ntuple-A"}
+    assert "ntuple-line-tuples" in plan.closure([ID])
+    assert plan.order().index("ntuple-line-tuples") < plan.order().index(ID)
+    assert any(s.startswith("artefact ntuple-line-tuples/ntuple-A (read by tables-d1): "
+                            "trained 2e7 moves") for s in p.shrunk), p.shrunk
+    assert p.describe()["panel"]["arms"]["tables-d1"]["artefact"] == (
+        "ntuple-line-tuples/ntuple-A")
+
+
+def test_a_screen_may_share_the_block_of_a_panel_only_claim(tmp_path) -> None:
+    """The shared-block checks read the panel's block and games as a screen's."""
+    directory = folder(tmp_path)
+    sharer = fair_depth_claim()
+    sharer["screen"] = {"games": 16, "block": {"claim": ID}}
+    write_claim(directory, sharer)
+    plan = load_plan(REPO, {"profile": "pilot", "claims_dir": str(directory)})
+    mine, theirs = plan.claims[ID], plan.claims[sharer["id"]]
+    assert theirs.block == mine.block and theirs.shares_block_of == ID
+    sharer["screen"]["games"] = 33  # more than the panel's 32 games
+    write_claim(directory, sharer)
+    with pytest.raises(DeclarationError) as err:
+        load_claims(directory)
+    one_line(err, f"{directory / (sharer['id'] + '.yaml')}: key screen.games: 33 games is "
+             f"more than the 32 of claim {ID}")
