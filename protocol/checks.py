@@ -109,7 +109,7 @@ def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
                 key = (f"claims.{owner}.block" if "block" in plan.profile["claims"].get(owner, {})
                        else "block_offset")
                 raise DeclarationError(f"{plan.source_of(key)}: key {key}: claim {c} (declared "
-                                       f"block {plan.claims[owner].claim.doc['screen']['block']}"
+                                       f"block {plan.claims[owner].claim.screen['block']}"
                                        f", block_offset {plan.profile['block_offset']}): {why}")
     ledger = read_ledger(path)
     check_consistency(ledger, path, committed=committed, screen=load_bank().roles["screen"],

@@ -490,3 +490,21 @@ def test_a_screen_may_share_the_block_of_a_panel_only_claim(tmp_path) -> None:
         load_claims(directory)
     one_line(err, f"{directory / (sharer['id'] + '.yaml')}: key screen.games: 33 games is "
              f"more than the 32 of claim {ID}")
+
+
+def test_a_panel_block_the_ledger_would_refuse_is_refused_before_any_job(tmp_path,
+                                                                         monkeypatch) -> None:
+    """A panel-only claim's block is held out as a screen's: a pilot panel mapped into the
+    blocks reserved for throwaway ledgers is refused, naming its declared panel block."""
+    import shutil
+
+    from protocol.checks import before_any_job
+
+    plan = plan_of(tmp_path, _set("panel.block", 3010))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    shutil.copy(REPO / COMMITTED, tmp_path / COMMITTED)
+    with pytest.raises(DeclarationError) as err:
+        before_any_job(plan)
+    one_line(err, f"config/profiles/pilot.yaml: key block_offset: claim {ID} (declared block "
+             "3010, block_offset 1000): screen block 4010 is reserved for throwaway ledgers")
