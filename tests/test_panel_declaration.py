@@ -508,3 +508,14 @@ def test_a_panel_block_the_ledger_would_refuse_is_refused_before_any_job(tmp_pat
         before_any_job(plan)
     one_line(err, f"config/profiles/pilot.yaml: key block_offset: claim {ID} (declared block "
              "3010, block_offset 1000): screen block 4010 is reserved for throwaway ledgers")
+
+
+def test_the_protocol_hash_reads_the_panel_as_planned_not_its_shards(tmp_path) -> None:
+    """Fewer roots is another experiment (another hash); another job size is not."""
+    base = protocol_sha256(plan_of(tmp_path).claims[ID].describe())
+    fewer = plan_of(tmp_path, claims={ID: {"panel": {"roots": 100}}}).claims[ID]
+    assert protocol_sha256(fewer.describe()) != base
+    sliced = plan_of(tmp_path, job_minutes=0.01).claims[ID]
+    assert sliced.panel.arms["fair-d4s7"].shards > plan_of(tmp_path).claims[ID].panel.arms[
+        "fair-d4s7"].shards
+    assert protocol_sha256(sliced.describe()) == base
