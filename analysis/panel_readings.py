@@ -59,7 +59,7 @@ from analysis.bootstrap import (
     DEFAULT_CHUNK,
     resample_counts,
 )
-from analysis.readings import Reading
+from analysis.reading_result import Reading
 from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
 
 #: figures that need the ranker's values (a ranker giving its choice alone has the others)

@@ -39,19 +39,26 @@ JSON from :mod:`analysis.contrast`, a validation curve's points) and gives an
     the training of ``weights`` was sound: no checkpoint plays worse than
     random one ply, and none falls by more than its interval from the one
     before (:mod:`analysis.health`).
+``figure-at-least``, ``figure-at-most``, ``ranker-beats`` (pass / fail)
+    a ranking panel's readings (:data:`PANEL_KINDS`, read by
+    :mod:`analysis.panel_readings` when the panel is read): a ranker's
+    ``figure`` (its estimate, bound or halves, ``on``) against a
+    ``threshold``, or ``ranker`` against ``other``.  Here they are registered
+    (keys, what the keys name, value checks) and taken from the panel's
+    readings file.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from analysis.contrast import FAIL, SCREEN_CRITERIA
 from analysis.games_table import DEFAULT_METRIC, METRICS
+from analysis.panel_readings import ON, PANEL_OUTCOMES
+from analysis.reading_result import NOT_RUN, Reading
 
-NOT_RUN = "not-run"
 OUTCOMES: dict[str, tuple[str, ...]] = {
     "screen": ("pass", "fail"),
     "upper-below-zero": ("refuted", "not-refuted"),
@@ -62,7 +69,10 @@ OUTCOMES: dict[str, tuple[str, ...]] = {
     "margin-positive": ("pass", "fail"),
     "margin-below": ("pass", "fail"),
     "training-health": ("pass", "fail"),
+    **PANEL_OUTCOMES,
 }
+#: the kinds a ranking panel reads (from its readings file, not from contrasts or curves)
+PANEL_KINDS = tuple(PANEL_OUTCOMES)
 #: the keys each kind takes besides ``kind`` and ``title``: names (:data:`REFERENCES`) and
 #: values (:data:`VALUES`), passed to its reader in this order
 PARAMETERS: dict[str, tuple[str, ...]] = {
@@ -75,10 +85,19 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "margin-positive": ("weights",),
     "margin-below": ("weights", "reference"),
     "training-health": ("weights",),
+    "figure-at-least": ("ranker", "figure", "threshold", "on"),
+    "figure-at-most": ("ranker", "figure", "threshold", "on"),
+    "ranker-beats": ("ranker", "other", "figure"),
 }
-#: what each of those keys names: a declared contrast, or trained weights (a validation curve)
+#: what each of those keys names: a declared contrast, trained weights (a validation curve),
+#: a ranker of the panel's table (a ranker or the reference) or a figure of the panel
+#: (:func:`analysis.panel_readings.figure_names` of its ``recall``)
 REFERENCES = {"contrast": "contrast", "while_not": "contrast", "weights": "weights",
-              "reference": "weights"}
+              "reference": "weights", "ranker": "ranker", "other": "ranker",
+              "figure": "figure"}
+#: keys a kind may leave out, with the value it then reads (filled in by the declaration):
+#: a threshold reading compares the figure's bound unless it says otherwise
+OPTIONAL: dict[str, Any] = {"on": "bound"}
 
 
 def margin_problem(margin: float) -> str | None:
@@ -93,8 +112,22 @@ def margin_problem(margin: float) -> str | None:
     return None
 
 
+def threshold_problem(threshold: float) -> str | None:
+    """Why ``threshold`` cannot be a panel reading's threshold (None when it can): it must be
+    a finite number."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        return f"{threshold!r} is not a number"
+    return None if math.isfinite(threshold) else f"{threshold} is not a finite number"
+
+
+def on_problem(on: str) -> str | None:
+    """Why ``on`` is not what a threshold reading compares (None when it is one of
+    :data:`analysis.panel_readings.ON`)."""
+    return None if on in ON else f"unknown {on!r} (on: {', '.join(ON)})"
+
+
 #: the keys that carry a value rather than a name, with the check of a declared value
-VALUES = {"margin": margin_problem}
+VALUES = {"margin": margin_problem, "threshold": threshold_problem, "on": on_problem}
 #: kinds read from validation curves (the rest read screen contrasts)
 VALIDATION_KINDS = ("margin-positive", "margin-below")
 #: kinds read from training health (:mod:`analysis.health`)
@@ -103,22 +136,6 @@ HEALTH_KINDS = ("training-health",)
 GATE_KINDS = VALIDATION_KINDS + HEALTH_KINDS
 #: kinds that need the per-arm quartiles of a difference contrast
 DIFFERENCE_ONLY = ("screen", "passes-while-not")
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One reading's result."""
-
-    name: str
-    kind: str
-    title: str
-    outcome: str
-    reason: str
-    numbers: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return asdict(self)
 
 
 def _f(x: float | None) -> str:
@@ -297,12 +314,35 @@ READERS: dict[str, Reader] = {
 }
 
 
+def panel_reading(name: str, spec: Mapping[str, Any], panel: Mapping[str, Any] | None
+                  ) -> Reading:
+    """A panel reading as the panel's readings file gives it (``panel``: that file's
+    ``drop7-panel-readings-v1`` document), ``not-run`` when the panel was not read; a reading
+    of another kind in the file is refused (it was read for another declaration)."""
+    kind = spec["kind"]
+    if panel is None:
+        return Reading(name, kind, spec.get("title") or f"{name} ({kind})", NOT_RUN,
+                       "the panel was not read (no panel readings): not run")
+    got = panel.get("readings", {}).get(name)
+    if got is None:
+        return Reading(name, kind, spec.get("title") or f"{name} ({kind})", NOT_RUN,
+                       f"the panel's readings have no {name}: not run")
+    if got.get("kind") != kind or got.get("name", name) != name:
+        raise ValueError(f"the panel's reading {name} is a {got.get('kind')!r} reading named "
+                         f"{got.get('name')!r}; the declaration's is a {kind} reading")
+    return Reading(name, kind, got["title"], got["outcome"], got["reason"],
+                   dict(got.get("numbers", {})))
+
+
 def evaluate(name: str, spec: Mapping[str, Any], contrasts: Mapping[str, Mapping[str, Any]],
              curves: Mapping[str, Mapping[str, Any]],
-             health: Mapping[str, Mapping[str, Any]] | None = None) -> Reading:
-    """One declared reading on the contrasts, curves and training health that exist (else
-    ``not-run``)."""
+             health: Mapping[str, Mapping[str, Any]] | None = None,
+             panel: Mapping[str, Any] | None = None) -> Reading:
+    """One declared reading on the contrasts, curves, training health and panel readings that
+    exist (else ``not-run``)."""
     kind = spec["kind"]
+    if kind in PANEL_KINDS:
+        return panel_reading(name, spec, panel)
     title = spec.get("title") or f"{name} ({kind})"
     if kind in HEALTH_KINDS:
         source, what = health or {}, "training health of"
@@ -336,9 +376,12 @@ def integrity_errors(contrasts: Mapping[str, Mapping[str, Any]]) -> list[str]:
 def evaluate_all(readings: Mapping[str, Mapping[str, Any]],
                  contrasts: Mapping[str, Mapping[str, Any]],
                  curves: Mapping[str, Mapping[str, Any]],
-                 health: Mapping[str, Mapping[str, Any]] | None = None) -> list[Reading]:
-    """Every declared reading, in declaration order."""
-    return [evaluate(name, spec, contrasts, curves, health) for name, spec in readings.items()]
+                 health: Mapping[str, Mapping[str, Any]] | None = None,
+                 panel: Mapping[str, Any] | None = None) -> list[Reading]:
+    """Every declared reading, in declaration order (``panel``: the panel's readings file,
+    which gives the panel kinds' readings; None: they are ``not-run``)."""
+    return [evaluate(name, spec, contrasts, curves, health, panel)
+            for name, spec in readings.items()]
 
 
 def outcomes_of(readings: Sequence[Reading]) -> dict[str, str]:

@@ -109,7 +109,7 @@ def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
                 key = (f"claims.{owner}.block" if "block" in plan.profile["claims"].get(owner, {})
                        else "block_offset")
                 raise DeclarationError(f"{plan.source_of(key)}: key {key}: claim {c} (declared "
-                                       f"block {plan.claims[owner].claim.doc['screen']['block']}"
+                                       f"block {plan.claims[owner].claim.screen['block']}"
                                        f", block_offset {plan.profile['block_offset']}): {why}")
     ledger = read_ledger(path)
     check_consistency(ledger, path, committed=committed, screen=load_bank().roles["screen"],
@@ -258,13 +258,14 @@ def estimate_table(plan: Plan) -> str:
     """Every claim's estimated CPU hours by stage, as text (what a dry run prints)."""
     lines = [f"estimated CPU hours of the {plan.name} profile (one core each; "
              "docs/claims.md has the model):",
-             f"  {'claim':<24}{'train':>9}{'validation':>12}{'screen':>9}{'total':>9}"]
+             f"  {'claim':<24}{'train':>9}{'validation':>12}{'screen':>9}{'panel':>9}"
+             f"{'total':>9}"]
     for c in plan.order():
         est = plan.claims[c].estimate()
-        hours = [est[k] / 3600 for k in ("train", "validation", "screen")]
+        hours = [est[k] / 3600 for k in ("train", "validation", "screen", "panel")]
         mark = "" if c in plan.run else "   (not in the default target)"
         if plan.claims[c].sequential is not None:
             mark += "   (screen: at most; sequential, it may stop at an earlier look)"
         lines.append(f"  {c:<24}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
-            [*hours, sum(hours)], (9, 12, 9, 9), strict=True)) + mark)
+            [*hours, sum(hours)], (9, 12, 9, 9, 9), strict=True)) + mark)
     return "\n".join(lines)

@@ -43,6 +43,17 @@ PLAY_BASE_MB, TRAIN_BASE_MB = 500, 1200
 MAX_SHARDS = 1_000
 
 
+#: legal columns of a root, for estimates (seven, less a full one now and then)
+LEGAL_COLUMNS = 6
+
+
+def outcome_root_seconds(decision_s: float, continuations: int, horizon: int) -> float:
+    """Estimated seconds of an outcome reference's labels of one root: every legal column
+    played ``continuations`` times for up to ``horizon`` moves (a game's length at most) of a
+    policy whose decision takes ``decision_s``."""
+    return LEGAL_COLUMNS * continuations * min(horizon, MOVES_PER_GAME) * decision_s
+
+
 def game_seconds(decision_s: float) -> float:
     """Estimated seconds of one game of an arm whose decision takes ``decision_s``."""
     return GAME_OVERHEAD_S + MOVES_PER_GAME * decision_s

@@ -13,7 +13,11 @@ declared readings and outcomes their kinds can give; a sequential screen
 (``screen.looks``) has one screen reading to stop on, no arm on a prefix and
 a design that keeps its error rate; a claim trains at most
 :data:`MAX_CHECKPOINTS` checkpoints (counted before any list of them is
-built). Across claims: every claim and weights named exists, nothing is
+built); a claim has a screen, a ranking panel or both, and a panel names
+arms, a reference that values every column (or an outcome within the
+labeller's limits), distinct rankers and the block of its own only without a
+screen, and its readings name its rankers and figures (docs/panels.md).
+Across claims: every claim and weights named exists, nothing is
 circular, a shared block is the block of a claim that owns it and that
 declares at least as many games. Every file of the directory must be a
 ``*.yaml`` declaration (a ``.yml`` would otherwise be skipped silently). Any
@@ -30,19 +34,24 @@ from pathlib import Path
 from typing import Any
 
 from analysis.games_table import METRICS
+from analysis.panel_readings import figure_names
 from analysis.readings import (
     DIFFERENCE_ONLY,
     GATE_KINDS,
     NOT_RUN,
+    OPTIONAL,
     OUTCOMES,
+    PANEL_KINDS,
     PARAMETERS,
     REFERENCES,
     VALUES,
 )
 from analysis.sequential import SequentialDesign
 from analysis.sequential_screen import design_key, design_of
+from contracts.panel_table import OUTCOME_REFERENCE
 from engines.leaves.kinds import LEAF_KINDS
-from protocol.arms import PLAY_KINDS, check_arm
+from engines.play.spec import EXTERNAL
+from protocol.arms import PLAY_KINDS, check_arm, play_kind
 from protocol.schema import DeclarationError, check, load_schema, read_yaml
 
 #: the claim declaration format
@@ -69,6 +78,31 @@ def is_checkpoint(step: int, moves: int, every: int) -> bool:
     return 0 < step <= moves and (step % every == 0 or step == moves)
 
 
+def declared_screen(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The screen a declaration plays: its ``screen``, or for a claim with a panel and no
+    screen the roots arm's games of the panel's block (``{games: roots.games, block:
+    panel.block}``)."""
+    if "screen" in doc:
+        return doc["screen"]
+    panel = doc["panel"]
+    return {"games": panel["roots"]["games"], "block": panel["block"]}
+
+
+def screen_arm_names(doc: Mapping[str, Any]) -> list[str]:
+    """The arms that play the screen's games: every arm with a screen; without one, only the
+    panel's roots arm (the others rank its roots)."""
+    if "screen" in doc:
+        return list(doc["arms"])
+    return [doc["panel"]["roots"]["policy"]]
+
+
+def reference_name(panel: Mapping[str, Any]) -> str:
+    """The panel reference's name in the panel table: its arm, or
+    :data:`~contracts.panel_table.OUTCOME_REFERENCE` for an outcome labeller."""
+    ref = panel["reference"]
+    return OUTCOME_REFERENCE if isinstance(ref, Mapping) else ref
+
+
 @dataclass(frozen=True)
 class Claim:
     """One validated declaration (``doc`` holds the schema's defaults filled in)."""
@@ -92,8 +126,25 @@ class Claim:
 
     @property
     def contrasts(self) -> dict[str, Any]:
-        """Contrasts: name -> {difference: [a, b]} or {interaction: [[a, b], [c, d]]}."""
-        return self.doc["contrasts"]
+        """Contrasts: name -> {difference: [a, b]} or {interaction: [[a, b], [c, d]]} (none
+        declared: {})."""
+        return self.doc.get("contrasts", {})
+
+    @property
+    def screen(self) -> dict[str, Any]:
+        """The screen's ``games`` and ``block`` (:func:`declared_screen`)."""
+        return declared_screen(self.doc)
+
+    @property
+    def screen_arms(self) -> dict[str, Any]:
+        """The arms that play the screen's games (:func:`screen_arm_names`): name ->
+        declaration."""
+        return {name: self.arms[name] for name in screen_arm_names(self.doc)}
+
+    @property
+    def panel(self) -> dict[str, Any] | None:
+        """The ranking panel as declared (None: the claim has none)."""
+        return self.doc.get("panel")
 
     @property
     def readings(self) -> dict[str, Any]:
@@ -211,9 +262,15 @@ def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
         check_arm(arm, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
         if "leaf" in arm:
             _check_leaf(arm["leaf"], f"{key}.leaf", doc, chk)
-        if arm.get("games", 0) > doc["screen"]["games"]:
+        if name == OUTCOME_REFERENCE:
+            chk.fail(key, f"{OUTCOME_REFERENCE!r} is the panel table's name of an outcome "
+                     "reference: give the arm another name")
+        if "games" in arm and "screen" not in doc:
+            chk.fail(f"{key}.games", "a claim without a screen plays only the panel's "
+                     "roots.games games of its roots arm: no prefix")
+        if arm.get("games", 0) > declared_screen(doc)["games"]:
             chk.fail(f"{key}.games", f"{arm['games']} is more than the screen's "
-                     f"{doc['screen']['games']} games")
+                     f"{declared_screen(doc)['games']} games")
     if "validation" in doc:
         comparator = doc["validation"]["comparator"]
         _check_leaf(comparator, "validation.comparator", doc, chk)
@@ -226,7 +283,7 @@ def _check_arms(doc: dict[str, Any], chk: _Check) -> None:
 
 def _check_contrasts(doc: dict[str, Any], chk: _Check) -> None:
     arms = doc["arms"]
-    for name, c in doc["contrasts"].items():
+    for name, c in doc.get("contrasts", {}).items():
         kind = "difference" if "difference" in c else "interaction"
         pairs = [c["difference"]] if kind == "difference" else c["interaction"]
         for i, pair in enumerate(pairs):
@@ -243,31 +300,58 @@ def _check_contrasts(doc: dict[str, Any], chk: _Check) -> None:
                      f"{', '.join(f'{m} ({u})' for m, u in METRICS.items())})")
 
 
+#: how a refusal names what each kind of reference names
+_LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
+                                                              "trained weights"),
+           "ranker": ("ranker", "the panel's rankers and reference"),
+           "figure": ("figure", "the panel's figures")}
+
+
+def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What each kind of reference may name in this declaration (:data:`REFERENCES`)."""
+    panel = doc.get("panel")
+    return {"contrast": doc.get("contrasts", {}), "weights": doc.get("weights", {}),
+            "ranker": [reference_name(panel), *panel["rankers"]] if panel else [],
+            "figure": list(figure_names(panel["recall"])) if panel else []}
+
+
 def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
-    contrasts, weights = doc["contrasts"], doc.get("weights", {})
+    contrasts, pools = doc.get("contrasts", {}), _pools(doc)
     for name, r in doc["readings"].items():
         kind, key = r["kind"], f"readings.{name}"
+        if kind in PANEL_KINDS and "panel" not in doc:
+            chk.fail(f"{key}.kind", f"a {kind} reading reads a ranking panel; this claim "
+                     "declares no panel:")
         wanted = PARAMETERS[kind]
+        for param, default in OPTIONAL.items():
+            if param in wanted and param not in r:
+                r[param] = default
         for param in (*REFERENCES, *VALUES):
             if param in r and param not in wanted:
                 chk.fail(f"{key}.{param}", f"a {kind} reading takes {', '.join(wanted)}")
             if param in wanted and param not in r:
                 chk.fail(f"{key}.{param}", f"missing: a {kind} reading needs "
-                         f"{', '.join(wanted)}")
+                         f"{', '.join(p for p in wanted if p not in OPTIONAL)}")
         for param, problem in VALUES.items():
             why = problem(r[param]) if param in r else None
             if why:
                 chk.fail(f"{key}.{param}", why)
         for param, names in REFERENCES.items():
-            pool = contrasts if names == "contrast" else weights
+            pool = pools[names]
             if param in r and r[param] not in pool:
-                label = "contrast" if names == "contrast" else "trained weights"
-                chk.fail(f"{key}.{param}", f"no {label} {r[param]!r} ({label}: "
-                         f"{_names(pool)})")
+                label, plural = _LABELS[names]
+                hint = ""
+                if names == "figure" and str(r[param]).startswith("recall@"):
+                    hint = (f"; recall@k for the k of panel.recall "
+                            f"({', '.join(map(str, doc['panel']['recall']))})")
+                chk.fail(f"{key}.{param}", f"no {label} {r[param]!r} ({plural}: "
+                         f"{_names(pool)}{hint})")
             if (param in r and names == "contrast" and kind in DIFFERENCE_ONLY
                     and "difference" not in contrasts[r[param]]):
                 chk.fail(f"{key}.{param}", f"a {kind} reading needs a difference contrast "
                          f"(per-arm quartiles); {r[param]!r} is an interaction")
+        if kind == "ranker-beats" and r["ranker"] == r["other"]:
+            chk.fail(f"{key}.other", f"{r['other']!r} against itself")
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
             chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {_names(doc['readings'])})")
@@ -278,8 +362,8 @@ def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
 
 def sequential_contrast(doc: Mapping[str, Any]) -> str | None:
     """The contrast a sequential screen stops on (its one ``screen`` reading's); None for a
-    fixed screen."""
-    if "looks" not in doc["screen"]:
+    fixed screen (or none)."""
+    if "looks" not in declared_screen(doc):
         return None
     return next(r["contrast"] for r in doc["readings"].values() if r["kind"] == "screen")
 
@@ -287,7 +371,7 @@ def sequential_contrast(doc: Mapping[str, Any]) -> str | None:
 def _check_screen(doc: dict[str, Any], chk: _Check) -> SequentialDesign | None:
     """A sequential screen: one screen reading to stop on, every arm on every look, a design
     that keeps its error rate (analysis.sequential_screen); the design, built once here."""
-    screen = doc["screen"]
+    screen = declared_screen(doc)
     if "looks" not in screen:
         for key in ("spending", "futility"):
             if key in screen:
@@ -325,11 +409,96 @@ def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:
 def _check_recorded(doc: dict[str, Any], chk: _Check) -> None:
     rec = doc.get("recorded", {})
     for part, names, label in (("arms", doc["arms"], "arm"),
-                               ("contrasts", doc["contrasts"], "contrast"),
+                               ("contrasts", doc.get("contrasts", {}), "contrast"),
                                ("validation", doc.get("weights", {}), "trained weights")):
         for name in rec.get(part, {}):
             if name not in names:
                 chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({_names(names)})")
+
+
+def _check_screen_or_panel(doc: dict[str, Any], chk: _Check) -> None:
+    """A claim screens games, ranks a panel's roots, or both; without a panel it has
+    contrasts, without a screen none (only the roots arm plays)."""
+    if "screen" not in doc and "panel" not in doc:
+        chk.fail("screen", "missing: a claim declares a screen:, a panel: or both "
+                 "(docs/claims.md)")
+    if "panel" not in doc and "contrasts" not in doc:
+        chk.fail("contrasts", "missing: a claim with a screen compares its arms in contrasts")
+    if "screen" not in doc and "contrasts" in doc:
+        chk.fail("contrasts", "a claim without a screen plays only its panel's roots arm: "
+                 "no contrasts")
+
+
+def _check_outcome(outcome: Mapping[str, Any], doc: Mapping[str, Any], chk: _Check) -> None:
+    """An outcome reference: its policy an arm of ours, its target, continuations and horizon
+    within the labeller's (engines.play.labeller, imported only for a claim that has one)."""
+    from engines.play.labeller import MAX_CONTINUATIONS, MAX_HORIZON, TARGETS
+
+    key = "panel.reference.outcome"
+    _check_arm_name(outcome["policy"], f"{key}.policy", doc, chk)
+    if play_kind(doc["arms"][outcome["policy"]]["play"]).kind == EXTERNAL:
+        chk.fail(f"{key}.policy", f"arm {outcome['policy']!r} is external: a continuation has "
+                 "no fallback, so its policy must be one of ours (a search, direct or a "
+                 "baseline)")
+    if outcome["target"] not in TARGETS:
+        chk.fail(f"{key}.target", f"unknown target {outcome['target']!r} (targets: "
+                 f"{', '.join(TARGETS)})")
+    for field, most in (("continuations", MAX_CONTINUATIONS), ("horizon", MAX_HORIZON)):
+        if not 1 <= outcome[field] <= most:
+            chk.fail(f"{key}.{field}", f"{outcome[field]:,} is outside 1..{most:,}")
+
+
+def _check_arm_name(name: str, key: str, doc: Mapping[str, Any], chk: _Check) -> None:
+    if name not in doc["arms"]:
+        chk.fail(key, f"no arm {name!r} (arms: {_names(doc['arms'])})")
+
+
+def _check_panel(doc: dict[str, Any], chk: _Check) -> None:
+    """A ranking panel: its block where there is no screen, its roots arm and games, its
+    reference (a search or direct arm, or an outcome), its rankers, its recall."""
+    panel = doc.get("panel")
+    if panel is None:
+        return
+    if "screen" in doc and "block" in panel:
+        chk.fail("panel.block", "beside a screen the roots come from the screen's block: "
+                 "give no panel block")
+    if "screen" not in doc and "block" not in panel:
+        chk.fail("panel.block", "missing: a panel without a screen reads its roots from a "
+                 "block of its own")
+    if "looks" in doc.get("screen", {}):
+        chk.fail("panel", "a panel beside a sequential screen (screen.looks) is not "
+                 "supported: the screen may stop before the roots' games are played")
+    roots = panel["roots"]
+    _check_arm_name(roots["policy"], "panel.roots.policy", doc, chk)
+    if "screen" in doc:
+        arm = doc["arms"][roots["policy"]]
+        most, what = arm.get("games", doc["screen"]["games"]), (
+            f"arm {roots['policy']}'s {arm['games']}" if "games" in arm
+            else f"the screen's {doc['screen']['games']}")
+        if roots["games"] > most:
+            chk.fail("panel.roots.games", f"{roots['games']:,} is more than {what} games: "
+                     "the roots come from the roots arm's screen games")
+    ref = panel["reference"]
+    if isinstance(ref, Mapping):
+        _check_outcome(ref["outcome"], doc, chk)
+    else:
+        _check_arm_name(ref, "panel.reference", doc, chk)
+        if doc["arms"][ref]["play"] not in ("search", "direct"):
+            chk.fail("panel.reference", f"arm {ref!r} plays {doc['arms'][ref]['play']}: a "
+                     "reference values every column, so it is a search or direct arm (or an "
+                     "outcome)")
+    seen: set[str] = set()
+    for i, name in enumerate(panel["rankers"]):
+        key = f"panel.rankers[{i}]"
+        _check_arm_name(name, key, doc, chk)
+        if name == ref:
+            chk.fail(key, f"{name!r} is the reference: it is read against itself in every "
+                     "panel already")
+        if name in seen:
+            chk.fail(key, f"{name!r} is listed twice")
+        seen.add(name)
+    if len(set(panel["recall"])) != len(panel["recall"]):
+        chk.fail("panel.recall", f"{panel['recall']} lists a k twice")
 
 
 def claim_schema() -> dict[str, Any]:
@@ -356,7 +525,8 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     chk = _Check(path)
     if doc["id"] != path.stem:
         chk.fail("id", f"{doc['id']!r} differs from the file's name {path.stem!r}")
-    for part in (_check_weights, _check_arms, _check_contrasts, _check_readings):
+    for part in (_check_screen_or_panel, _check_weights, _check_panel, _check_arms,
+                 _check_contrasts, _check_readings):
         part(doc, chk)
     design = _check_screen(doc, chk)
     for part in (_check_verdict, _check_recorded):
@@ -377,7 +547,7 @@ def _leaves(claim: Claim) -> list[tuple[str, Mapping[str, Any]]]:
 def _check_shared_block(claim: Claim, claims: Mapping[str, Claim], chk: _Check) -> None:
     """A shared block is the block of a claim that owns one and declares at least as many
     games (more would read the next block, which may be a third claim's)."""
-    block = claim.doc["screen"]["block"]
+    block = claim.screen["block"]
     if not isinstance(block, Mapping):
         return
     owner = claims.get(block["claim"])
@@ -386,7 +556,7 @@ def _check_shared_block(claim: Claim, claims: Mapping[str, Claim], chk: _Check) 
     if owner is None:
         chk.fail("screen.block.claim", f"no claim {block['claim']!r} (claims: "
                  f"{_names(claims)})")
-    further = owner.doc["screen"]["block"]
+    further = owner.screen["block"]
     if isinstance(further, Mapping) and further["claim"] == claim.id:
         chk.fail("screen.block.claim", f"claim {owner.id} shares this claim's block in turn (a "
                  "cycle of shared blocks): one of them must own a block")
@@ -394,7 +564,7 @@ def _check_shared_block(claim: Claim, claims: Mapping[str, Claim], chk: _Check) 
         chk.fail("screen.block.claim", f"claim {owner.id} itself shares the block of claim "
                  f"{further['claim']}: name the claim that owns the block (screen.block: "
                  f"{{claim: {further['claim']}}})")
-    games, owned = claim.doc["screen"]["games"], owner.doc["screen"]["games"]
+    games, owned = claim.screen["games"], owner.screen["games"]
     if games > owned:
         chk.fail("screen.games", f"{games:,} games is more than the {owned:,} of claim "
                  f"{owner.id}, whose block this claim shares: the extra games would read the "

@@ -2,7 +2,8 @@
 
 ``{root}`` is ``results/<profile>``; the other fields are the wildcards of
 the workflow's rules (``claim``, ``weights``, ``block``, ``arm``, ``k``,
-``K``, ``contrast``, ``figure``, ``job``, ``step``, ``look``).  A block is ``validation``,
+``K``, ``contrast``, ``figure``, ``job``, ``step``, ``look``, a panel's
+``ranker``).  A block is ``validation``,
 ``screen-<first block>`` or, for the games of a sequential screen's look ``k``,
 ``screen-<first block>/look-<k>``.  :meth:`Paths.pattern` gives a template with the
 run's fields filled in and the rest left as ``{wildcards}`` (what a rule
@@ -41,6 +42,12 @@ TEMPLATES = {
     "summary": "reports/{profile}/{claim}.json",
     "log": "{root}/logs/{claim}/{job}.log",
     "benchmarks": "{root}/benchmarks/{claim}",
+    # a ranking panel (docs/panels.md): its roots, each ranker's shards, the merged table and
+    # the readings, under the claim's screen block
+    "panel_roots": "{root}/claims/{claim}/{block}/panel/roots.json",
+    "panel_shard": "{root}/claims/{claim}/{block}/panel/shards/{ranker}/shard-{k}-of-{K}.csv",
+    "panel_table": "{root}/claims/{claim}/{block}/panel/panel.csv",
+    "panel_readings": "{root}/claims/{claim}/{block}/panel/readings.json",
 }
 TEMPLATES["benchmark"] = TEMPLATES["benchmarks"] + "/{job}.tsv"
 INDEX = "reports/index.html"

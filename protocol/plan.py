@@ -7,8 +7,10 @@ and screen sizes, prefixes and searches (a profile only shrinks what a
 claim declares, and :attr:`~protocol.plan_model.ClaimPlan.shrunk` says what
 it shrank), the screen block and its seeds, the policy string of every arm,
 the games of every contrast, how many shards each arm's games are cut
-into, and a sequential screen's looks (declared, given by the profile, or
-scaled to a shrunk screen) with every arm's games of each look.  No Snakemake, no engine kernels.
+into, a sequential screen's looks (declared, given by the profile, or
+scaled to a shrunk screen) with every arm's games of each look, and a
+ranking panel's roots and rankers (:class:`~protocol.plan_model.PlannedPanel`).
+No Snakemake, no engine kernels.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.games_table import DEFAULT_METRIC
 from analysis.sequential_screen import design_of, scale_screen
+from contracts.panel_table import OUTCOME_REFERENCE
 from engines.leaves.kinds import LeafSpec, learner_leaf, parse_leaf
 from engines.play.spec import DEFAULT_STRATA, Arm, PolicySpec, SearchSpec
 from engines.seedbank import load_bank
@@ -37,6 +40,7 @@ from protocol.declaration import (
     is_pinned,
     load_claim_set,
     pinned_path,
+    reference_name,
     sequential_contrast,
 )
 from protocol.paths import Paths
@@ -47,6 +51,7 @@ from protocol.plan_model import (
     Pinned,
     Plan,
     PlannedArm,
+    PlannedPanel,
     Sequential,
     Training,
     table_entries,
@@ -258,46 +263,135 @@ def _validation(claim: Claim, prof: _Profile, trained: Mapping[str, Training],
     return games, arms, comp_name
 
 
+def _played(claim: Claim, name: str, prof: _Profile, claims: Mapping[str, Claim],
+            paths: Paths, shrunk: list[str]) -> tuple[PolicySpec, dict[str, Any]]:
+    """An arm's spec as this profile plays it (a search's shrink listed in ``shrunk``), and
+    what it reads (``artefact``, ``pinned``, ``entries`` of :class:`PlannedArm`)."""
+    a = claim.arms[name]
+    played = dict(a)
+    if "strata" in play_kind(a["play"]).takes:  # a search: the profile may shrink it
+        depth, strata = a.get("depth"), a.get("strata", DEFAULT_STRATA)
+        reveals = a.get("reveals")
+        depth_e, strata_e = prof.search(depth or 1, strata)
+        depth_e = depth_e if depth is not None else None
+        reveals_e = prof.reveals(reveals)
+        if (depth_e, strata_e, reveals_e) != (depth, strata, reveals):
+            was = (_dtag(depth, strata, reveals) if depth
+                   else _dtag(0, strata, reveals)[2:])
+            now = (_dtag(depth_e, strata_e, reveals_e) if depth_e
+                   else _dtag(0, strata_e, reveals_e)[2:])
+            shrunk.append(f"arm {name}: search {now} instead of {was}")
+        played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
+    leaf = a.get("leaf")
+    pinned = _pinned(claim, f"arms.{name}.leaf", leaf)
+    artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
+                if isinstance(leaf, Mapping) and not pinned else None)
+    return arm_spec(played, _leaf(leaf, artefact, pinned)), {
+        "artefact": artefact, "pinned": pinned,
+        "entries": artefact.entries if artefact else pinned.entries if pinned else 0}
+
+
 def _screen_arms(claim: Claim, prof: _Profile, games: int, claims: Mapping[str, Claim],
                  paths: Paths, shrunk: list[str]) -> dict[str, PlannedArm]:
     out = {}
-    for name, a in claim.arms.items():
-        played = dict(a)
-        if "strata" in play_kind(a["play"]).takes:  # a search: the profile may shrink it
-            depth, strata = a.get("depth"), a.get("strata", DEFAULT_STRATA)
-            reveals = a.get("reveals")
-            depth_e, strata_e = prof.search(depth or 1, strata)
-            depth_e = depth_e if depth is not None else None
-            reveals_e = prof.reveals(reveals)
-            if (depth_e, strata_e, reveals_e) != (depth, strata, reveals):
-                was = (_dtag(depth, strata, reveals) if depth
-                       else _dtag(0, strata, reveals)[2:])
-                now = (_dtag(depth_e, strata_e, reveals_e) if depth_e
-                       else _dtag(0, strata_e, reveals_e)[2:])
-                shrunk.append(f"arm {name}: search {now} instead of {was}")
-            played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
-        declared = a.get("games", claim.doc["screen"]["games"])
+    for name, a in claim.screen_arms.items():
+        spec, reads = _played(claim, name, prof, claims, paths, shrunk)
+        declared = a.get("games", claim.screen["games"])
         cap = "prefix_games" if "games" in a else None
         n = min(prof.size(("arms", name, "games"), cap, declared), games)
         if n < min(declared, games):
             shrunk.append(f"arm {name}: plays the first {n} of the screen's seeds (declared: "
                           f"{declared})")
-        leaf = a.get("leaf")
-        pinned = _pinned(claim, f"arms.{name}.leaf", leaf)
-        artefact = (_artefact(leaf, claim, claims, prof.profile["profile"], paths)
-                    if isinstance(leaf, Mapping) and not pinned else None)
-        out[name] = _arm(name, arm_spec(played, _leaf(leaf, artefact, pinned)), n, prof,
-                         artefact=artefact, pinned=pinned,
-                         entries=artefact.entries if artefact else
-                         pinned.entries if pinned else 0)
+        out[name] = _arm(name, spec, n, prof, **reads)
     return out
+
+
+def _root_arm(name: str, spec: PolicySpec, roots: int, seconds: float, prof: _Profile,
+              **reads: Any) -> PlannedArm:
+    """A ranker of a panel over its roots: ``seconds`` of CPU per root, its roots cut into
+    shards of about ``job_minutes``."""
+    minutes = prof.profile["job_minutes"]
+    shards = costs.shards_for(roots, seconds, minutes)
+    if shards > costs.MAX_SHARDS:
+        prof.fail("job_minutes", f"{minutes} cuts panel ranker {name} into {shards:,} root "
+                  f"jobs; at most {costs.MAX_SHARDS:,} per ranker")
+    return PlannedArm(Arm(name, spec), roots, shards, seconds, **reads)
+
+
+def _panel_games(claim: Claim, prof: _Profile) -> int:
+    """The games whose roots the panel reads in this profile (``claims.<id>.panel.games``, or
+    the ``screen_games`` cap)."""
+    return prof.size(("panel", "games"), "screen_games", claim.panel["roots"]["games"])
+
+
+def _panel(claim: Claim, prof: _Profile, arms: Mapping[str, PlannedArm], start: int,
+           claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
+           ) -> PlannedPanel | None:
+    """A ranking panel at this profile's size (each shrink listed in ``shrunk``): its roots
+    from the roots arm's first games of the screen block, its reference and rankers planned
+    over them (an arm that plays the screen as it plays there)."""
+    panel, over = claim.panel, prof.over.get("panel", {})
+    key = f"claims.{claim.id}.panel"
+    if panel is None:
+        if "panel" in prof.over:
+            prof.fail(key, f"claim {claim.id} declares no panel")
+        return None
+    roots = panel["roots"]
+    games = min(_panel_games(claim, prof), arms[roots["policy"]].games)
+    if games != roots["games"]:
+        shrunk.append(f"panel: roots from {games} of the declared {roots['games']} games")
+    limit = roots.get("roots")
+    if "roots" in over:
+        if limit is not None and over["roots"] > limit:
+            prof.fail(f"{key}.roots", f"{over['roots']:,} is more than the declared "
+                      f"{limit:,}: a profile may only shrink a claim")
+        limit = over["roots"]
+    if limit != roots.get("roots"):
+        shrunk.append(f"panel: at most {limit:,} roots (declared: "
+                      f"{roots.get('roots') or 'no cap'})")
+    # the decisions 0, every, 2 every, ... of a game of MOVES_PER_GAME moves
+    count = games * -(-costs.MOVES_PER_GAME // roots["every"])
+    count = count if limit is None else min(limit, count)
+
+    def spec_of(name: str) -> tuple[PolicySpec, dict[str, Any]]:
+        if name in arms:  # played on the screen: as it plays there
+            a = arms[name]
+            return a.spec, {"artefact": a.artefact, "pinned": a.pinned, "entries": a.entries}
+        return _played(claim, name, prof, claims, paths, shrunk)
+
+    out: dict[str, PlannedArm] = {}
+    ref, outcome = panel["reference"], None
+    if isinstance(ref, Mapping):
+        outcome = dict(ref["outcome"])
+        k = prof.size(("panel", "continuations"), None, outcome["continuations"])
+        if k != outcome["continuations"]:
+            shrunk.append(f"panel: the outcome reference plays {k} of the declared "
+                          f"{outcome['continuations']} continuations per column")
+        outcome["continuations"] = k
+        spec, reads = spec_of(outcome["policy"])
+        out[OUTCOME_REFERENCE] = _root_arm(
+            OUTCOME_REFERENCE, spec, count,
+            costs.outcome_root_seconds(decision_seconds(spec), k, outcome["horizon"]), prof,
+            **reads)
+    else:
+        if "continuations" in over:
+            prof.fail(f"{key}.continuations", f"claim {claim.id}'s panel reference is an arm, "
+                      "not an outcome: no continuations")
+        spec, reads = spec_of(ref)
+        out[ref] = _root_arm(ref, spec, count, decision_seconds(spec), prof, **reads)
+    for name in panel["rankers"]:
+        spec, reads = spec_of(name)
+        out[name] = _root_arm(name, spec, count, decision_seconds(spec), prof, **reads)
+    return PlannedPanel(roots["policy"], games, (start, games), roots["every"], limit, count,
+                        reference_name(panel), outcome, tuple(panel["rankers"]),
+                        panel["work"], tuple(panel["recall"]), out)
 
 
 def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, PlannedArm],
                 shrunk: list[str]) -> Sequential | None:
     """A sequential screen at this profile's size: the declared looks, the profile's
     (``claims.<id>.screen.looks``), or the declared ones scaled to a shrunk screen."""
-    screen, key = claim.doc["screen"], f"claims.{claim.id}.screen.looks"
+    screen, key = claim.screen, f"claims.{claim.id}.screen.looks"
     given = prof.over.get("screen", {}).get("looks")
     contrast = sequential_contrast(claim.doc)
     if contrast is None:
@@ -321,14 +415,14 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Pla
         looks = tuple(screen["looks"])
     try:
         declared_design = claim.design
-        design = (declared_design if declared_design is not None and screen is claim.doc[
-            "screen"] and (looks, games) == (declared_design.looks, declared_design.games)
+        design = (declared_design if declared_design is not None and screen is claim.screen
+                  and (looks, games) == (declared_design.looks, declared_design.games)
                   else design_of(screen, games, looks))
         design.boundaries  # noqa: B018 (its bounds hold: checked before any job)
     except ValueError as exc:
         prof.fail(key, f"{exc} (looks {', '.join(map(str, looks))} of {games} games in this "
                   "profile)")
-    declared = claim.doc["screen"]
+    declared = claim.screen
     if list(looks) != list(declared["looks"]):
         shrunk.append(f"screen looks: {', '.join(map(str, looks))} (declared: "
                       f"{', '.join(map(str, declared['looks']))})")
@@ -343,10 +437,11 @@ def _sequential(claim: Claim, prof: _Profile, games: int, arms: Mapping[str, Pla
     return Sequential(contrast, looks, dict(screen), tuple(per_look), design)
 
 
-def _check_pins(claim: Claim, arms: Mapping[str, PlannedArm]) -> None:
+def _check_pins(claim: Claim, arms: list[PlannedArm]) -> None:
     """Arms that read one artefact may not pin it to different hashes."""
     pins: dict[str, tuple[str, str]] = {}
-    for name, a in arms.items():
+    for a in arms:
+        name = a.name
         if a.artefact is None or a.artefact.sha256 is None:
             continue
         other = pins.setdefault(a.artefact.key, (name, a.artefact.sha256))
@@ -368,14 +463,14 @@ def _contrasts(claim: Claim, arms: Mapping[str, PlannedArm], games: int) -> dict
 
 
 def _block(claim: Claim, prof: _Profile, claims: Mapping[str, Claim]) -> tuple[int, str | None]:
-    declared = claim.doc["screen"]["block"]
+    declared = claim.screen["block"]
     if isinstance(declared, Mapping):
         if "block" in prof.over:
             prof.fail(f"claims.{claim.id}.block", f"claim {claim.id} shares the block of claim "
                       f"{declared['claim']} (screen.block: {{claim: {declared['claim']}}}): set "
                       "that claim's block instead")
         other = claims.get(declared["claim"])
-        owned = other.doc["screen"]["block"] if other is not None else None
+        owned = other.screen["block"] if other is not None else None
         if other is None or isinstance(owned, Mapping):
             raise DeclarationError(f"{claim.path}: key screen.block.claim: "
                                    f"{declared['claim']!r} is not a claim that owns a block")
@@ -392,10 +487,20 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     bank = load_bank()
     trained = _training(claim, prof, paths, shrunk, claims)
     vgames, varms, comparator = _validation(claim, prof, trained, claims, paths, shrunk)
-    declared_games = claim.doc["screen"]["games"]
-    games = prof.size(("screen", "games"), "screen_games", declared_games)
-    if games != declared_games:
-        shrunk.append(f"screen: {games} of the declared {declared_games} games")
+    if "screen" in claim.doc:
+        declared_games = claim.screen["games"]
+        games = prof.size(("screen", "games"), "screen_games", declared_games)
+        if games != declared_games:
+            shrunk.append(f"screen: {games} of the declared {declared_games} games")
+    else:  # only the roots arm plays, the panel's games (their shrink: the panel's)
+        if "screen" in prof.over:
+            prof.fail(f"claims.{claim.id}.screen", f"claim {claim.id} declares no screen "
+                      f"(its panel's roots arm plays claims.{claim.id}.panel.games games)")
+        games = _panel_games(claim, prof)
+        for name, over in prof.over.get("arms", {}).items():
+            if "games" in over:
+                prof.fail(f"claims.{claim.id}.arms.{name}.games", f"claim {claim.id} declares "
+                          "no screen: its arms play no prefix")
     for name, t in trained.items():
         if t.first_game >= bank.roles["training"]["count"]:
             raise DeclarationError(f"{claim.path}: key weights.{name}.train.first_game: "
@@ -415,12 +520,13 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     blocks = list(range(block, block + n_blocks))
     start = int(bank.screen_block(blocks[0], 1)[0])
     arms = _screen_arms(claim, prof, games, claims, paths, shrunk)
-    _check_pins(claim, arms)
     sequential = _sequential(claim, prof, games, arms, shrunk)
+    panel = _panel(claim, prof, arms, start, claims, paths, shrunk)
+    _check_pins(claim, [*arms.values(), *(panel.arms.values() if panel else ())])
     vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
     return ClaimPlan(claim, block, blocks, (start, games), shares, trained, vgames, vseeds,
                      varms, comparator, arms, _contrasts(claim, arms, games), shrunk,
-                     sequential)
+                     sequential, panel=panel)
 
 
 def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:
@@ -478,11 +584,15 @@ def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
     the evidence tier and the report account for every artefact the claim reads."""
     for p in plans.values():
         read: dict[str, tuple[Artefact, list[str]]] = {}
-        arms = [*p.arms.values(), *p.validation_arms.values()]
+        arms = [*p.arms.values(), *p.validation_arms.values(),
+                *(a for a in (p.panel.arms.values() if p.panel else ()) if a.name not in p.arms)]
         for arm in arms:
             if arm.artefact is not None and arm.artefact.claim != p.id:
-                read.setdefault(arm.artefact.key, (arm.artefact, []))[1].append(
-                    arm.name if arm.name in p.arms else "the validation comparator")
+                readers = read.setdefault(arm.artefact.key, (arm.artefact, []))[1]
+                who = (arm.name if arm.name in p.arms or (p.panel and arm.name in p.panel.arms)
+                       else "the validation comparator")
+                if who not in readers:
+                    readers.append(who)
         for t in p.trained.values():
             if isinstance(t.init, Artefact):
                 read.setdefault(t.init.key, (t.init, []))[1].append(

@@ -227,9 +227,55 @@ class Sequential:
         return first, self.looks[k - 1] - first
 
 
+@dataclass(frozen=True)
+class PlannedPanel:
+    """A ranking panel in this profile (docs/panels.md): where its roots come from, its
+    reference and rankers, and every ranker planned over the roots.
+
+    ``arms`` holds every ranker of the panel table by its table name: the reference first
+    (an outcome reference under :data:`~contracts.panel_table.OUTCOME_REFERENCE`, its arm
+    the continuation policy's), then each ranker; an arm's ``games`` are the roots, its
+    ``shards`` the jobs they are cut into and its ``seconds_per_game`` the CPU seconds of
+    one root."""
+
+    roots_arm: str  #: the arm whose games give the roots
+    games: int  #: the block's first ``games`` games give the roots
+    seeds: tuple[int, int]  #: ``(start, games)`` of those games
+    every: int  #: every this many decisions of a game, from its first
+    limit: int | None  #: the declared (or shrunk) cap on roots; None: none
+    roots: int  #: the planned roots: ``min(limit, games * MOVES_PER_GAME // every)``
+    reference: str  #: the reference's table name: its arm, or ``OUTCOME_REFERENCE``
+    outcome: dict[str, Any] | None  #: {policy, continuations, horizon, target, seed}, or None
+    rankers: tuple[str, ...]
+    work: str  #: nodes | leaves
+    recall: tuple[int, ...]
+    arms: dict[str, PlannedArm]
+
+    def names(self) -> list[str]:
+        """The panel table's rankers in order: the reference, then the rankers."""
+        return [self.reference, *self.rankers]
+
+    def seconds(self) -> float:
+        """Estimated CPU seconds of labelling and ranking every root."""
+        return sum(a.games * a.seconds_per_game for a in self.arms.values())
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready, for the page, the records and the protocol hash."""
+        return {
+            "roots_arm": self.roots_arm, "games": self.games, "seeds": list(self.seeds),
+            "every": self.every, "limit": self.limit, "roots": self.roots,
+            "reference": self.reference, "outcome": self.outcome,
+            "rankers": list(self.rankers), "work": self.work, "recall": list(self.recall),
+            "arms": {n: {"policy": a.policy, "roots": a.games, "shards": a.shards,
+                         "artefact": a.artefact.key if a.artefact else None,
+                         **({"pinned": a.pinned.describe()} if a.pinned else {})}
+                     for n, a in self.arms.items()}}
+
+
 @dataclass
 class ClaimPlan:
-    """What one claim runs in this profile."""
+    """What one claim runs in this profile (``arms``: the arms that play the screen's games;
+    a claim with a panel and no screen plays only its roots arm, on the panel's block)."""
 
     claim: Claim
     block: int
@@ -248,6 +294,11 @@ class ClaimPlan:
     #: why the profile can give no more than pilot evidence, shrunk or not
     #: (:func:`protocol.profile.evidence_limits`)
     limits: list[str] = field(default_factory=list)
+    panel: PlannedPanel | None = None  # a ranking panel
+
+    def all_arms(self) -> list[PlannedArm]:
+        """The arms of the screen, then the panel's rankers (an arm of both once per role)."""
+        return [*self.arms.values(), *(self.panel.arms.values() if self.panel else ())]
 
     @property
     def id(self) -> str:
@@ -296,9 +347,10 @@ class ClaimPlan:
 
     @property
     def artefacts(self) -> dict[str, Artefact]:
-        """Every frozen artefact the screen arms read, by key (with a pin if any arm pins it)."""
+        """Every frozen artefact the screen arms and the panel's rankers read, by key (with a
+        pin if any arm pins it)."""
         out: dict[str, Artefact] = {}
-        for a in self.arms.values():
+        for a in self.all_arms():
             if a.artefact is not None and (a.artefact.key not in out or a.artefact.sha256):
                 out[a.artefact.key] = a.artefact
         return out
@@ -312,7 +364,7 @@ class ClaimPlan:
     def pinned(self) -> dict[str, Pinned]:
         """Every pinned file the claim reads (arms, the validation comparator, warm starts), by
         the declaration's key: checked before any job, shown on the page and recorded."""
-        arms = [*self.arms.values(), *self.validation_arms.values()]
+        arms = [*self.all_arms(), *self.validation_arms.values()]
         out = {a.pinned.key: a.pinned for a in arms if a.pinned is not None}
         out.update({t.init.key: t.init for t in self.trained.values()
                     if isinstance(t.init, Pinned)})
@@ -405,7 +457,8 @@ class ClaimPlan:
             sequential=self.sequential.spec() if self.sequential else None,
             readings=doc["readings"], gates=doc["gates"], verdict=doc["verdict"],
             recorded=doc.get("recorded", {}), declaration=doc,
-            pinned={k: p.describe() for k, p in self.pinned.items()} or None)
+            pinned={k: p.describe() for k, p in self.pinned.items()} or None,
+            panel=self.panel.describe() if self.panel else None)
 
     def describe(self) -> dict[str, Any]:
         """:meth:`description` as plain JSON-ready data (what the report job and the records
@@ -413,12 +466,14 @@ class ClaimPlan:
         return self.description().to_json()
 
     def estimate(self) -> dict[str, float]:
-        """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``)."""
+        """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``,
+        ``panel``: labelling and ranking its roots)."""
         train = sum(costs.train_seconds(t.layout, end - start, t.entries)
                     for t in self.trained.values() for start, end in t.segments)
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
         screen = sum(a.games * a.seconds_per_game for a in self.arms.values())
-        return {"train": train, "validation": val, "screen": screen}
+        panel = self.panel.seconds() if self.panel else 0.0
+        return {"train": train, "validation": val, "screen": screen, "panel": panel}
 
 
 @dataclass

@@ -78,16 +78,20 @@ def protocol_document(plan: Mapping[str, Any]) -> dict[str, Any]:
     """What decides a claim's verdict, as merged with the profile (``ClaimPlan.describe()``).
 
     The declaration's arms, weights and their recipes, gates, validation, screen,
-    contrasts, readings and verdict rules, and the sizes the profile gave them
+    contrasts, panel, readings and verdict rules, and the sizes the profile gave them
     (trained moves and checkpoints, arms' policies and games, the screen's seeds
-    and blocks); not titles, ids, the claim's text, notes or recorded figures.
+    and blocks, a panel's roots and rankers as planned); not titles, ids, the claim's
+    text, notes or recorded figures.  A claim without a panel hashes as it did.
     """
+    panel = {"panel": {**plan["panel"], "arms": {
+        n: {"policy": a["policy"], "roots": a["roots"]} for n, a in plan["panel"]["arms"].items()}}
+    } if plan.get("panel") else {}
     return _deciding({
         "declaration": plan["declaration"],
         "seeds": plan["seeds"], "blocks": plan["blocks"], "validation": plan["validation"],
         "trained": plan["trained"],
         "arms": {n: {"policy": a["policy"], "games": a["games"]} for n, a in plan["arms"].items()},
-        "contrasts": plan["contrasts"], "sequential": plan.get("sequential"),
+        "contrasts": plan["contrasts"], "sequential": plan.get("sequential"), **panel,
     })
 
 

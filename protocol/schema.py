@@ -17,6 +17,7 @@ anywhere in a document before the schema is applied.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
@@ -141,9 +142,24 @@ def _check_unique(node: yaml.Node, where: list[Any]) -> None:
             _check_unique(item, [*where, i])
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML's safe loader with YAML 1.2's booleans: ``true`` and ``false`` only.  YAML 1.1
+    also reads ``on``, ``off``, ``yes`` and ``no`` as booleans, which would turn a panel
+    reading's key ``on`` (docs/panels.md) into ``True``."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool",
+                              re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                              list("tTfF"))
+
+
 def _load_unique(stream: Any) -> Any:
-    """``yaml.safe_load`` that refuses a key given twice in one mapping."""
-    loader = yaml.SafeLoader(stream)
+    """``yaml.safe_load`` (YAML 1.2 booleans, :class:`_Loader`) that refuses a key given twice
+    in one mapping."""
+    loader = _Loader(stream)
     try:
         node = loader.get_single_node()
         if node is None:

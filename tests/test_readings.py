@@ -9,6 +9,7 @@ from analysis.contrast import contrast_scores
 from analysis.readings import (
     NOT_RUN,
     OUTCOMES,
+    PANEL_KINDS,
     READERS,
     evaluate,
     evaluate_all,
@@ -29,7 +30,10 @@ def curve(weights, margins):
 
 
 def test_every_kind_has_a_reader_and_outcomes() -> None:
-    assert set(READERS) == set(OUTCOMES)
+    """Every kind is read here, or (a panel's) by analysis.panel_readings into the panel's
+    readings file, which :func:`evaluate` takes its readings from."""
+    assert set(READERS) | set(PANEL_KINDS) == set(OUTCOMES)
+    assert not set(READERS) & set(PANEL_KINDS)
 
 
 def test_screen_passes_a_clear_gain_and_fails_a_loss() -> None:
