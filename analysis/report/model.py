@@ -97,14 +97,16 @@ class ClaimDescription:
     recorded: dict[str, Any]
     declaration: dict[str, Any]
     pinned: dict[str, Any] | None = None  # every pinned file the claim reads, by key
+    panel: dict[str, Any] | None = None  # the ranking panel (PlannedPanel.describe()), if any
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready: every field in order, nested plans as mappings; the optional ``init``
-        and ``pinned`` only where present (so a claim without them hashes as it did)."""
+        """JSON-ready: every field in order, nested plans as mappings; the optional ``init``,
+        ``pinned`` and ``panel`` only where present (so a claim without them hashes as it
+        did)."""
         doc = asdict(self)
         for part in (doc["trained"].values(), doc["arms"].values(), (doc,)):
             for d in part:
-                for key in ("init", "pinned"):
+                for key in ("init", "pinned", "panel"):
                     if key in d and d[key] is None:
                         del d[key]
         return doc
