@@ -152,6 +152,52 @@ def test_a_panel_only_claim_builds_its_records(smoke, doc, tmp_path) -> None:
     assert len(rows) == plan["seeds"][1]
 
 
+def test_the_records_job_reads_the_panel_input(smoke, doc, tmp_path) -> None:
+    """workflow/scripts/records.py with the optional ``panel`` input (readings.json): the
+    bundle it writes and checks carries the panel's figures; without it, refused."""
+    import runpy
+    from types import SimpleNamespace
+
+    class Files(dict):
+        __getattr__ = dict.__getitem__
+
+    plan = _with_panel(smoke, doc, contrasts=False)
+    start, count = plan["seeds"]
+    write_rows(run_shard([parse_arm("fair-d3s7=random")], start, count, progress_s=-1),
+               tmp_path / "games.csv")
+    block = str(plan["blocks"][0])
+    entry = {"claim": plan["id"], "profile": "smoke", "hashes": {}, "seeds": [start, count],
+             "opened_utc": "2026-12-02T02:10:00Z", "reused": False, "shares": None,
+             "status": "opened", "protocol_sha256": protocol_sha256(plan)}
+    closed = {"entries": {block: {**entry, "status": "complete", "games": count,
+                                  "completed_utc": "2026-12-02T02:40:00Z",
+                                  "table_sha256": file_sha256(tmp_path / "games.csv")}},
+              "machine": machine_record("2026-12-02T02:40:00Z"),
+              "played": {"commit": "a" * 40, "dirty": False, "command": ["snakemake"]}}
+    files = {"verdict": _verdict(doc, False), "closed": closed, "panel": doc,
+             "opened": {"blocks": {block: {"entry": entry, "reused": False}}},
+             "preregistered": {"protocolSha256": protocol_sha256(plan),
+                               "createdAt": "2026-12-02T02:09:00Z"}}
+    inputs = Files(table=str(tmp_path / "games.csv"))
+    for key, content in files.items():
+        inputs[key] = str(tmp_path / f"{key}.json")
+        (tmp_path / f"{key}.json").write_text(json.dumps(content))
+    job = SimpleNamespace(input=inputs, output=[str(tmp_path / "records")],
+                          log=[str(tmp_path / "job.log")],
+                          params=SimpleNamespace(plan=plan, repo=str(ROOT), ledger=None,
+                                                 benchmarks=str(tmp_path / "none")))
+    script = ROOT / "workflow" / "scripts" / "records.py"
+    runpy.run_path(str(script), init_globals={"snakemake": job})
+    assert check_bundle(tmp_path / "records") == []
+    result = _records(tmp_path / "records")["result"]
+    assert result["metrics"]["panel"] == panel_metrics(doc, plan["blocks"][0])
+    del inputs["panel"]
+    with pytest.raises(SystemExit) as info:
+        runpy.run_path(str(script), init_globals={"snakemake": job})
+    assert info.value.code == 2
+    assert "no panel readings were given" in (tmp_path / "job.log").read_text()
+
+
 def test_panel_figures_that_are_not_the_claim_s_are_refused(smoke, doc, tmp_path) -> None:
     plan = _with_panel(smoke, doc, contrasts=False)
     figures = panel_metrics(doc, plan["blocks"][0])

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from panel_support import DECLARED, panel_plan, readings_doc
 from test_report_render import PNG, images, run_of, synthetic_games
+from test_report_render import plan as claim_plan
 
 from analysis.readings import Reading
 from analysis.report.model import ArmPlan, Verdict
@@ -35,7 +36,10 @@ RULES = {"rules": [{"when": {"noisy-top1": "pass", "noisy-regret": "pass"},
 
 @pytest.fixture(scope="module")
 def doc() -> dict:
-    return json.loads(json.dumps(readings_doc()))  # as read back from its file
+    """The fixture's readings file as read back, its roots from the block's first games."""
+    out = json.loads(json.dumps(readings_doc()))
+    out["roots"]["seeds"] = [claim_plan("fourth-ply").seeds[0], out["roots"]["games"]]
+    return out
 
 
 def panel_run(doc: dict, *, contrasts: bool = True):
@@ -74,7 +78,8 @@ def test_the_panel_section_shows_summary_boards_no_values_and_a_figure_per_readi
     # how roots were drawn
     assert ("every 4th decision (from the first) of\n8 games played by <span class=\"mono\">"
             "search:leaf=linear,d=3,s=7</span> (arm fair-d3s7) on seeds") in section
-    assert f"{seed_hex(1000)}:8</span>" in section and "the first 1,024 at most" in section
+    assert f"{seed_hex(doc['roots']['seeds'][0])}:8</span>" in section
+    assert "the first 1,024 at most" in section
     assert f"<b>{doc['roots']['count']} roots</b> ({doc['roots']['count']} planned)" in section
     # a ranker without values: what it allows, and its value figures' cells
     assert ("<b>No values:</b> choice-only gives its choice alone" in section
@@ -164,3 +169,60 @@ def test_a_bad_readings_file_is_one_line_naming_the_key(doc, edit, message) -> N
     with pytest.raises(PanelReadingsError, match=message) as info:
         PanelSection.from_json(bad, "r.json")
     assert "\n" not in str(info.value)
+
+
+class _Files(dict):
+    """Snakemake's named lists as the workflow's scripts read them: by key and by attribute."""
+
+    __getattr__ = dict.__getitem__
+
+
+def _run_script(name: str, job) -> None:
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "workflow" / "scripts" / name
+    runpy.run_path(str(script), init_globals={"snakemake": job})
+
+
+def test_the_report_job_reads_the_panel_input_of_a_panel_only_claim(doc, tmp_path) -> None:
+    """workflow/scripts/report.py with the optional ``panel`` input (readings.json) and the
+    plan's ``panel``: the page has the panel section, the provenance the roots' seeds."""
+    from types import SimpleNamespace
+
+    from claims_support import REPO
+
+    from contracts.games_table import write_rows
+    from engines.play.runner import run_shard
+    from engines.play.spec import parse_arm
+
+    run = panel_run(doc, contrasts=False)
+    plan = run.plan.to_json()
+    start, count = plan["seeds"]
+    write_rows(run_shard([parse_arm("fair-d3s7=random")], start, count, progress_s=-1),
+               tmp_path / "games.csv")
+    files = {"verdict": run.verdict.to_json(), "gates": run.gate, "opened": run.opened,
+             "closed": run.closed, "hashes": {}, "panel": doc}
+    inputs = _Files(curves=[], manifests=[], health=[], frozen=[],
+                    table=str(tmp_path / "games.csv"), records=str(tmp_path / "records"))
+    (tmp_path / "records").mkdir()
+    for key, content in files.items():
+        inputs[key] = str(tmp_path / f"{key}.json")
+        (tmp_path / f"{key}.json").write_text(json.dumps(content))
+    outputs = _Files(page=str(tmp_path / "page.html"), summary=str(tmp_path / "summary.json"),
+                     provenance=str(tmp_path / "provenance.json"),
+                     **{name: str(tmp_path / f"{name}.png") for name in FIGURES})
+    job = SimpleNamespace(input=inputs, output=outputs, log=[str(tmp_path / "job.log")],
+                          params=SimpleNamespace(plan=plan, manifests={}, health={},
+                                                 profile={"profile": "pilot"}, repo=str(REPO),
+                                                 benchmarks=None))
+    _run_script("report.py", job)
+    html = (tmp_path / "page.html").read_text()
+    assert "noisy against ref: top-1" in html and html.count('<table class="board">') == 3
+    assert "<h2>Contrasts</h2>" not in html
+    prov = json.loads((tmp_path / "provenance.json").read_text())
+    assert prov["seed_blocks"]["panel roots"] == {"start": start, "count": 8}
+    # without the input, the section says the panel was not read
+    del inputs["panel"]
+    _run_script("report.py", job)
+    assert "The panel was not read" in (tmp_path / "page.html").read_text()
