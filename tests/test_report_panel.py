@@ -92,6 +92,11 @@ def test_the_panel_section_shows_summary_boards_no_values_and_a_figure_per_readi
     assert (f"<b>{tau['estimate']:.3f}</b><br>{tau['lower']:.3f} to {tau['upper']:.3f}<br>"
             f"<span class=\"anchor\">halves {tau['halves'][0]:.3f} / "
             f"{tau['halves'][1]:.3f}</span>") in section
+    # the reference against itself: the last row
+    itself = re.search(r'<tr class="anchor"><td class="l">ref<br>\(the reference, against '
+                       r'itself\)</td>(.*?)</tr>', section, re.S)[1]
+    assert itself.count("<td>") == len(doc["reference_figures"])
+    assert "<b>1.000</b><br>1.000 to 1.000" in itself and "<b>0.000</b>" in itself
     # three roots as boards, from different games, with the reference's values and choices
     boards = re.findall(r'<table class="board">.*?</table>', section, re.S)
     assert len(boards) == 3 == len({s["game"] for s in doc["shown"]})
@@ -129,6 +134,17 @@ def test_a_panel_only_claim_renders_with_no_contrasts_and_its_roots_arm_alone(do
     assert "this claim declares no contrast" not in html  # placeholders are images
     assert run_summary(run, "x.html")["contrast"] is None
     assert len(images(html)) == len(FIGURES) + len(DECLARED) + 1
+
+
+def test_an_outcome_reference_is_named_with_its_labeller(doc) -> None:
+    run = panel_run(doc)
+    outcome = {"policy": "direct-linear", "continuations": 8, "horizon": 40,
+               "target": "lifetime", "seed": 20261203}
+    run.plan = replace(run.plan, panel={**run.plan.panel, "outcome": outcome})
+    html = render_claim(run, dict.fromkeys(FIGURES, PNG))
+    assert ("a Monte Carlo outcome labeller (ref): for each legal column, 8 continuations\nof "
+            '<span class="mono">direct-linear</span> to a horizon of 40 moves, target '
+            "<code>lifetime</code>, seed 20261203.") in html
 
 
 def test_a_panel_not_read_says_so(doc) -> None:
