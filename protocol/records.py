@@ -65,6 +65,9 @@ _PER_GAME = ("reveals", "chain_max", "chain_mean", "trajectory")
 PANEL_METHOD = ("; a ranking panel's figures: means over its roots with the 0.05 and 0.95 "
                 "quantiles of a bootstrap of whole games (never of roots) and halves by games "
                 "in seed order (docs/panels.md)")
+#: what a result with a ranking panel cannot hold
+PANEL_ROWS = ("the ranking panel's per-root rows are not in the bundle: its table is named by "
+              "metrics.panel.tableSha256")
 #: what a ranking panel leaves besides the games
 PANEL_ARTIFACTS = ["panel roots (JSON), panel table (CSV) and panel readings (JSON)"]
 
@@ -620,7 +623,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                             "sha256": hashlib.sha256(games.encode()).hexdigest() if rows else None,
                             "recordCount": len(rows) if rows else None},
         "machineProfileRefs": [machine_rec["machineProfileId"]], "artifactManifestRef": None,
-        "limitations": _limitations(plan, verdict, rows, unproven, provenance, replayed),
+        "limitations": _limitations(plan, verdict, rows, unproven, provenance, replayed)
+                       + ([PANEL_ROWS] if panel is not None else []),
         "contributionIds": [contribution], "recordedAt": now_utc,
     }
     check_record(result, "result", f"result record of claim {plan['id']}")
