@@ -544,10 +544,10 @@ def _check_panel(plan: Mapping[str, Any], panel: Mapping[str, Any] | None,
             raise RecordError(f"claim {plan['id']}: its block was opened but no panel readings "
                               "were given to the records")
         return
-    for key in ("reference", "rankers"):
-        if panel[key] != planned[key]:
+    for key, read in (("reference", str), ("rankers", list)):
+        if read(panel[key]) != read(planned[key]):  # the plan's may hold a tuple
             raise RecordError(f"claim {plan['id']}: the panel readings' {key} {panel[key]!r} "
-                              f"is not the plan's {planned[key]!r}")
+                              f"is not the plan's {read(planned[key])!r}")
     start, count = (int(x) for x in planned["seeds"])
     roots = panel["roots"]
     if (roots["rangeStartHex"], roots["rangeEndExclusiveHex"]) != (

@@ -77,6 +77,7 @@ def _verdict(doc: dict, screen: bool) -> dict:
 def _bundle(plan: dict, doc: dict, work: Path, arms: list[str], **kw) -> dict:
     start, count = plan["seeds"]
     rows = run_shard([parse_arm(a) for a in arms], start, count, progress_s=-1)
+    work.mkdir(parents=True, exist_ok=True)
     write_rows(rows, work / "games.csv")
     block = str(plan["blocks"][0])
     entry = {"claim": plan["id"], "profile": "smoke", "hashes": {}, "seeds": [start, count],
@@ -201,7 +202,9 @@ def test_the_records_job_reads_the_panel_input(smoke, doc, tmp_path) -> None:
 
 def test_panel_figures_that_are_not_the_claim_s_are_refused(smoke, doc, tmp_path) -> None:
     plan = _with_panel(smoke, doc, contrasts=False)
+    plan["panel"]["rankers"] = tuple(plan["panel"]["rankers"])  # as describe() may give it
     figures = panel_metrics(doc, plan["blocks"][0])
+    _bundle(plan, doc, tmp_path / "ok", ["fair-d3s7=random"], panel=figures)
     with pytest.raises(RecordError, match="its block was opened but no panel readings"):
         _bundle(plan, doc, tmp_path, ["fair-d3s7=random"])
     other = {**figures, "rankers": ["noisy"]}
@@ -214,6 +217,7 @@ def test_panel_figures_that_are_not_the_claim_s_are_refused(smoke, doc, tmp_path
         _bundle(smoke, doc, tmp_path, ["ntuple-A-d3s7=random", "linear-d3s7=centre-first"],
                 panel=figures)
     assert not (tmp_path / "records").exists()  # refused before anything was written
+    assert check_bundle(tmp_path / "ok" / "records") == []
 
 
 def test_the_protocol_hash_covers_the_planned_panel_and_only_what_decides(smoke, doc) -> None:
