@@ -10,9 +10,9 @@ computed once (:attr:`ClaimRun.arms`), and a ranking panel's readings
 (:class:`~analysis.report.panel_model.PanelSection`); :func:`build_figures`
 draws every figure written beside the page, :func:`build_panel_figures` the
 panel section's, :func:`render_claim` renders the page with the figures
-embedded as base64 PNGs (no server, no external files), :func:`run_summary` is the line the
-index lists, and :func:`render_index` lists every claim and every report
-found under ``reports/``.
+embedded as base64 PNGs (no server, no external files), :func:`run_summary`
+is the line the index lists, and :func:`render_index` lists every claim and
+every report found under ``reports/``.
 """
 
 from __future__ import annotations
@@ -52,10 +52,10 @@ FIGURES = {
     "operating_characteristic": "Operating characteristic of the screen",
 }
 SCREEN_FIGURES = ("paired_deltas", "score_distributions", "halves", "operating_characteristic")
-#: the contrast statistics the register's recorded figures may give, with their labels
-#: the name of the panel section's figures: one per panel reading, and the agreement
+#: the names of the panel section's figures: one per panel reading, and the agreement
 PANEL_FIGURE = "panel-{}"
 PANEL_AGREEMENT = "panel-agreement"
+#: the contrast statistics the register's recorded figures may give, with their labels
 RECORDED_KEYS = {"mean_delta": "mean delta", "bootstrap_lb": "bootstrap LB",
                  "bootstrap_ub": "bootstrap UB", "t_lb": "t LB", "sd_delta": "paired sd",
                  "halves": "halves", "wins_ties_losses": "W-T-L"}
@@ -250,13 +250,14 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
     if run.panel is not None and not any(k.startswith(PANEL_FIGURE.format("")) for k in pngs):
         pngs.update(build_panel_figures(run))
     images = {k: base64.b64encode(v).decode("ascii") for k, v in pngs.items()}
+    plots = reading_plots(run.panel, run.plan.readings) if run.panel else {}
     template = _environment().get_template("claim.html.j2")
     return template.render(
         run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
         arms=run.arms, pair_means=run.pair_means, curves=run.curves, health=run.health,
-        panel=run.panel, panel_plots=reading_plots(run.panel, run.plan.readings)
-        if run.panel else {}, panel_figure=PANEL_FIGURE, panel_agreement=PANEL_AGREEMENT,
+        panel=run.panel, panel_plots=plots, panel_figure=PANEL_FIGURE,
+        panel_agreement=PANEL_AGREEMENT,
         prov=run.provenance, figures=FIGURES,
         images=images, recorded=run.plan.recorded, recorded_keys=RECORDED_KEYS,
         units={name: fig.metric_of(c) for name, c in run.contrasts.items()},

@@ -26,8 +26,6 @@ READINGS_FORMAT = "drop7-panel-readings-v1"
 #: the figures of the summary line, in order, with their words (values needed: pairwise, tau)
 SUMMARY = {"top1": "top-1", "pairwise": "pairwise", "tau": "tau",
            "regret_frac": "regret fraction"}
-#: the figures a ranker without values still has
-CHOICE_ONLY = ("top-1", "regret")
 #: a board cell's character -> its CSS class (``'1'``-``'7'``: a numbered disc)
 CELLS = {".": "empty", "#": "grey", "+": "cracked"}
 BOARD_SIZE = 7
