@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
+from analysis.panel_readings import PANEL_OUTCOMES
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.json_file import write_json
@@ -60,12 +61,38 @@ NOT_MEASURED = ("logicalWork",)
 WORK_COLUMNS = {"nodesOrTransitions": "nodes", "modelInferences": "leaves"}
 #: the games-table columns the register's per-game rows need beyond the statistics' own
 _PER_GAME = ("reveals", "chain_max", "chain_mean", "trajectory")
+#: how a ranking panel's figures are bounded, for the experiment's uncertainty method
+PANEL_METHOD = ("; a ranking panel's figures: means over its roots with the 0.05 and 0.95 "
+                "quantiles of a bootstrap of whole games (never of roots) and halves by games "
+                "in seed order (docs/panels.md)")
+#: what a result with a ranking panel cannot hold
+PANEL_ROWS = ("the ranking panel's per-root rows are not in the bundle: its table is named by "
+              "metrics.panel.tableSha256")
+#: what a ranking panel leaves besides the games
+PANEL_ARTIFACTS = ["panel roots (JSON), panel table (CSV) and panel readings (JSON)"]
 
 
 def _policy(plan: Mapping[str, Any], arm: str) -> dict[str, Any]:
-    return {"name": arm, "entryPoint": plan["arms"][arm]["policy"],
-            "manifestRef": plan["arms"][arm].get("artefact") or plan["arms"][arm].get(
-                "pinned", {}).get("file")}
+    """An arm as the register names a policy: a screen arm, else a panel's ranker or
+    reference (by its table name)."""
+    planned = plan["arms"].get(arm) or (plan.get("panel") or {}).get("arms", {})[arm]
+    return {"name": arm, "entryPoint": planned["policy"],
+            "manifestRef": planned.get("artefact") or planned.get("pinned", {}).get("file")}
+
+
+def _panel_readings(doc: Mapping[str, Any]) -> list[str]:
+    """The declared readings of a ranking panel, in declaration order."""
+    return [name for name, r in doc.get("readings", {}).items() if r.get("kind") in PANEL_OUTCOMES]
+
+
+def _panel_metric(doc: Mapping[str, Any], panel: Mapping[str, Any], reading: str | None) -> str:
+    """What a panel reading reads, in words (None: the panel as a whole)."""
+    if reading is None:
+        return f"ranking panel: the rankers' orderings against {panel['reference']}"
+    r = doc["readings"][reading]
+    other = f" minus {r['other']}'s" if r.get("other") else ""
+    return (f"ranking panel: {r['ranker']}'s {r['figure']}{other} against "
+            f"{panel['reference']}, reading {reading}")
 
 
 def _sequential_method(seq: Mapping[str, Any] | None) -> str:
@@ -96,7 +123,7 @@ def read_span(entry: Mapping[str, Any]) -> tuple[tuple[int, int], tuple[int, int
 
 def _metric(doc: Mapping[str, Any], contrast: str) -> str:
     """What a declared contrast compares (score unless it declares a metric)."""
-    return str(doc["contrasts"].get(contrast, {}).get("metric", DEFAULT_METRIC))
+    return str(doc.get("contrasts", {}).get(contrast, {}).get("metric", DEFAULT_METRIC))
 
 
 def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence[str],
@@ -109,11 +136,15 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
     protocol = protocol_sha256(plan)
     date = compact(id_date or opened_utc)[:8]
     doc = plan["declaration"]
-    first = next(iter(plan["contrasts"].values()), None)
-    arms = first["arms"] if first else list(plan["arms"])
+    contrasts, panel = plan.get("contrasts") or {}, plan.get("panel")
+    first = next(iter(contrasts.values()), None)
+    arms = (first["arms"] if first else
+            [*panel["rankers"][:1], panel["reference"]] if panel else list(plan["arms"]))
     readings = doc.get("readings", {})
-    primary = next(iter(plan["contrasts"]), "none")
     criteria = [f"{name}: {r.get('title', r.get('kind'))}" for name, r in readings.items()]
+    metrics = [f"paired mean {_metric(doc, c)} delta, contrast {c}" for c in contrasts]
+    if panel:
+        metrics += [_panel_metric(doc, panel, r) for r in _panel_readings(doc) or [None]]
     record = {
         "$schema": SCHEMA_URI.format(kind="experiment"), "format": FORMATS["experiment"],
         "experimentId": experiment_id(plan, date, protocol),
@@ -128,13 +159,14 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
                  "reuseDisclosure": ("the block was read before by another opener (ledger)"
                                      if reused else "never-read screen blocks, opened once "
                                      "through the screen ledger")},
-        "metrics": {"primary": f"paired mean {_metric(doc, primary)} delta, contrast {primary}",
-                    "secondary": [f"paired mean {_metric(doc, c)} delta, contrast {c}"
-                                  for c in list(plan["contrasts"])[1:]],
+        "metrics": {"primary": metrics[0] if metrics else (
+                        f"paired mean {_metric(doc, 'none')} delta, contrast none"),
+                    "secondary": metrics[1:],
                     "statisticalUnit": "whole-game",
                     "uncertaintyMethod": "bootstrap of whole paired games and a Student-t "
                                          "lower bound (docs/statistics.md)"
-                                         + _sequential_method(plan.get("sequential"))},
+                                         + _sequential_method(plan.get("sequential"))
+                                         + (PANEL_METHOD if panel else "")},
         "gate": {"fixedBeforeControlledData": True,
                  "passCriteria": criteria or ["the declared verdict rules"],
                  "failureAction": "the first declared verdict rule that holds decides "
@@ -146,7 +178,9 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
         "stopConditions": ["every game of every arm is in (the block is closed in the ledger)",
                            "illegal or unfinished decisions invalidate the verdict"],
         "expectedArtifacts": (["games table (CSV) of the screen", GAMES_FILE]
-                              if screened else []) + ["verdict and report page"],
+                              if screened else [])
+                             + (PANEL_ARTIFACTS if panel and screened else [])
+                             + ["verdict and report page"],
         "lifecycle": lifecycle, "protocolSha256": protocol, "amendments": [],
         "createdBy": dict(CREATED_BY), "createdAt": opened_utc,
         "updatedAt": updated_utc or opened_utc,
@@ -494,6 +528,35 @@ def _limitations(plan: Mapping[str, Any], verdict: Mapping[str, Any],
     return out
 
 
+def _check_panel(plan: Mapping[str, Any], panel: Mapping[str, Any] | None,
+                 screened: bool) -> None:
+    """Refuse panel figures that are not this claim's panel's: figures without a panel,
+    none for a panel whose block was opened, another reference, other rankers, roots from
+    other seeds than the planned ones."""
+    planned = plan.get("panel")
+    if planned is None:
+        if panel is not None:
+            raise RecordError(f"claim {plan['id']}: panel figures given, but the claim has no "
+                              "panel")
+        return
+    if panel is None:
+        if screened:
+            raise RecordError(f"claim {plan['id']}: its block was opened but no panel readings "
+                              "were given to the records")
+        return
+    for key, read in (("reference", str), ("rankers", list)):
+        if read(panel[key]) != read(planned[key]):  # the plan's may hold a tuple
+            raise RecordError(f"claim {plan['id']}: the panel readings' {key} {panel[key]!r} "
+                              f"is not the plan's {read(planned[key])!r}")
+    start, count = (int(x) for x in planned["seeds"])
+    roots = panel["roots"]
+    if (roots["rangeStartHex"], roots["rangeEndExclusiveHex"]) != (
+            seed_hex(start), seed_hex(start + count)):
+        raise RecordError(f"claim {plan['id']}: the panel's roots come from seeds "
+                          f"{roots['rangeStartHex']} to {roots['rangeEndExclusiveHex']}, the "
+                          f"plan's are {seed_hex(start)}:{count}")
+
+
 def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mapping[str, Any],
                  provenance: Mapping[str, Any], *, opened: Mapping[str, Any] | None = None,
                  closed: Mapping[str, Any] | None = None,
@@ -503,6 +566,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                  contrasts: Mapping[str, Mapping[str, Any]] | None = None,
                  machine: Mapping[str, Any] | None = None, decided_utc: str | None = None,
                  opened_in: Mapping[int, str] | None = None,
+                 panel: Mapping[str, Any] | None = None,
                  now: datetime | None = None) -> dict[str, Any]:
     """Write a claim's bundle into ``directory``; returns the result record.
 
@@ -519,12 +583,16 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     ``contrasts``: the contrasts' JSON (the result's figures); ``machine``: a
     machine record to use when none was captured at the run; ``decided_utc``:
     when the verdict was decided (the time of a claim never screened);
-    ``opened_in``: the ledger commit that recorded each block's opening.
+    ``opened_in``: the ledger commit that recorded each block's opening;
+    ``panel``: a ranking panel's figures (:func:`~protocol.records_metrics.panel_metrics`
+    of its readings file), required when the claim has a panel and its block was
+    opened, refused otherwise.
     Every record is checked against its format before anything is written.
     """
     now_utc = stamp(now or datetime.now(UTC))
     decided = decided_utc or now_utc
     blocks = _blocks(plan["id"], opened, closed, decided, now_utc)
+    _check_panel(plan, panel, blocks.screened)
     experiment, unproven = _experiment(plan, blocks, decided, now_utc, preregistered, opened_in)
     machine_rec = machine_at(closed, machine, now_utc)
     check_record(machine_rec, "machine", "machine record")
@@ -548,13 +616,15 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
         "runValidity": "invalid" if verdict.get("methodological_errors") else "valid",
         "scientificOutcome": OUTCOME[verdict["verdict"]], "assessment": verdict["verdict"],
         "evidenceTier": verdict["tier"], "summary": verdict["reason"],
-        "metrics": result_metrics(verdict, contrasts or {}, frozen),
+        "metrics": {**result_metrics(verdict, contrasts or {}, frozen),
+                    **({"panel": dict(panel)} if panel is not None else {})},
         "gateChecks": gate_checks(verdict),
         "perGameArtifact": {"path": GAMES_FILE if rows else None,
                             "sha256": hashlib.sha256(games.encode()).hexdigest() if rows else None,
                             "recordCount": len(rows) if rows else None},
         "machineProfileRefs": [machine_rec["machineProfileId"]], "artifactManifestRef": None,
-        "limitations": _limitations(plan, verdict, rows, unproven, provenance, replayed),
+        "limitations": _limitations(plan, verdict, rows, unproven, provenance, replayed)
+                       + ([PANEL_ROWS] if panel is not None else []),
         "contributionIds": [contribution], "recordedAt": now_utc,
     }
     check_record(result, "result", f"result record of claim {plan['id']}")

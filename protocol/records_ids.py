@@ -80,19 +80,31 @@ def protocol_document(plan: Mapping[str, Any]) -> dict[str, Any]:
     The declaration's arms, weights and their recipes, gates, validation, screen,
     contrasts, panel, readings and verdict rules, and the sizes the profile gave them
     (trained moves and checkpoints, arms' policies and games, the screen's seeds
-    and blocks, a panel's roots and rankers as planned); not titles, ids, the claim's
-    text, notes or recorded figures.  A claim without a panel hashes as it did.
+    and blocks, a ranking panel's roots, reference and rankers as planned); not
+    titles, ids, the claim's text, notes or recorded figures.  A claim without a panel
+    hashes as it did before panels.
     """
-    panel = {"panel": {**plan["panel"], "arms": {
-        n: {"policy": a["policy"], "roots": a["roots"]} for n, a in plan["panel"]["arms"].items()}}
-    } if plan.get("panel") else {}
+    panel = plan.get("panel")
     return _deciding({
         "declaration": plan["declaration"],
         "seeds": plan["seeds"], "blocks": plan["blocks"], "validation": plan["validation"],
         "trained": plan["trained"],
         "arms": {n: {"policy": a["policy"], "games": a["games"]} for n, a in plan["arms"].items()},
-        "contrasts": plan["contrasts"], "sequential": plan.get("sequential"), **panel,
+        "contrasts": plan.get("contrasts", {}), "sequential": plan.get("sequential"),
+        **({"panel": _panel_document(panel)} if panel else {}),
     })
+
+
+#: the parts of a planned panel that decide its readings (not its shards, CPU or root-count
+#: estimates)
+PANEL_DECIDING = ("roots_arm", "games", "seeds", "every", "limit", "reference",
+                  "outcome", "rankers", "work", "recall")
+
+
+def _panel_document(panel: Mapping[str, Any]) -> dict[str, Any]:
+    """A planned panel's deciding parts: :data:`PANEL_DECIDING` and each of its arms' policy."""
+    return {**{k: panel.get(k) for k in PANEL_DECIDING},
+            "arms": {n: a["policy"] for n, a in panel.get("arms", {}).items()}}
 
 
 def protocol_sha256(plan: Mapping[str, Any]) -> str:

@@ -7,14 +7,18 @@ each contrast of the screen: the games paired, the mean delta and both arms'
 means, the bootstrap and Student-t bounds, the halves and quartiles, wins, ties
 and losses; for a sequential screen its looks, bounds and decisions, the
 corrected estimate with its interval and stage-wise p, and the simulated error
-rates; the SHA-256 of every frozen artefact the arms read.  The names are the
-contrast JSON's (analysis/contrast.py) in the register's camelCase.
+rates; the SHA-256 of every frozen artefact the arms read; a ranking panel's
+figures per ranker, its readings and its roots (:func:`panel_metrics`).  The
+names are the contrast JSON's (analysis/contrast.py) and the panel figures'
+(analysis/panel_readings.py) in the register's camelCase.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from contracts.cli_numbers import seed_hex
 
 #: a contrast's figures in ``metrics.contrasts.<name>`` -> the contrast JSON's key
 CONTRAST_FIGURES = {
@@ -85,3 +89,47 @@ def result_metrics(verdict: Mapping[str, Any], contrasts: Mapping[str, Mapping[s
         name, section = seq[0]
         out["sequential"] = {"contrast": name, **sequential_metrics(section)}
     return out
+
+
+#: a panel figure in ``metrics.panel`` -> the figure's key (analysis.panel_readings.Figure)
+PANEL_FIGURE_KEYS = {"estimate": "estimate", "lower95": "lower", "upper95": "upper",
+                     "halves": "halves", "roots": "roots", "games": "games"}
+
+
+def panel_name(figure: str) -> str:
+    """A panel figure's name in the register's camelCase (``regret_frac`` -> ``regretFrac``,
+    ``recall@3`` -> ``recallAt3``)."""
+    head, *rest = figure.replace("@", "_at_").split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
+    """A ranking panel's figures for a result's ``metrics.panel``, from its readings file
+    (``drop7-panel-readings-v1``): the reference and rankers, who gives values, the roots
+    (their block, seeds in hex, every, cap, count, games), each ranker's figures (estimate,
+    one-sided 95% bounds, halves, roots, games; ``None`` estimate: the ranker lacks it), the
+    differences of ``ranker-beats`` readings, the panel readings' outcomes and reasons, the
+    bootstrap's resamples and seed, and the panel table's SHA-256."""
+    def figure(f: Mapping[str, Any]) -> dict[str, Any]:
+        return {out: (list(f[key]) if key == "halves" else f[key])
+                for out, key in PANEL_FIGURE_KEYS.items()}
+
+    roots = readings["roots"]
+    start, count = (int(x) for x in roots["seeds"])
+    first = next((f for figs in readings["figures"].values() for f in figs.values()), {})
+    return {
+        "reference": readings["reference"], "rankers": list(readings["rankers"]),
+        "givesValues": dict(readings["values"]), "work": readings["work"],
+        "recall": list(readings["recall"]),
+        "roots": {"block": block, "policy": roots["policy"],
+                  "rangeStartHex": seed_hex(start), "rangeEndExclusiveHex": seed_hex(start + count),
+                  "games": roots["games"], "every": roots["every"], "limit": roots["limit"],
+                  "count": roots["count"]},
+        "figures": {ranker: {panel_name(name): figure(f) for name, f in figs.items()}
+                    for ranker, figs in readings["figures"].items()},
+        "differences": {name: figure(f) for name, f in readings.get("differences", {}).items()},
+        "readings": {name: {"kind": r["kind"], "outcome": r["outcome"], "reason": r["reason"]}
+                     for name, r in readings["readings"].items()},
+        "bootstrapResamples": first.get("n_resamples"), "bootstrapSeed": first.get("seed"),
+        "tableSha256": readings["table_sha256"],
+    }

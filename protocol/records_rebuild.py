@@ -16,6 +16,8 @@ rows, the ledger and its git history, and the declaration (docs/records.md,
   outcome and reason the bundle recorded, else nothing is written;
 * the verdict is the bundle's (readings, outcomes, errors, tier, summary);
   its rule the first declared rule that holds for those outcomes;
+* a ranking panel's figures are the bundle's (``metrics.panel``): its table
+  and readings file are not committed, so they are kept, not computed again;
 * the run's commit, dirtiness and command are the bundle's; its diff hash and
   CPU are unknown (said so); its wall the ledger's span; the machine record is
   the bundle's, said to be captured when the records were written;
@@ -249,7 +251,8 @@ def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITT
         target, described, verdict, provenance,
         closed={"entries": {str(block): entry}}, table=rows,
         table_sha256=_rows_table(repo, directory, entry, block, ledger), contrasts=contrasts,
-        opened_in={block: first} if first else None, **common)
+        opened_in={block: first} if first else None,
+        panel=old["result"]["metrics"].get("panel"), **common)
     problems = check_bundle(target)
     if problems:
         raise RecordError("; ".join(problems))

@@ -4,13 +4,15 @@
 of the claim and its verdict (:mod:`analysis.report.model`), its contrasts
 (:class:`~analysis.contrast.Contrast`) and training health
 (:class:`~analysis.health.TrainingHealth`) as types read back from their
-JSON, the gates, curves, frozen records and ledger files as their JSON, and
-the screen's games table when the block was opened, with each arm's summary
-computed once (:attr:`ClaimRun.arms`); :func:`build_figures` draws every figure,
-:func:`render_claim` renders the page with the figures embedded as base64
-PNGs (no server, no external files), :func:`run_summary` is the line the
-index lists, and :func:`render_index` lists every claim and every report
-found under ``reports/``.
+JSON, the gates, curves, frozen records and ledger files as their JSON, the
+screen's games table when the block was opened, with each arm's summary
+computed once (:attr:`ClaimRun.arms`), and a ranking panel's readings
+(:class:`~analysis.report.panel_model.PanelSection`); :func:`build_figures`
+draws every figure written beside the page, :func:`build_panel_figures` the
+panel section's, :func:`render_claim` renders the page with the figures
+embedded as base64 PNGs (no server, no external files), :func:`run_summary`
+is the line the index lists, and :func:`render_index` lists every claim and
+every report found under ``reports/``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from analysis.contrast import Contrast
 from analysis.health import TrainingHealth
 from analysis.report import figures as fig
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
+from analysis.report.panel_figures import agreement_figure, ranker_figure
+from analysis.report.panel_model import PanelSection, reading_plots
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 
@@ -48,6 +52,9 @@ FIGURES = {
     "operating_characteristic": "Operating characteristic of the screen",
 }
 SCREEN_FIGURES = ("paired_deltas", "score_distributions", "halves", "operating_characteristic")
+#: the names of the panel section's figures: one per panel reading, and the agreement
+PANEL_FIGURE = "panel-{}"
+PANEL_AGREEMENT = "panel-agreement"
 #: the contrast statistics the register's recorded figures may give, with their labels
 RECORDED_KEYS = {"mean_delta": "mean delta", "bootstrap_lb": "bootstrap LB",
                  "bootstrap_ub": "bootstrap UB", "t_lb": "t LB", "sd_delta": "paired sd",
@@ -74,6 +81,8 @@ class ClaimRun:
     games: pd.DataFrame | None = None
     #: register records: name, path and href (the record as a data: URI, or None)
     records: list[dict[str, str | None]] = field(default_factory=list)
+    #: the ranking panel's readings (None: the claim has no panel, or it was not read)
+    panel: PanelSection | None = None
 
     @property
     def claim(self) -> str:
@@ -159,8 +168,27 @@ def build_figures(run: ClaimRun) -> dict[str, bytes]:
             out["operating_characteristic"] = fig.placeholder(
                 FIGURES["operating_characteristic"], "no contrast of this claim is screened")
     else:
+        why = ("this claim declares no contrast (its games give the panel's roots)"
+               if run.screened else run.not_opened())
         for name in SCREEN_FIGURES:
-            out[name] = fig.placeholder(FIGURES[name], run.not_opened())
+            out[name] = fig.placeholder(FIGURES[name], why)
+    return out
+
+
+def build_panel_figures(run: ClaimRun) -> dict[str, bytes]:
+    """The panel section's figures as PNG bytes: one per panel reading that reads a figure
+    (:data:`PANEL_FIGURE`; every ranker, the threshold dashed) and the agreement of the
+    rankers' choices (none when the panel was not read)."""
+    panel = run.panel
+    if panel is None:
+        return {}
+    out = {}
+    for name, (figure, ranker, threshold) in reading_plots(panel, run.plan.readings).items():
+        out[PANEL_FIGURE.format(name)] = ranker_figure(
+            figure, panel.reading_figures(figure, ranker), threshold, panel.reference)
+    if panel.agreement_names:
+        out[PANEL_AGREEMENT] = agreement_figure(panel.agreement_names,
+                                                np.array(panel.agreement))
     return out
 
 
@@ -174,6 +202,14 @@ def _num(x: Any, signed: bool = False, digits: int = 0) -> str:
     return f"{x:{'+' if signed else ''},.{digits}f}"
 
 
+def _panel_num(x: float | None) -> str:
+    """A panel figure: three decimals below 10 (fractions, tau), one below 100, else whole
+    with thousands separated (points, work)."""
+    if x is None or not np.isfinite(x):
+        return "-"
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.1f}" if abs(x) >= 10 else f"{x:.3f}"
+
+
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("analysis.report", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), undefined=StrictUndefined,
@@ -182,6 +218,7 @@ def _environment() -> Environment:
     env.filters["snum"] = lambda x, digits=0: _num(x, True, digits)
     env.filters["short"] = lambda s, n=12: "-" if not s else str(s)[:n]
     env.filters["seedhex"] = seed_hex
+    env.filters["pnum"] = _panel_num
     return env
 
 
@@ -209,13 +246,18 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
 
 def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> str:
     """The self-contained HTML page of one claim's run."""
-    pngs = build_figures(run) if figures is None else figures
+    pngs = dict(build_figures(run) if figures is None else figures)
+    if run.panel is not None and not any(k.startswith(PANEL_FIGURE.format("")) for k in pngs):
+        pngs.update(build_panel_figures(run))
     images = {k: base64.b64encode(v).decode("ascii") for k, v in pngs.items()}
+    plots = reading_plots(run.panel, run.plan.readings) if run.panel else {}
     template = _environment().get_template("claim.html.j2")
     return template.render(
         run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
         arms=run.arms, pair_means=run.pair_means, curves=run.curves, health=run.health,
+        panel=run.panel, panel_plots=plots, panel_figure=PANEL_FIGURE,
+        panel_agreement=PANEL_AGREEMENT,
         prov=run.provenance, figures=FIGURES,
         images=images, recorded=run.plan.recorded, recorded_keys=RECORDED_KEYS,
         units={name: fig.metric_of(c) for name, c in run.contrasts.items()},

@@ -11,6 +11,7 @@ from protocol.provenance import jobs_written, run_source
 from protocol.records import write_bundle
 from protocol.records_check import check_bundle
 from protocol.records_ids import RecordError, stamp
+from protocol.records_metrics import panel_metrics
 
 S = snakemake  # noqa: F821
 
@@ -34,7 +35,9 @@ def main() -> None:
                  table_sha256=file_sha256(S.input.table) if opened else None,
                  command=played["command"],
                  contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
-                 decided_utc=decided)
+                 decided_utc=decided,
+                 panel=(panel_metrics(load_json(S.input.panel), S.params.plan["block"])
+                        if "panel" in inputs else None))
     problems = check_bundle(S.output[0])
     if problems:
         raise RecordError("; ".join(problems))

@@ -15,6 +15,7 @@ from analysis.report.page import (
     run_summary,
     write_public,
 )
+from analysis.report.panel_model import PanelSection
 from contracts.json_file import json_text, load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.provenance import collect
@@ -34,6 +35,8 @@ def main() -> None:
     if plan["validation"]["games"]:
         seeds["validation"] = dict(zip(("start", "count"), plan["validation"]["seeds"],
                                        strict=True))
+    if plan.get("panel"):  # the panel's roots: the first games of the block
+        seeds["panel roots"] = dict(zip(("start", "count"), plan["panel"]["seeds"], strict=True))
     prov = collect(repo=S.params.repo, profile=S.params.profile, declaration=plan["declaration"],
                    seed_blocks=seeds, manifests=[m for ms in manifests.values() for m in ms],
                    frozen=frozen, games=[S.input.table] if opened else [],
@@ -53,6 +56,8 @@ def main() -> None:
                    for p in inputs.get("contrasts", [])},
         games=read_games(S.input.table) if opened else None,
         records=[record_link(f) for f in bundle_files(S.input.records)],
+        panel=(PanelSection.from_json(load_json(S.input.panel), S.input.panel)
+               if "panel" in inputs else None),
     )
     figures = build_figures(claim_run)
     for name in figures:

@@ -1,0 +1,263 @@
+"""A claim's ranking panel as the page shows it: :class:`PanelSection`, read from readings.json.
+
+The panel's readings file (``drop7-panel-readings-v1``, docs/panels.md) is
+written by ``drop7 panel read``; the report job reads it back here once,
+checks its shape (one line naming the file and the key), and the page reads
+the section by attribute: how the roots were drawn, every ranker's figures
+(:class:`~analysis.panel_readings.Figure`), the panel readings, the rankers'
+agreement and the roots shown as boards.  The one-line summary per ranker
+(:meth:`PanelSection.summary`) is what answers "does d2 order the moves like
+d4?" at the top of the section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analysis.panel_readings import VALUE_FIGURES, Figure
+from analysis.readings import Reading
+
+#: the readings file's format
+READINGS_FORMAT = "drop7-panel-readings-v1"
+#: the figures of the summary line, in order, with their words (values needed: pairwise, tau)
+SUMMARY = {"top1": "top-1", "pairwise": "pairwise", "tau": "tau",
+           "regret_frac": "regret fraction"}
+#: a board cell's character -> its CSS class (``'1'``-``'7'``: a numbered disc)
+CELLS = {".": "empty", "#": "grey", "+": "cracked"}
+BOARD_SIZE = 7
+
+
+def needs_values(name: str) -> bool:
+    """Whether a figure needs the ranker's values (pairwise, tau, recall@k)."""
+    return name in VALUE_FIGURES or name.startswith("recall@")
+
+
+class PanelReadingsError(ValueError):
+    """A readings file that is not the panel's (one line: the file and the key)."""
+
+
+@dataclass(frozen=True)
+class RootsDrawn:
+    """How the roots were drawn: the policy's games on ``seeds`` (``[start, count]``), every
+    ``every``-th decision, at most ``limit`` (None: no cap); ``count`` roots of ``games``
+    games."""
+
+    policy: str
+    seeds: list[int]
+    every: int
+    limit: int | None
+    count: int
+    games: int
+
+
+@dataclass(frozen=True)
+class ShownRoot:
+    """One root shown as a board: the 7 rows top first (``.`` empty, ``1``-``7`` a number,
+    ``#`` a grey disc, ``+`` a cracked one), the next disc, the reference's value of each
+    column (None: illegal) and each ranker's choice."""
+
+    game: int
+    root: int
+    board: list[str]
+    next: int
+    moves_remaining: int
+    level: int
+    score: int
+    reference: list[float | None]
+    choices: dict[str, int]
+
+    @property
+    def cells(self) -> list[list[tuple[str, str]]]:
+        """Each row's cells as ``(text, css class)``, top row first."""
+        return [[("" if ch == "." else ch, CELLS.get(ch, "disc")) for ch in row]
+                for row in self.board]
+
+    @property
+    def best(self) -> list[int]:
+        """The columns the reference values highest."""
+        legal = [v for v in self.reference if v is not None]
+        top = max(legal) if legal else None
+        return [c for c, v in enumerate(self.reference) if v is not None and v == top]
+
+    def chosen_by(self, column: int) -> list[str]:
+        """The rankers that chose ``column`` here, in the panel's order."""
+        return [name for name, c in self.choices.items() if c == column]
+
+
+def _key(doc: Mapping[str, Any], key: str, source: str, kind: type | tuple[type, ...]) -> Any:
+    if key not in doc:
+        raise PanelReadingsError(f"{source}: {key}: missing")
+    value = doc[key]
+    if not isinstance(value, kind):
+        raise PanelReadingsError(f"{source}: {key}: expected "
+                                 f"{getattr(kind, '__name__', 'a value of another type')}, got "
+                                 f"{type(value).__name__}")
+    return value
+
+
+def _figure(doc: Any, source: str, key: str) -> Figure:
+    try:
+        return Figure(**{**doc, "halves": tuple(doc["halves"])})
+    except (TypeError, KeyError) as exc:
+        raise PanelReadingsError(f"{source}: {key}: not a figure ({exc})") from None
+
+
+def _shown(doc: Any, source: str, key: str) -> ShownRoot:
+    try:
+        root = ShownRoot(**{**doc, "board": list(doc["board"]),
+                            "reference": list(doc["reference"]), "choices": dict(doc["choices"])})
+    except (TypeError, KeyError) as exc:
+        raise PanelReadingsError(f"{source}: {key}: not a shown root ({exc})") from None
+    if len(root.board) != BOARD_SIZE or any(len(r) != BOARD_SIZE for r in root.board):
+        raise PanelReadingsError(f"{source}: {key}.board: expected {BOARD_SIZE} rows of "
+                                 f"{BOARD_SIZE} cells")
+    if len(root.reference) != BOARD_SIZE:
+        raise PanelReadingsError(f"{source}: {key}.reference: expected {BOARD_SIZE} values")
+    return root
+
+
+@dataclass(frozen=True)
+class PanelSection:
+    """A panel's readings file, typed: the reference and the rankers (table names), who gives
+    values, the roots, every ranker's figures and the reference's own, the differences of
+    ``ranker-beats`` readings, the panel readings, the agreement of choices, the roots shown."""
+
+    reference: str
+    rankers: list[str]
+    values: dict[str, bool]
+    work: str
+    recall: list[int]
+    roots: RootsDrawn
+    figures: dict[str, dict[str, Figure]]
+    reference_figures: dict[str, Figure]
+    differences: dict[str, Figure]
+    readings: dict[str, Reading]
+    agreement_names: list[str]
+    agreement: list[list[float]]
+    shown: list[ShownRoot]
+    table_sha256: str
+
+    @classmethod
+    def from_json(cls, doc: Any, source: str = "readings.json") -> PanelSection:
+        """The section of a ``drop7-panel-readings-v1`` document; refused in one line naming
+        ``source`` and the key: another format, a missing or mistyped key, a ranker without
+        figures, a figure that is not one."""
+        if not isinstance(doc, Mapping):
+            raise PanelReadingsError(f"{source}: expected a JSON object")
+        if doc.get("format") != READINGS_FORMAT:
+            raise PanelReadingsError(f"{source}: format: expected {READINGS_FORMAT}, got "
+                                     f"{doc.get('format')!r}")
+        rankers = [str(r) for r in _key(doc, "rankers", source, list)]
+        reference = str(_key(doc, "reference", source, str))
+        values = {str(k): bool(v) for k, v in _key(doc, "values", source, dict).items()}
+        figures_doc = _key(doc, "figures", source, dict)
+        figures = {}
+        for name in rankers:
+            if not isinstance(figures_doc.get(name), Mapping):
+                raise PanelReadingsError(f"{source}: figures.{name}: missing")
+            figures[name] = {f: _figure(d, source, f"figures.{name}.{f}")
+                             for f, d in figures_doc[name].items()}
+        roots = _key(doc, "roots", source, dict)
+        try:
+            drawn = RootsDrawn(policy=str(roots["policy"]), seeds=[int(x) for x in roots["seeds"]],
+                               every=int(roots["every"]),
+                               limit=None if roots.get("limit") is None else int(roots["limit"]),
+                               count=int(roots["count"]), games=int(roots["games"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PanelReadingsError(f"{source}: roots: {exc}") from None
+        agreement = _key(doc, "agreement", source, dict)
+        names = [str(n) for n in agreement.get("names", [])]
+        matrix = [[float(x) for x in row] for row in agreement.get("matrix", [])]
+        if np.shape(matrix) != (len(names), len(names)):
+            raise PanelReadingsError(f"{source}: agreement.matrix: expected {len(names)} x "
+                                     f"{len(names)}, one row and column per name")
+        readings = {}
+        for name, r in _key(doc, "readings", source, dict).items():
+            try:
+                readings[str(name)] = Reading(**r)
+            except TypeError as exc:
+                raise PanelReadingsError(f"{source}: readings.{name}: {exc}") from None
+        return cls(
+            reference=reference, rankers=rankers, values=values,
+            work=str(doc.get("work", "nodes")), recall=[int(k) for k in doc.get("recall", [])],
+            roots=drawn, figures=figures,
+            reference_figures={f: _figure(d, source, f"reference_figures.{f}")
+                               for f, d in doc.get("reference_figures", {}).items()},
+            differences={n: _figure(d, source, f"differences.{n}")
+                         for n, d in doc.get("differences", {}).items()},
+            readings=readings, agreement_names=names, agreement=matrix,
+            shown=[_shown(d, source, f"shown[{i}]")
+                   for i, d in enumerate(_key(doc, "shown", source, list))],
+            table_sha256=str(doc.get("table_sha256", "")))
+
+    @property
+    def figure_names(self) -> list[str]:
+        """Every figure the rankers were read on, in the readings file's order."""
+        names: list[str] = []
+        for figs in self.figures.values():
+            names += [n for n in figs if n not in names]
+        return names
+
+    @property
+    def without_values(self) -> list[str]:
+        """The rankers that give their choice alone (read on top-1 and regret only)."""
+        return [name for name in self.rankers if not self.values.get(name, False)]
+
+    def gives_values(self, ranker: str) -> bool:
+        """Whether ``ranker`` values every column (else its value figures are "no values")."""
+        return self.values.get(ranker, False)
+
+    def missing(self, ranker: str, name: str) -> str:
+        """What the page shows for a figure ``ranker`` does not have: "no values" (a value
+        figure of a ranker giving its choice alone), "not reported" (work), else "undefined"
+        (defined at no root)."""
+        if needs_values(name) and not self.gives_values(ranker):
+            return "no values"
+        return "not reported" if name in ("work", "work_ratio") else "undefined"
+
+    @property
+    def n_resamples(self) -> int | None:
+        """The bootstrap's resamples (every figure's)."""
+        return next((f.n_resamples for figs in self.figures.values() for f in figs.values()),
+                    None)
+
+    def summary(self, ranker: str) -> str:
+        """One line of the ranker's orderings against the reference: each :data:`SUMMARY`
+        figure's estimate and 90% interval, "no values" where it has none."""
+        parts = []
+        for name, words in SUMMARY.items():
+            f = self.figures[ranker].get(name)
+            if f is None or f.estimate is None:
+                parts.append(f"{words} {self.missing(ranker, name)}")
+            else:
+                parts.append(f"{words} {f.estimate:.2f} ({f.lower:.2f} to {f.upper:.2f})")
+        return f"{ranker} against {self.reference}: " + ", ".join(parts)
+
+    def reading_figures(self, figure_name: str, ranker: str | None = None
+                        ) -> dict[str, dict[str, Any]]:
+        """Every ranker's ``figure_name`` as dicts (:func:`~analysis.report.panel_figures.
+        ranker_figure`'s input), and the reference's when ``ranker`` is the reference."""
+        out = {name: figs[figure_name].to_dict() for name, figs in self.figures.items()
+               if figure_name in figs}
+        if ranker == self.reference and figure_name in self.reference_figures:
+            out[self.reference] = self.reference_figures[figure_name].to_dict()
+        return out
+
+
+def reading_plots(section: PanelSection, declared: Mapping[str, Mapping[str, Any]]
+                  ) -> dict[str, tuple[str, str | None, float | None]]:
+    """``reading -> (figure, its ranker, threshold)`` for every panel reading of the section
+    whose declaration names a figure (``declared``: the claim's readings, as declared)."""
+    out = {}
+    for name in section.readings:
+        d = declared.get(name, {})
+        if "figure" in d:
+            threshold = d.get("threshold")
+            out[name] = (str(d["figure"]), d.get("ranker"),
+                         None if threshold is None else float(threshold))
+    return out
+
