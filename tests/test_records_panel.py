@@ -225,9 +225,10 @@ def test_the_protocol_hash_covers_the_planned_panel_and_only_what_decides(smoke,
     base = protocol_sha256(plan)
     shards = copy.deepcopy(plan)
     shards["panel"]["arms"]["noisy"].update(shards=7, seconds_per_game=3.5)
+    shards["panel"]["roots"] = 123  # the planned count of roots: an estimate
     assert protocol_sha256(shards) == base  # shards and estimates decide nothing
     for edit in (lambda p: p["panel"]["arms"]["noisy"].update(policy="direct:leaf=linear"),
-                 lambda p: p["panel"].update(every=2), lambda p: p["panel"].update(roots=10)):
+                 lambda p: p["panel"].update(every=2), lambda p: p["panel"].update(limit=10)):
         changed = copy.deepcopy(plan)
         edit(changed)
         assert protocol_sha256(changed) != base
