@@ -48,7 +48,7 @@ from analysis.readings import (
 )
 from analysis.sequential import SequentialDesign
 from analysis.sequential_screen import design_key, design_of
-from contracts.panel_table import OUTCOME_REFERENCE
+from contracts.panel_table import OUTCOME_REFERENCE, WORK
 from engines.leaves.kinds import LEAF_KINDS
 from engines.play.spec import EXTERNAL
 from protocol.arms import PLAY_KINDS, check_arm, play_kind
@@ -504,8 +504,9 @@ def _check_panel(doc: dict[str, Any], chk: _Check) -> None:
 def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
     plays, :data:`protocol.arms.PLAY_KINDS`), the leaves named without a path (the leaf kinds
-    that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`) and the reading kinds
-    (:data:`analysis.readings.OUTCOMES`): each is listed once, where it is registered."""
+    that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
+    (:data:`analysis.readings.OUTCOMES`) and a panel's work kinds
+    (:data:`contracts.panel_table.WORK`): each is listed once, where it is registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
@@ -513,6 +514,7 @@ def claim_schema() -> dict[str, Any]:
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
     reading["kind"]["enum"] = list(OUTCOMES)
+    schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
     return schema
 
 
