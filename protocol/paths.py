@@ -37,6 +37,9 @@ TEMPLATES = {
     "verdict": "{root}/claims/{claim}/verdict.json",
     "provenance": "{root}/claims/{claim}/provenance.json",
     "records": "reports/{profile}/records/{claim}",
+    # a ranking panel's roots, table and readings, committed beside the page: its readings
+    # recompute from them (the games of a screen are in its records' games.jsonl)
+    "panel_public": "reports/{profile}/panels/{claim}",
     "figure": "{root}/claims/{claim}/figures/{figure}.png",
     "page": "reports/{profile}/{claim}.html",
     "summary": "reports/{profile}/{claim}.json",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
+from analysis.panel_readings import PANEL_OUTCOMES
 from analysis.report.model import (
     ArmPlan,
     ClaimDescription,
@@ -384,6 +385,16 @@ class ClaimPlan:
         if "mean_delta" in rec:
             return float(rec["mean_delta"]), "recorded"
         return None, "observed"
+
+    def panel_declaration(self) -> dict[str, Any]:
+        """What a panel's readings read (``drop7 panel read --declaration``,
+        :func:`analysis.panel_report.read_panel`): the table's names, the recall's k, the work
+        and the claim's panel readings."""
+        assert self.panel is not None
+        return {"reference": self.panel.reference, "rankers": list(self.panel.rankers),
+                "recall": list(self.panel.recall), "work": self.panel.work,
+                "readings": {n: r for n, r in self.readings.items()
+                             if r["kind"] in PANEL_OUTCOMES}}
 
     def screened_contrasts(self) -> set[str]:
         """Contrasts a ``screen`` reading reads (they get an operating characteristic)."""

@@ -6,7 +6,6 @@
 # closed in the ledger with the block (its SHA-256 beside the games'), then read once.
 import shlex
 
-from analysis.panel_readings import PANEL_OUTCOMES
 from contracts.panel_table import OUTCOME_REFERENCE
 
 
@@ -119,16 +118,6 @@ rule panel_table:
         " {input.shards} 2> {log}"
 
 
-def panel_declaration(claim):
-    """What ``drop7 panel read`` reads: the table's names, the recall's k, the work, and the
-    claim's panel readings."""
-    panel = panel_of(claim)
-    return {"reference": panel.reference, "rankers": list(panel.rankers),
-            "recall": list(panel.recall), "work": panel.work,
-            "readings": {n: r for n, r in CLAIMS[claim].readings.items()
-                         if r["kind"] in PANEL_OUTCOMES}}
-
-
 rule panel_readings:
     input:
         table=PATHS.pattern("panel_table"),
@@ -146,10 +135,25 @@ rule panel_readings:
         mem_mb=1000,
         runtime=15,
     params:
-        declaration=lambda wc: panel_declaration(wc.claim),
+        declaration=lambda wc: CLAIMS[wc.claim].panel_declaration(),
         resamples=PLAN.profile["statistics"]["bootstrap_resamples"],
     script:
         "../scripts/panel_readings.py"
+
+
+rule panel_public:
+    input:
+        table=lambda wc: PATHS.path("panel_table", claim=wc.claim, block=CLAIMS[wc.claim].label),
+        roots=lambda wc: PATHS.path("panel_roots", claim=wc.claim, block=CLAIMS[wc.claim].label),
+        readings=lambda wc: PATHS.path("panel_readings", claim=wc.claim,
+                                       block=CLAIMS[wc.claim].label),
+    output:
+        directory(PATHS.pattern("panel_public")),
+    log:
+        log("panel-public"),
+    localrule: True
+    script:
+        "../scripts/panel_public.py"
 
 
 def panel_files(claim):

@@ -29,6 +29,8 @@ def report_inputs(wc):
             contrasts=[PATHS.path("contrast", claim=wc.claim, block=p.label, contrast=c)
                        for c in p.contrasts],
             **panel_files(wc.claim))
+        if p.panel is not None:
+            files["panel_public"] = PATHS.path("panel_public", claim=wc.claim)
     return files
 
 
