@@ -49,6 +49,23 @@ def test_the_committed_sequential_bundle_is_what_rebuild_writes(tmp_path) -> Non
     assert result["metrics"]["contrasts"]["primary"]["n"] == 32
 
 
+def test_the_committed_panel_bundle_is_what_rebuild_writes(tmp_path) -> None:
+    """A panel-only claim's bundle: its games (the roots arm's) and its panel figures, which
+    the rebuild carries over (tests/test_committed_panels.py recomputes them)."""
+    bundle = ROOT / "reports/pilot/records/shallow-ordering"
+    out = tmp_path / "records" / "shallow-ordering"
+    result = rebuild(bundle, ROOT, out=out, now=datetime(2027, 1, 1, tzinfo=UTC))
+    assert check_bundle(out) == []
+    # the result and the experiment as written by the run (the run's machine and job times
+    # are not in a committed bundle's sources: rebuild says so in those records)
+    decided = {k: v for k, v in _without_times(_load(bundle)).items()
+               if k.startswith(("result-", "experiment-"))}
+    assert {k: v for k, v in _without_times(_load(out)).items() if k in decided} == decided
+    assert (out / "games.jsonl").read_bytes() == (bundle / "games.jsonl").read_bytes()
+    assert set(result["metrics"]["panel"]["rankers"]) == {"fair-d3s7", "fair-d2s7",
+                                                          "fair-d1s7"}
+
+
 def test_rebuild_at_the_committed_time_writes_the_committed_bytes(tmp_path) -> None:
     """The records' JSON writer and every hash of their ids are pinned by the committed
     bundle: written again at its own time, each file is the committed one byte for byte."""
