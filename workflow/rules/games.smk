@@ -18,9 +18,12 @@ def play_inputs(wc):
         continued(wc.claim, k - 1)
     if arm.step is not None:
         files += segment_paths(wc.claim, arm.weights, arm.step)[:2]
-    if arm.artefact is not None:
-        files += [arm.artefact.record, arm.artefact.tables]
-    return files
+    return files + arm_reads(arm)
+
+
+def arm_reads(arm):
+    """The frozen tables (and their record) a planned arm's leaf reads."""
+    return [] if arm.artefact is None else [arm.artefact.record, arm.artefact.tables]
 
 
 def shard_files(claim, block, arm):

@@ -17,19 +17,17 @@ def panel_of(claim):
     return p
 
 
-def arm_reads(arm):
-    """The frozen tables (and their record) a planned arm's leaf reads."""
-    return [] if arm.artefact is None else [arm.artefact.record, arm.artefact.tables]
+def roots_arm(claim):
+    """The planned arm whose games give a claim's panel its roots."""
+    return CLAIMS[claim].arms[panel_of(claim).roots_arm]
 
 
 def panel_roots_inputs(wc):
     """The ledger's answer and the roots arm's games of the block (the replay is checked
     against them)."""
-    panel = panel_of(wc.claim)
-    roots_arm = CLAIMS[wc.claim].arms[panel.roots_arm]
     return {"opened": PATHS.path("opened", claim=wc.claim, block=wc.block),
-            "games": screen_games(wc.claim, [panel.roots_arm]),
-            "reads": arm_reads(roots_arm)}
+            "games": screen_games(wc.claim, [panel_of(wc.claim).roots_arm]),
+            "reads": arm_reads(roots_arm(wc.claim))}
 
 
 rule panel_roots:
@@ -43,13 +41,12 @@ rule panel_roots:
         bench("{block}/panel/roots")
     threads: 1
     resources:
-        mem_mb=lambda wc: costs.play_mem_mb(
-            CLAIMS[wc.claim].arms[panel_of(wc.claim).roots_arm].entries),
+        mem_mb=lambda wc: costs.play_mem_mb(roots_arm(wc.claim).entries),
         runtime=lambda wc: costs.runtime_minutes(
             costs.JOB_OVERHEAD_S + panel_of(wc.claim).games
-            * CLAIMS[wc.claim].arms[panel_of(wc.claim).roots_arm].seconds_per_game),
+            * roots_arm(wc.claim).seconds_per_game),
     params:
-        policy=lambda wc: shlex.quote(CLAIMS[wc.claim].arms[panel_of(wc.claim).roots_arm].policy),
+        policy=lambda wc: shlex.quote(roots_arm(wc.claim).policy),
         seeds=lambda wc: "{}:{}".format(*panel_of(wc.claim).seeds),
         every=lambda wc: panel_of(wc.claim).every,
         limit=lambda wc: "" if panel_of(wc.claim).limit is None
@@ -141,12 +138,16 @@ rule panel_readings:
         "../scripts/panel_readings.py"
 
 
+def public_inputs(wc):
+    """The roots, table and readings of a claim's panel (on its block)."""
+    block = CLAIMS[wc.claim].label
+    return {key: PATHS.path(f"panel_{key}", claim=wc.claim, block=block)
+            for key in ("table", "roots", "readings")}
+
+
 rule panel_public:
     input:
-        table=lambda wc: PATHS.path("panel_table", claim=wc.claim, block=CLAIMS[wc.claim].label),
-        roots=lambda wc: PATHS.path("panel_roots", claim=wc.claim, block=CLAIMS[wc.claim].label),
-        readings=lambda wc: PATHS.path("panel_readings", claim=wc.claim,
-                                       block=CLAIMS[wc.claim].label),
+        unpack(public_inputs),
     output:
         directory(PATHS.pattern("panel_public")),
     log:
