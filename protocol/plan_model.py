@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
-from analysis.panel_readings import PANEL_OUTCOMES
+from analysis.panel_readings import panel_readings
 from analysis.report.model import (
     ArmPlan,
     ClaimDescription,
@@ -393,8 +393,7 @@ class ClaimPlan:
         assert self.panel is not None
         return {"reference": self.panel.reference, "rankers": list(self.panel.rankers),
                 "recall": list(self.panel.recall), "work": self.panel.work,
-                "readings": {n: r for n, r in self.readings.items()
-                             if r["kind"] in PANEL_OUTCOMES}}
+                "readings": panel_readings(self.readings)}
 
     def screened_contrasts(self) -> set[str]:
         """Contrasts a ``screen`` reading reads (they get an operating characteristic)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
-from analysis.panel_readings import PANEL_OUTCOMES
+from analysis.panel_readings import panel_readings
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.json_file import write_json
@@ -78,11 +78,6 @@ def _policy(plan: Mapping[str, Any], arm: str) -> dict[str, Any]:
     planned = plan["arms"].get(arm) or (plan.get("panel") or {}).get("arms", {})[arm]
     return {"name": arm, "entryPoint": planned["policy"],
             "manifestRef": planned.get("artefact") or planned.get("pinned", {}).get("file")}
-
-
-def _panel_readings(doc: Mapping[str, Any]) -> list[str]:
-    """The declared readings of a ranking panel, in declaration order."""
-    return [name for name, r in doc.get("readings", {}).items() if r.get("kind") in PANEL_OUTCOMES]
 
 
 def _panel_metric(doc: Mapping[str, Any], panel: Mapping[str, Any], reading: str | None) -> str:
@@ -144,7 +139,8 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
     criteria = [f"{name}: {r.get('title', r.get('kind'))}" for name, r in readings.items()]
     metrics = [f"paired mean {_metric(doc, c)} delta, contrast {c}" for c in contrasts]
     if panel:
-        metrics += [_panel_metric(doc, panel, r) for r in _panel_readings(doc) or [None]]
+        read = list(panel_readings(doc.get("readings", {}))) or [None]
+        metrics += [_panel_metric(doc, panel, r) for r in read]
     record = {
         "$schema": SCHEMA_URI.format(kind="experiment"), "format": FORMATS["experiment"],
         "experimentId": experiment_id(plan, date, protocol),
