@@ -17,9 +17,10 @@ becomes the index) and renames a repeated header name.  Each refusal is a
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from contracts.atomic import atomic_file
 from contracts.cli_numbers import SEED_SPACE
@@ -39,6 +40,10 @@ REQUIRED_COLUMNS = ("arm", "seed", "score")
 USED_COLUMNS = ("moves", "censored", "illegal", "unfinished")
 #: the columns a row holds as integers the reader checks
 INTEGER_COLUMNS = ("seed", "game")
+#: what a game's reading decides by: two readings of a block played the same games when these
+#: are equal row for row (wall times, work counts and the policy's spelling aside)
+DECIDING_COLUMNS = ("arm", "seed", "score", "moves", "censored", "illegal", "unfinished",
+                    "trajectory")
 
 
 class GamesTableError(ValueError):
@@ -154,3 +159,17 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
                                       "not an integer in 0..2**64-1")
         rows.append(row)
     return rows
+
+
+def deciding_sha256(rows: Iterable[Mapping[str, str]]) -> str:
+    """SHA-256 of a block's games by their :data:`DECIDING_COLUMNS`, rows in (arm, seed)
+    order and values normalised: equal for two readings that played the same games, whatever
+    their wall times or shard order (the ledger tells a replay that reproduces its block's
+    first reading from one that does not by it)."""
+    def key(row: Mapping[str, str]) -> tuple:
+        return (row["arm"], int(row["seed"]), int(float(row["score"])), int(row["moves"]),
+                int(row["censored"] in ("1", "True", "true")), int(row["illegal"]),
+                int(row["unfinished"]), row["trajectory"])
+
+    text = "\n".join(",".join(map(str, k)) for k in sorted(map(key, rows)))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -51,7 +51,8 @@ def block_refusal(block: int, committed: bool) -> str | None:
 
 def _table_hashes(entry: Mapping[str, Any], first_block: int, start: int) -> list[tuple[str, str]]:
     """``(file, sha256)`` of every games table recorded for an entry's opening: the block's
-    ``closed.json`` in the results and the seed lease of the committed records."""
+    ``closed.json`` in the results (its deciding hash when it has one) and the seed lease of
+    the committed records."""
     paths = Paths(entry["profile"])
     out = []
     closed = Path(paths.path("closed", claim=entry["claim"], block=screen_label(first_block)))
@@ -61,6 +62,8 @@ def _table_hashes(entry: Mapping[str, Any], first_block: int, start: int) -> lis
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        if isinstance(doc, dict) and "deciding_sha256" in doc:
+            key = "deciding_sha256"  # a reproduction's table differs in its wall times alone
         if not isinstance(doc, dict) or not isinstance(doc.get(key), str):
             continue
         if key == "cohortManifestSha256" and doc.get("rangeStartHex") != hex(start):
@@ -116,7 +119,8 @@ def check_consistency(doc: Mapping[str, Any], path: str | Path, *, committed: bo
                        f"{e['opened_utc']}")
             _check_looks(e, refuse)
             if e["status"] == "complete":
-                kept = {e["table_sha256"], *(r.get("table_sha256") for r in replays(e))}
+                kept = {r[k] for r in [e, *replays(e)] for k in ("table_sha256",
+                                                                 "deciding_sha256") if k in r}
                 for file, sha in _table_hashes(e, lo, start):
                     if sha not in kept:
                         refuse(f"table_sha256 {e['table_sha256'][:12]} matches no games table "

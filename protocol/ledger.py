@@ -24,15 +24,16 @@ File format (``drop7-screen-ledger-v3``; a ``v2`` file, without ``looks`` and
                        "hashes": {"ntuple-line-tuples/ntuple-A": "<sha256>"},
                        "seeds": [start, count], "opened_utc": "...", "reused": false,
                        "shares": null, "status": "opened" | "complete",
-                       "games": n, "table_sha256": "...", "completed_utc": "...",
+                       "games": n, "table_sha256": "...", "deciding_sha256": "...",
+                       "completed_utc": "...",
                        "config_hash": "...", "commit": "...",
                        "protocol_sha256": "...",
                        "looks": [{"look": k, "seeds": [start, n], "statistic": t,
                                   "efficacy_bound": c, "futility_bound": a,
                                   "decision": "...", "utc": "..."}, ...],
                        "unread": [first seed, count] | null,
-                       "replays": [{"table_sha256": "...", "utc": "...",
-                                    "looks": [...]}, ...]}, ...]}}
+                       "replays": [{"table_sha256": "...", "deciding_sha256": "...",
+                                    "utc": "...", "looks": [...]}, ...]}, ...]}}
 
 ``protocol_sha256`` is the preregistered experiment's hash of what decides the
 verdict (:func:`protocol.records_ids.protocol_sha256`): an opener whose hash
@@ -45,10 +46,15 @@ and, when it stops before its last look, the seeds of its block it never
 read (``unread``, written when the block is closed).
 
 What the first reading recorded (its looks and their times, its games table's
-hash, its completion time) is never rewritten.  A block played again after it
-was complete is a *replay*: its looks and its table's hash are appended to the
-entry's ``replays`` (one item per replay, in order; :func:`replays` reads them,
-and the single ``differs`` hash an older ledger kept, as one replay).
+hash and the hash of its deciding columns, its completion time) is never
+rewritten.  A block played again after it was complete with the same games
+(``deciding_sha256``: scores, moves, trajectories; not wall times) is a
+*reproduction* and leaves the ledger as it was; with other games it is a
+*replay*: its looks and hashes are appended to the entry's ``replays`` (one item
+per replay, in order; :func:`replays` reads them, and the single ``differs``
+hash an older ledger kept, as one replay), and :func:`replay_errors` makes the
+claim's verdict ``invalidated-by-methodological-error``, so a block can never be
+read again until it passes.
 
 Every read checks the file against ``protocol/schemas/ledger.schema.yaml``:
 an entry with a missing field or a wrong type is one :class:`LedgerError`
@@ -291,17 +297,21 @@ def record_look(path: str | Path, blocks: Sequence[int], opener: Opener,
 
 
 def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, games: int,
-                 table_sha256: str, unread: Sequence[int] | None = None,
+                 table_sha256: str, deciding_sha256: str, unread: Sequence[int] | None = None,
                  panel_sha256: str | None = None,
                  now: datetime | None = None) -> dict[str, Any]:
     """Mark ``opener``'s entries of ``blocks`` complete: every game played, the table's hash,
+    the hash of its deciding columns (:func:`contracts.games_table.deciding_sha256`),
     (a sequential screen that stopped early) ``unread``, ``[first seed, count]`` of the
     seeds never read, and (a ranking panel) ``panel_sha256``, its table's hash: the labels
     and rankings computed on the block.
 
-    A block completed before keeps what its first reading recorded; a replay
-    (looks recorded since, or a different games table) is appended to the
-    entry's ``replays`` with its table's hash and time.
+    A block completed before keeps what its first reading recorded.  Playing it
+    again with the same deciding columns (and panel table) is a reproduction:
+    nothing is recorded, whatever the wall times.  Anything else (other games, or
+    looks recorded since) is a replay, appended to the entry's ``replays`` with
+    its hashes and time; :func:`replay_errors` turns a replay whose games differ
+    into a methodological error of the verdict.
     """
     with _locked(Path(path)) as doc:
         out = {}
@@ -310,23 +320,52 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
             if mine.get("status") != COMPLETE and unread is not None:
                 mine["unread"] = [int(x) for x in unread]
             if mine.get("status") == COMPLETE:
-                seen = [(mine.get("table_sha256"), mine.get("panel_sha256")),
-                        *((r.get("table_sha256"), r.get("panel_sha256")) for r in replays(mine))]
-                under_way = seen[-1][0] is None
-                if under_way or (table_sha256, panel_sha256) not in seen:
+                again = replays(mine)
+                seen = [_reading(mine), *map(_reading, again)]
+                under_way = bool(again) and "table_sha256" not in again[-1]
+                if under_way or (deciding_sha256, panel_sha256) not in seen:
                     replay = _open_replay(mine)
-                    replay.update(table_sha256=table_sha256, utc=_stamp(now))
+                    replay.update(table_sha256=table_sha256, deciding_sha256=deciding_sha256,
+                                  utc=_stamp(now))
                     if panel_sha256 is not None:
                         replay["panel_sha256"] = panel_sha256
                     if not replay.get("looks"):
                         replay.pop("looks", None)
             else:
                 mine.update(status=COMPLETE, games=int(games), table_sha256=table_sha256,
-                            completed_utc=_stamp(now))
+                            deciding_sha256=deciding_sha256, completed_utc=_stamp(now))
                 if panel_sha256 is not None:
                     mine["panel_sha256"] = panel_sha256
             out[str(block)] = dict(mine)
     return out
+
+
+def _reading(record: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """What decides a reading (the first, or a replay): its deciding hash and panel table."""
+    return record.get("deciding_sha256"), record.get("panel_sha256")
+
+
+def replay_errors(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Why the readings of a claim's blocks are not one reading (empty when they are): a
+    replay whose games (deciding columns) or panel table differ from the first reading's, or
+    a replay of a first reading that kept no deciding hash, so that no replay can be
+    checked.  A block's verdict is its first reading's; a player that gives other games on
+    the same seeds is not reproducible, and none of its readings is evidence."""
+    errors = []
+    for block, e in sorted(entries.items(), key=lambda kv: int(kv[0])):
+        checked = [r for r in replays(e) if "deciding_sha256" in r]
+        if checked and e.get("deciding_sha256") is None:
+            errors.append(f"screen block {block} was played again, but its first reading "
+                          "kept no hash of its deciding columns: the replay cannot be checked")
+            continue
+        for i, r in enumerate(replays(e), start=1):
+            if "deciding_sha256" in r and _reading(r) != _reading(e):
+                what = ("games" if r["deciding_sha256"] != e["deciding_sha256"]
+                        else "panel table")
+                errors.append(f"screen block {block} was played again (replay {i}) and its "
+                              f"{what} differ from the first reading's: the arms do not "
+                              "reproduce their games on the same seeds")
+    return errors
 
 
 def opened_blocks(path: str | Path) -> dict[int, list[dict[str, Any]]]:

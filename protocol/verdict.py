@@ -6,7 +6,8 @@ and ``invalidated-by-methodological-error``.  The decision, first match wins:
 1. any methodological error (illegal or unfinished decisions, screened
    weights that differ from their frozen SHA-256, a screen opened although a
    gate failed, frozen weights read although their claim's gates failed, a
-   reused block) -> ``invalidated-by-methodological-error``;
+   reused block, a block played again whose games differ from its first
+   reading's) -> ``invalidated-by-methodological-error``;
 2. the declared ``verdict.rules`` in order: a rule holds when every reading
    it names has one of the outcomes it lists;
 3. otherwise the declared ``verdict.otherwise``.
@@ -36,9 +37,11 @@ VERDICTS = (SUPPORTED, NOT_SUPPORTED, MIXED, INVALIDATED)
 
 def methodological_errors(*, integrity: Sequence[str], gate: Mapping[str, Any] | None,
                           screened: bool, reused: bool,
-                          frozen: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+                          frozen: Mapping[str, Mapping[str, Any]] | None = None,
+                          replayed: Sequence[str] = ()) -> list[str]:
     """Every reason the run cannot count as evidence (``frozen``: the records of the frozen
-    artefacts the screen read, by key)."""
+    artefacts the screen read, by key; ``replayed``: the ledger's
+    :func:`protocol.ledger.replay_errors`, a block played again with other games)."""
     errors = list(integrity)
     if screened and gate is not None and not gate["passed"]:
         errors.append("the screen was opened although a gate failed (" + gate["reason"] + ")")
@@ -47,7 +50,7 @@ def methodological_errors(*, integrity: Sequence[str], gate: Mapping[str, Any] |
             errors.append(f"the screen read {key}, frozen although its claim's gates failed")
     if reused:
         errors.append("the screen block was read before by another opener (a reuse)")
-    return errors
+    return errors + list(replayed)
 
 
 def _holds(rule: Mapping[str, Any], outcomes: Mapping[str, str]) -> bool:

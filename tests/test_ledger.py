@@ -17,6 +17,7 @@ from protocol.ledger import (
     opened_blocks,
     read_ledger,
     record_look,
+    replay_errors,
     replays,
 )
 
@@ -74,33 +75,54 @@ def test_a_sharer_first_does_not_lock_out_the_owner_claim(tmp_path) -> None:
 def test_completion_records_the_table_and_keeps_the_first(tmp_path) -> None:
     ledger = tmp_path / "ledger.json"
     opening(ledger, [3], ONE)
-    done = close_blocks(ledger, [3], ONE, games=24, table_sha256="c" * 64, now=NOW)
+    done = close_blocks(ledger, [3], ONE, games=24, table_sha256="c" * 64,
+                        deciding_sha256="1" * 64, now=NOW)
     assert done["3"]["status"] == "complete" and done["3"]["games"] == 24
-    again = close_blocks(ledger, [3], ONE, games=24, table_sha256="d" * 64, now=NOW)
-    assert again["3"]["table_sha256"] == "c" * 64
-    assert replays(again["3"]) == [{"table_sha256": "d" * 64, "utc": "2026-12-01T00:00:00Z"}]
-    # closing the same replay again adds nothing; a third table is a second replay
-    close_blocks(ledger, [3], ONE, games=24, table_sha256="d" * 64, now=NOW)
-    third = close_blocks(ledger, [3], ONE, games=24, table_sha256="e" * 64, now=NOW)
-    assert [r["table_sha256"] for r in replays(third["3"])] == ["d" * 64, "e" * 64]
+    assert done["3"]["deciding_sha256"] == "1" * 64
+    # the same games with other wall times: a reproduction, nothing recorded
+    again = close_blocks(ledger, [3], ONE, games=24, table_sha256="d" * 64,
+                         deciding_sha256="1" * 64, now=NOW)
+    assert again["3"]["table_sha256"] == "c" * 64 and replays(again["3"]) == []
+    assert replay_errors(again) == []
+    # other games: a replay, recorded once, and an error of the verdict
+    third = close_blocks(ledger, [3], ONE, games=24, table_sha256="e" * 64,
+                         deciding_sha256="2" * 64, now=NOW)
+    close_blocks(ledger, [3], ONE, games=24, table_sha256="e" * 64,
+                 deciding_sha256="2" * 64, now=NOW)
+    assert replays(third["3"]) == [{"table_sha256": "e" * 64, "deciding_sha256": "2" * 64,
+                                    "utc": "2026-12-01T00:00:00Z"}]
+    assert replays(read_ledger(ledger)["blocks"]["3"][0]) == replays(third["3"])
+    [error] = replay_errors(third)
+    assert "block 3 was played again (replay 1) and its games differ" in error
     with pytest.raises(LedgerError, match="no opening for claim claim-two"):
-        close_blocks(ledger, [3], Opener("claim-two", {}), games=1, table_sha256="e" * 64)
+        close_blocks(ledger, [3], Opener("claim-two", {}), games=1, table_sha256="e" * 64,
+                     deciding_sha256="2" * 64)
+
+
+def test_a_replay_of_a_first_reading_without_a_deciding_hash_cannot_be_checked() -> None:
+    entry = {"table_sha256": "c" * 64, "replays": [
+        {"table_sha256": "d" * 64},  # an older replay: not checked, history
+        {"table_sha256": "e" * 64, "deciding_sha256": "2" * 64}]}
+    [error] = replay_errors({"3": entry})
+    assert "kept no hash of its deciding columns" in error
+    assert replay_errors({"3": {**entry, "replays": entry["replays"][:1]}}) == []
 
 
 def test_a_panel_table_is_recorded_with_the_block_and_a_new_one_is_a_replay(tmp_path) -> None:
     ledger = tmp_path / "ledger.json"
     opening(ledger, [3], ONE)
     done = close_blocks(ledger, [3], ONE, games=16, table_sha256="c" * 64,
-                        panel_sha256="a" * 64, now=NOW)
+                        deciding_sha256="1" * 64, panel_sha256="a" * 64, now=NOW)
     assert done["3"]["panel_sha256"] == "a" * 64 and "replays" not in done["3"]
     # the same games and the same panel: nothing new; the same games, other labels: a replay
-    close_blocks(ledger, [3], ONE, games=16, table_sha256="c" * 64, panel_sha256="a" * 64,
-                 now=NOW)
+    close_blocks(ledger, [3], ONE, games=16, table_sha256="c" * 64, deciding_sha256="1" * 64,
+                 panel_sha256="a" * 64, now=NOW)
     again = close_blocks(ledger, [3], ONE, games=16, table_sha256="c" * 64,
-                         panel_sha256="b" * 64, now=NOW)
+                         deciding_sha256="1" * 64, panel_sha256="b" * 64, now=NOW)
     assert again["3"]["panel_sha256"] == "a" * 64  # the first reading is never rewritten
-    assert replays(again["3"]) == [{"table_sha256": "c" * 64, "panel_sha256": "b" * 64,
-                                    "utc": "2026-12-01T00:00:00Z"}]
+    assert replays(again["3"]) == [{"table_sha256": "c" * 64, "deciding_sha256": "1" * 64,
+                                    "panel_sha256": "b" * 64, "utc": "2026-12-01T00:00:00Z"}]
+    assert "panel table differ" in replay_errors(again)[0]
     read_ledger(ledger)  # the schema takes the panel's hashes
 
 
@@ -170,7 +192,8 @@ def test_a_sequential_screen_records_its_looks_and_the_unread_rest(tmp_path) -> 
     record_look(ledger, [3], ONE, _look(1, 64, "continue"))
     record_look(ledger, [3], ONE, _look(2, 128, "stop-efficacy"))
     record_look(ledger, [3], ONE, _look(2, 128, "stop-efficacy"))  # a rerun replaces it
-    close_blocks(ledger, [3], ONE, games=128, table_sha256="c" * 64, unread=[1128, 128])
+    close_blocks(ledger, [3], ONE, games=128, table_sha256="c" * 64, deciding_sha256="1" * 64,
+                 unread=[1128, 128])
     entry = read_ledger(ledger)["blocks"]["3"][0]
     assert [x["look"] for x in entry["looks"]] == [1, 2]
     assert entry["looks"][1]["decision"] == "stop-efficacy" and entry["unread"] == [1128, 128]
@@ -182,11 +205,13 @@ def test_a_replay_appends_its_looks_and_never_rewrites_the_first_reading(tmp_pat
     ledger = tmp_path / "ledger.json"
     opening(ledger, [3], ONE)
     record_look(ledger, [3], ONE, _look(1, 64, "stop"), now=NOW)
-    close_blocks(ledger, [3], ONE, games=64, table_sha256="c" * 64, unread=[1064, 64], now=NOW)
+    close_blocks(ledger, [3], ONE, games=64, table_sha256="c" * 64, deciding_sha256="1" * 64,
+                 unread=[1064, 64], now=NOW)
     first = read_ledger(ledger)["blocks"]["3"][0]
     later = NOW.replace(hour=9)
     record_look(ledger, [3], ONE, _look(1, 64, "stop"), now=later)  # the block played again
-    close_blocks(ledger, [3], ONE, games=64, table_sha256="d" * 64, unread=[1064, 64], now=later)
+    close_blocks(ledger, [3], ONE, games=64, table_sha256="d" * 64, deciding_sha256="1" * 64,
+                 unread=[1064, 64], now=later)
     entry = read_ledger(ledger)["blocks"]["3"][0]
     assert {k: entry[k] for k in first} == first  # looks, times, hash: as the first reading
     assert entry["looks"][0]["utc"] == "2026-12-01T00:00:00Z"

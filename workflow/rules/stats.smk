@@ -58,6 +58,8 @@ def verdict_inputs(wc):
              "health": [PATHS.path("health", claim=wc.claim, weights=w) for w in p.trained]}
     if screen_opens(wc.claim):
         files["opened"] = PATHS.path("opened", claim=wc.claim, block=p.label)
+        # the ledger's entries as the block was closed: a replay whose games differ
+        files["closed"] = PATHS.path("closed", claim=wc.claim, block=p.label)
         # a warm start's source too: weights continued from an artefact whose claim's gates
         # failed invalidate the verdict as reading that artefact would
         files["frozen"] = sorted({a.record for a in p.reads()})

@@ -5,7 +5,7 @@ panel: its table's SHA-256)."""
 import sys
 from datetime import UTC, datetime
 
-from contracts.games_table import read_rows, write_rows
+from contracts.games_table import deciding_sha256, read_rows, write_rows
 from contracts.hashing import file_sha256
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
@@ -23,12 +23,14 @@ def main() -> None:
     opened = load_json(S.input.opened)
     opener = Opener(opened["claim"], opened["hashes"], opened["shares"])
     sha = file_sha256(S.output.table)
+    deciding = deciding_sha256(rows)
     looks = dict(S.input.items()).get("looks")  # a sequential screen's looks
     unread = load_json(looks)["unread"] if looks else None
     panel = dict(S.input.items()).get("panel")  # a ranking panel's table
     panel_sha = file_sha256(panel) if panel else None
     entries = close_blocks(S.params.ledger, [int(b) for b in opened["blocks"]], opener,
-                           games=len(rows), table_sha256=sha, unread=unread,
+                           games=len(rows), table_sha256=sha, deciding_sha256=deciding,
+                           unread=unread,
                            panel_sha256=panel_sha)
     print(f"{len(rows)} games in, table sha256 {sha}"
           + (f", panel table sha256 {panel_sha}" if panel_sha else ""), file=sys.stderr)
@@ -36,6 +38,7 @@ def main() -> None:
     # docs/records.md)
     played = run_source(S.params.repo, S.params.ledger)
     write_json(S.output.closed, {"games": len(rows), "table_sha256": sha,
+                                 "deciding_sha256": deciding,
                                  **({"panel_sha256": panel_sha} if panel_sha else {}),
                                  "entries": entries,
                                  "played": played,

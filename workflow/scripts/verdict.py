@@ -5,6 +5,7 @@ from pathlib import Path
 from analysis.readings import evaluate_all, integrity_errors
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
+from protocol.ledger import replay_errors
 from protocol.verdict import decide, methodological_errors
 
 S = snakemake  # noqa: F821
@@ -20,9 +21,11 @@ def main() -> None:
     frozen = {r["artefact"]: r for r in map(load_json, inputs.get("frozen", []))}
     panel = load_json(inputs["panel"]) if "panel" in inputs else None
     readings = evaluate_all(S.params.readings, contrasts, curves, health, panel=panel)
+    closed = load_json(inputs["closed"]) if "closed" in inputs else None
     errors = methodological_errors(integrity=integrity_errors(contrasts), gate=gate,
                                    screened=opened is not None,
-                                   reused=bool(opened and opened["reused"]), frozen=frozen)
+                                   reused=bool(opened and opened["reused"]), frozen=frozen,
+                                   replayed=replay_errors(closed["entries"]) if closed else ())
     write_json(S.output[0], decide(S.params.rule, readings, errors, S.params.tier,
                                    S.params.lowered_by))
 
