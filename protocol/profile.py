@@ -17,9 +17,10 @@ only a profile with a ledger of its own (smoke) may set them.
 
 Whether a profile writes the committed ledger is its file's to say: on a
 profile whose file names the committed ledger, an override (``--config``,
-``--configfile``) of a key of :data:`FILE_ONLY` or of ``claims.<id>.block``
-(which ledger, whether its guards hold, which blocks it reads) that changes
-the file's value is refused, and a profile whose file names a ledger of its
+``--configfile``) of a key of :data:`FILE_ONLY` or under
+:data:`FILE_ONLY_TREES` (which ledger, whether its guards hold, which blocks
+it reads, its sizes and searches, its statistics) that changes the file's
+value is refused, and a profile whose file names a ledger of its
 own cannot be pointed at the committed one.  Every error names the source
 of the key: the ``--configfile`` that set it, ``--config``, or the profile's
 file (:func:`blamer`).
@@ -39,8 +40,10 @@ DEFAULT_PROFILE = "pilot"
 PROFILES_DIR = Path("config") / "profiles"
 #: profile keys, with the value that turns a guard off
 GUARDS_OFF = {"enforce_gates": False, "allow_reuse": True, "ledger_new": True}
-#: keys only the file of a profile writing the committed ledger sets (with claims.<id>.block)
+#: keys only the file of a profile writing the committed ledger sets
 FILE_ONLY = ("ledger", "ledger_new", "enforce_gates", "allow_reuse", "block_offset")
+#: mappings whose every key only that file sets: what a screen reads and how large it is
+FILE_ONLY_TREES = ("claims", "shrink", "statistics")
 #: where overrides come from, in the order they apply: (a file or "--config", its mapping)
 Origins = Sequence[tuple[str, Mapping[str, Any]]]
 
@@ -121,10 +124,10 @@ def blamer(path: str, origins: Origins | None = None) -> Callable[[str], str]:
     return source
 
 
-def load_profile(basedir: str | Path, overrides: Mapping[str, Any],
-                 origins: Origins | None = None) -> dict[str, Any]:
-    """The merged, validated profile of a run (``overrides``: Snakemake's ``config``;
-    ``origins``: where its overrides come from, :func:`command_line_origins`)."""
+def _read(basedir: str | Path, overrides: Mapping[str, Any], origins: Origins | None
+          ) -> tuple[dict[str, Any], dict[str, Any], str, Callable[[str], str]]:
+    """``(own, merged, file, blame)``: the profile file's keys alone, merged with the
+    overrides, the file as messages name it, and the source of each key."""
     over = plain(overrides)
     over.pop("file", None)  # set here, never by an override
     name, path, where = profile_file(basedir, over.pop("profile", DEFAULT_PROFILE))
@@ -136,9 +139,31 @@ def load_profile(basedir: str | Path, overrides: Mapping[str, Any],
     own = check({**plain(base), "profile": name}, "profile", path)
     profile = check({**deep_merge(plain(base), over), "profile": name,
                      "file": path.as_posix()}, "profile", blame if origins is not None else source)
-    check_overrides(own, profile, path.as_posix(), blame, basedir)
+    return own, profile, path.as_posix(), blame
+
+
+def load_profile(basedir: str | Path, overrides: Mapping[str, Any],
+                 origins: Origins | None = None, sizes: bool = True) -> dict[str, Any]:
+    """The merged, validated profile of a run (``overrides``: Snakemake's ``config``;
+    ``origins``: where its overrides come from, :func:`command_line_origins`; ``sizes``:
+    refuse here the overrides :func:`check_size_overrides` refuses, else the caller does
+    once the claims are planned, so that a bad value is named for what is wrong with it)."""
+    own, profile, path, blame = _read(basedir, overrides, origins)
+    check_overrides(own, profile, path, blame, basedir)
     check_guards(profile, blame, basedir)
+    if sizes:
+        check_size_overrides(basedir, overrides, origins)
     return profile
+
+
+def check_size_overrides(basedir: str | Path, overrides: Mapping[str, Any],
+                         origins: Origins | None = None) -> None:
+    """Refuse an override of a key under :data:`FILE_ONLY_TREES` (a screen's size, search
+    or statistics) on a profile whose file names the committed ledger: a block opened under
+    a protocol shrunk on the command line is lost to the declared one."""
+    own, profile, path, blame = _read(basedir, overrides, origins)
+    if is_committed(own["ledger"], basedir):
+        _refuse_changes(_leaves_of(own), _leaves_of(profile), path, blame)
 
 
 def evidence_limits(profile: Mapping[str, Any], basedir: str | Path | None = None
@@ -157,6 +182,14 @@ def evidence_limits(profile: Mapping[str, Any], basedir: str | Path | None = Non
     return out
 
 
+def _leaves(value: Any, prefix: str) -> dict[str, Any]:
+    """A nested mapping's values by dotted key (none for an empty mapping)."""
+    if isinstance(value, Mapping):
+        return {k: v for key, sub in value.items() for k, v in _leaves(sub, f"{prefix}.{key}")
+                .items()}
+    return {prefix: value}
+
+
 def _file_only(profile: Mapping[str, Any]) -> dict[str, Any]:
     """The values of :data:`FILE_ONLY` and every ``claims.<id>.block`` of a profile."""
     return {**{k: profile[k] for k in FILE_ONLY},
@@ -164,19 +197,16 @@ def _file_only(profile: Mapping[str, Any]) -> dict[str, Any]:
                if "block" in v}}
 
 
-def check_overrides(own: Mapping[str, Any], merged: Mapping[str, Any], path: str,
+def _leaves_of(profile: Mapping[str, Any]) -> dict[str, Any]:
+    """The values of every key under :data:`FILE_ONLY_TREES`, by dotted key."""
+    return {k: v for tree in FILE_ONLY_TREES if tree in profile
+            for k, v in _leaves(profile[tree], tree).items()}
+
+
+def _refuse_changes(before: Mapping[str, Any], after: Mapping[str, Any], path: str,
                     blame: Callable[[str], str], basedir: str | Path | None = None) -> None:
-    """Refuse an override that changes which ledger a profile writing the committed ledger
-    (by its file, ``own``) writes, whether its guards hold, or which blocks it reads; refuse
-    pointing a profile whose file names a ledger of its own at the committed one."""
-    if not is_committed(own["ledger"], basedir):
-        if is_committed(merged["ledger"], basedir):
-            raise DeclarationError(
-                f"{blame('ledger')}: key ledger: {merged['ledger']!r} is the committed ledger; "
-                f"{path} names a ledger of its own ({own['ledger']}), and only a profile whose "
-                "file names the committed ledger writes it")
-        return
-    before, after = _file_only(own), _file_only(merged)
+    """Refuse the first key whose value ``after`` (merged) differs from ``before`` (the file
+    of a profile writing the committed ledger)."""
     for key in sorted(set(before) | set(after), key=lambda k: (k != "ledger", k)):
         same = (is_committed(after[key], basedir) if key == "ledger"
                 else before.get(key) == after.get(key))
@@ -185,8 +215,26 @@ def check_overrides(own: Mapping[str, Any], merged: Mapping[str, Any], path: str
             raise DeclarationError(
                 f"{blame(key)}: key {key}: {after.get(key)!r} overrides {path} ({was}), "
                 f"which writes the committed ledger {COMMITTED}: on such a profile the ledger, "
-                "its guards and its blocks are the profile file's alone (docs/claims.md, "
-                "Guards)")
+                "its guards, its blocks, its sizes and searches are the profile file's alone: "
+                "try other sizes on a profile with a ledger of its own, smoke or a copy of it "
+                "(docs/claims.md, Guards)")
+
+
+def check_overrides(own: Mapping[str, Any], merged: Mapping[str, Any], path: str,
+                    blame: Callable[[str], str], basedir: str | Path | None = None) -> None:
+    """Refuse an override that changes which ledger a profile writing the committed ledger
+    (by its file, ``own``) writes, whether its guards hold, which blocks it reads, or how
+    large or how searched a screen is (a block opened under a shrunk protocol would be lost
+    to the declared one); refuse pointing a profile whose file names a ledger of its own at
+    the committed one."""
+    if not is_committed(own["ledger"], basedir):
+        if is_committed(merged["ledger"], basedir):
+            raise DeclarationError(
+                f"{blame('ledger')}: key ledger: {merged['ledger']!r} is the committed ledger; "
+                f"{path} names a ledger of its own ({own['ledger']}), and only a profile whose "
+                "file names the committed ledger writes it")
+        return
+    _refuse_changes(_file_only(own), _file_only(merged), path, blame, basedir)
 
 
 def check_guards(profile: Mapping[str, Any], source: str | Callable[[str], str],

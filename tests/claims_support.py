@@ -117,3 +117,16 @@ def own_claim(block: int = 60) -> dict[str, Any]:
                                "then": "not-supported-as-tested"}],
                     "otherwise": "supported-as-tested"},
     }
+
+
+def profile_like(directory: Path, profile: str, **over: Any) -> str:
+    """A profile file of one's own: the shipped ``profile``'s keys with ``over`` merged in,
+    writing the same ledger (a command line may not override the sizes of a profile writing
+    the committed ledger; its file may set them)."""
+    from protocol.profile import deep_merge
+
+    doc = yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text())
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{profile}-like.yaml"
+    path.write_text(yaml.safe_dump(deep_merge(doc, over)), encoding="utf-8")
+    return str(path)

@@ -8,7 +8,7 @@ import re
 import time
 
 import pytest
-from claims_support import REPO, claims_copy, fair_depth_claim, write_claim
+from claims_support import REPO, claims_copy, fair_depth_claim, profile_like, write_claim
 
 from protocol.checks import before_any_job
 from protocol.declaration import load_claims
@@ -310,18 +310,19 @@ def test_a_file_in_the_claims_folder_that_is_not_yaml_is_refused(tmp_path) -> No
     assert "\n" not in message
 
 
-def test_the_tier_counts_every_frozen_artefact_a_claim_reads() -> None:
+def test_the_tier_counts_every_frozen_artefact_a_claim_reads(tmp_path) -> None:
     """fourth-ply at its registered size, on tables trained 2e7 instead of 1e9 moves, was
     labelled public-development."""
-    plan = plan_of("paper", claims={"ntuple-line-tuples": {"weights": {"ntuple-A": {
-        "moves": 20_000_000, "every": 5_000_000}}}})
+    plan = plan_of(profile_like(tmp_path / "a", "paper", claims={"ntuple-line-tuples": {
+        "weights": {"ntuple-A": {"moves": 20_000_000, "every": 5_000_000}}}}))
     four = plan.claims["fourth-ply"]
     assert four.tier == PILOT
     assert four.shrunk == ["artefact ntuple-line-tuples/ntuple-A (read by tables-d3s7, "
                            "tables-d4s7): trained 2e7 moves, a checkpoint every 5e6 (declared: "
                            "1e9 every 2e8)"]
     assert plan.claims["linear-trained-leaf"].tier == PUBLIC  # reads nothing of it
-    gated = plan_of("paper", claims={"ntuple-line-tuples": {"validation": {"games": 8}}})
+    gated = plan_of(profile_like(tmp_path / "b", "paper",
+                                 claims={"ntuple-line-tuples": {"validation": {"games": 8}}}))
     assert gated.claims["fourth-ply"].tier == PILOT
     assert "selected on 8 of the declared 64 validation games" in gated.claims[
         "fourth-ply"].shrunk[0]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claims_support import REPO, fair_depth_claim, write_claim
+from claims_support import REPO, fair_depth_claim, profile_like, write_claim
 
 from analysis.readings import NOT_RUN, OUTCOMES, PANEL_KINDS, PARAMETERS, evaluate_all
 from contracts.panel_table import OUTCOME_REFERENCE
@@ -133,9 +133,10 @@ def test_a_panel_only_claim_plays_only_its_roots_arm_and_plans_every_ranker(tmp_
 
 
 def test_a_pilot_like_profile_shrinks_the_panel_and_says_so(tmp_path) -> None:
-    plan = plan_of(tmp_path, outcome_reference, shrink={"screen_games": 16},
-                   claims={ID: {"panel": {"roots": 200, "continuations": 4},
-                                "search": {"depth_shift": -1}}})
+    plan = plan_of(tmp_path, outcome_reference, profile=profile_like(
+        tmp_path / "p", "pilot", shrink={"screen_games": 16},
+        claims={ID: {"panel": {"roots": 200, "continuations": 4},
+                     "search": {"depth_shift": -1}}}))
     p = plan.claims[ID]
     panel = p.panel
     assert panel.games == 16 and p.arms["fair-d3s7"].games == 16 and p.seeds[1] == 16
@@ -164,7 +165,8 @@ def test_a_panel_beside_a_screen_takes_its_roots_from_the_screens_games(tmp_path
         beside_a_screen(doc)
         doc["arms"]["fair-d3s7"]["games"] = 48  # the roots arm on a prefix
 
-    plan = plan_of(tmp_path, edit, shrink={"screen_games": 40, "prefix_games": 24})
+    plan = plan_of(tmp_path, edit, profile=profile_like(
+        tmp_path / "p", "pilot", shrink={"screen_games": 40, "prefix_games": 24}))
     p = plan.claims[ID]
     assert set(p.arms) == {"fair-d4s7", "fair-d3s7", "fair-d2s7", "fair-d1s7", "one-ply"}
     assert p.seeds[1] == 40 and p.arms["fair-d3s7"].games == 24
@@ -514,7 +516,8 @@ def test_a_panel_block_the_ledger_would_refuse_is_refused_before_any_job(tmp_pat
 def test_the_protocol_hash_reads_the_panel_as_planned_not_its_shards(tmp_path) -> None:
     """Fewer roots is another experiment (another hash); another job size is not."""
     base = protocol_sha256(plan_of(tmp_path).claims[ID].describe())
-    fewer = plan_of(tmp_path, claims={ID: {"panel": {"roots": 100}}}).claims[ID]
+    fewer = plan_of(tmp_path, profile=profile_like(
+        tmp_path / "p", "pilot", claims={ID: {"panel": {"roots": 100}}})).claims[ID]
     assert protocol_sha256(fewer.describe()) != base
     sliced = plan_of(tmp_path, job_minutes=0.01).claims[ID]
     assert sliced.panel.arms["fair-d4s7"].shards > plan_of(tmp_path).claims[ID].panel.arms[

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from claims_support import REPO, claims_copy, shipped
+from claims_support import REPO, claims_copy, profile_like, shipped
 
 from analysis.contrast import contrast_scores
 from analysis.readings import read_screen, screen_failures
@@ -81,7 +81,7 @@ def test_without_looks_a_screen_is_the_fixed_one() -> None:
         plan_of("pilot", claims={"ntuple-line-tuples": {"screen": {"looks": [128, 256]}}})
 
 
-def test_fourth_ply_declares_looks_and_profiles_scale_them() -> None:
+def test_fourth_ply_declares_looks_and_profiles_scale_them(tmp_path) -> None:
     assert shipped("fourth-ply")["screen"]["looks"] == [128, 256, 384, 512]
     paper = plan_of("paper").claims["fourth-ply"]
     assert paper.sequential.looks == (128, 256, 384, 512) and paper.sequential.contrast == "primary"
@@ -91,7 +91,8 @@ def test_fourth_ply_declares_looks_and_profiles_scale_them() -> None:
     assert "screen looks: 8, 16, 24, 32 (declared: 128, 256, 384, 512)" in pilot.shrunk
     smoke = plan_of("smoke").claims["fourth-ply"]
     assert smoke.sequential.looks == (4, 6, 8)  # 2 games is below the least a look reads
-    given = plan_of("pilot", claims={"fourth-ply": {"screen": {"looks": [16, 32]}}})
+    given = plan_of(profile_like(tmp_path, "pilot",
+                                 claims={"fourth-ply": {"screen": {"looks": [16, 32]}}}))
     assert given.claims["fourth-ply"].sequential.looks == (16, 32)
     with pytest.raises(DeclarationError, match="pilot.yaml: key claims.fourth-ply.screen.looks: "
                                                "looks: look 40 is after"):
