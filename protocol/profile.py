@@ -29,6 +29,7 @@ file (:func:`blamer`).
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ from protocol.ledger import COMMITTED, is_committed
 from protocol.schema import DeclarationError, check, plain, read_yaml
 
 DEFAULT_PROFILE = "pilot"
+#: a profile's name (its file's stem): a folder under results/ and reports/
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 PROFILES_DIR = Path("config") / "profiles"
 #: profile keys, with the value that turns a guard off
 GUARDS_OFF = {"enforce_gates": False, "allow_reuse": True, "ledger_new": True}
@@ -94,6 +97,11 @@ def profile_file(basedir: str | Path, name: Any) -> tuple[str, Path, Path]:
         return name, PROFILES_DIR / f"{name}.yaml", Path(basedir) / PROFILES_DIR / f"{name}.yaml"
     if isinstance(name, str) and name.endswith((".yaml", ".yml")):
         path = Path(name)
+        if not NAME.fullmatch(path.stem):
+            raise DeclarationError(f"config: key profile = {name!r}: the file's stem "
+                                   f"{path.stem!r} names the profile's results and reports "
+                                   "folders: use letters, digits, '-' and '_' (starting with a "
+                                   "letter or digit)")
         if not path.is_file():
             raise DeclarationError(f"config: key profile = {name!r}: no such profile file")
         shipped = Path(basedir) / PROFILES_DIR / f"{path.stem}.yaml"
@@ -129,8 +137,11 @@ def _read(basedir: str | Path, overrides: Mapping[str, Any], origins: Origins | 
     """``(own, merged, file, blame)``: the profile file's keys alone, merged with the
     overrides, the file as messages name it, and the source of each key."""
     over = plain(overrides)
-    over.pop("file", None)  # set here, never by an override
-    name, path, where = profile_file(basedir, over.pop("profile", DEFAULT_PROFILE))
+    read = over.pop("file", None)  # set here, never by an override
+    name = over.pop("profile", DEFAULT_PROFILE)
+    if isinstance(read, str) and name == Path(read).stem and name not in profile_names(basedir):
+        name = read  # a job's config: the plan's profile, named by its stem, read from its file
+    name, path, where = profile_file(basedir, name)
     base = read_yaml(where) or {}
     if not isinstance(base, Mapping):
         raise DeclarationError(f"{path}: must be a mapping of keys")

@@ -100,6 +100,15 @@ def test_a_profile_file_of_ones_own(tmp_path, monkeypatch) -> None:
         plan_of("pilot.yaml")
     with pytest.raises(DeclarationError, match="no such profile file"):
         plan_of("missing.yaml")
+    # the stem names folders: nothing that climbs out of results/ or reports/
+    for bad in ("...yaml", "-x.yaml", "a b.yaml"):
+        (tmp_path / bad).write_text((tmp_path / "quick.yaml").read_text())
+        with pytest.raises(DeclarationError, match="the file's stem .* names the profile's"):
+            plan_of(bad)
+    # a job reads the plan's profile as Snakemake's config holds it (its stem and its file)
+    plan = plan_of("quick.yaml", claims_dir="mine")
+    again = plan_of(plan.profile["profile"], claims_dir="mine", file=plan.profile["file"])
+    assert again.profile == plan.profile
 
 
 def test_a_profile_with_its_own_ledger_or_a_guard_off_never_reports_public_development(

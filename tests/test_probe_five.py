@@ -33,3 +33,39 @@ def test_the_same_sizes_on_a_profile_with_a_ledger_of_its_own_plan() -> None:
     # an override that repeats the file's value changes nothing and passes
     same = {"claims": {"ntuple-line-tuples": {"block": 1}}}
     assert load_plan(REPO, {"profile": "pilot", **same}).claims["ntuple-line-tuples"]
+
+
+@pytest.mark.workflow
+def test_a_profile_file_of_ones_own_runs_to_its_page_and_a_rerun_reproduces(tmp_path) -> None:
+    """``profile=my/quick.yaml`` passed the dry run and failed in every job (issue 42, item 11);
+    playing its block again gives the same games: a reproduction, nothing appended (item 1)."""
+    import json
+    import shutil
+
+    import yaml
+    from claims_support import own_claim, write_claim
+    from workflow_support import ok, snakemake
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    write_claim(folder, own_claim(block=77))
+    work = tmp_path / "run"
+    (work / "my").mkdir(parents=True)
+    profile = yaml.safe_load((REPO / "config/profiles/smoke.yaml").read_text(encoding="utf-8"))
+    profile["ledger"] = "results/quick-ledger.json"
+    (work / "my" / "quick.yaml").write_text(yaml.safe_dump(profile), encoding="utf-8")
+    args = ("--cores", "2", "--config", f"profile={work / 'my' / 'quick.yaml'}",
+            f"claims_dir={folder}")
+    ok(snakemake(work, *args))
+    page = work / "reports" / "quick" / "my-first-claim.html"
+    assert page.is_file() and "reproduction" not in page.read_text(encoding="utf-8")
+    ledger = work / "results" / "quick-ledger.json"
+    first = json.loads(ledger.read_text(encoding="utf-8"))
+    [entry] = first["blocks"]["4077"]
+    assert entry["status"] == "complete" and "deciding_sha256" in entry
+    shutil.rmtree(work / "results" / "quick" / "claims" / "my-first-claim")
+    ok(snakemake(work, *args))
+    assert json.loads(ledger.read_text(encoding="utf-8")) == first  # nothing appended
+    text = page.read_text(encoding="utf-8")
+    line = text[text.index("Complete:"):][:900]
+    assert "a reproduction" in line and "invalidated" not in line, line
