@@ -5,7 +5,7 @@ import re
 import sys
 from pathlib import Path
 
-from protocol import checks, costs
+from protocol import checks, commands, costs
 from protocol.paths import INDEX, VALIDATION
 from protocol.plan import load_plan
 from protocol.profile import command_line_origins

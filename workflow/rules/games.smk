@@ -56,11 +56,10 @@ rule play:
             costs.JOB_OVERHEAD_S + arm_of(wc).seconds_per_game * arm_of(wc).games
             / int(wc.K)),
     params:
-        policy=lambda wc: arm_of(wc).policy,
-        seeds=seeds_of,
+        command=lambda wc: commands.play(wc.arm, arm_of(wc).policy, seeds_of(wc),
+                                         f"{wc.k}/{wc.K}"),
     shell:
-        "drop7 run-arms --arm '{wildcards.arm}={params.policy}' --seeds {params.seeds}"
-        " --shard {wildcards.k}/{wildcards.K} --progress-s 60 --out {output} 2> {log}"
+        "{params.command} --out {output:q} 2> {log:q}"
 
 
 rule merge:
@@ -72,6 +71,6 @@ rule merge:
         log("{block}/{arm}/merge"),
     localrule: True
     params:
-        seeds=seeds_of,
+        command=lambda wc: commands.merge(seeds_of(wc)),
     shell:
-        "drop7 run-arms --merge {input} --seeds {params.seeds} --out {output} 2> {log}"
+        "{params.command} {input:q} --out {output:q} 2> {log:q}"

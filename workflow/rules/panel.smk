@@ -4,8 +4,6 @@
 # the block); the reference and every ranker answer at each root in shards over the roots
 # (shard k of K takes roots k-1, k-1+K, ...: the same table for any K); the table is
 # closed in the ledger with the block (its SHA-256 beside the games'), then read once.
-import shlex
-
 from contracts.panel_table import OUTCOME_REFERENCE
 
 
@@ -46,26 +44,18 @@ rule panel_roots:
             costs.JOB_OVERHEAD_S + panel_of(wc.claim).games
             * roots_arm(wc.claim).seconds_per_game),
     params:
-        policy=lambda wc: shlex.quote(roots_arm(wc.claim).policy),
-        seeds=lambda wc: "{}:{}".format(*panel_of(wc.claim).seeds),
-        every=lambda wc: panel_of(wc.claim).every,
-        limit=lambda wc: "" if panel_of(wc.claim).limit is None
-        else f"--limit {panel_of(wc.claim).limit}",
+        command=lambda wc: commands.panel_roots(
+            roots_arm(wc.claim).policy, "{}:{}".format(*panel_of(wc.claim).seeds),
+            panel_of(wc.claim).every, panel_of(wc.claim).limit),
     shell:
-        "drop7 panel roots --policy {params.policy} --seeds {params.seeds}"
-        " --every {params.every} {params.limit} --games {input.games} --out {output} 2> {log}"
+        "{params.command} --games {input.games:q} --out {output:q} 2> {log:q}"
 
 
 def panel_command(claim, name):
-    """The ``drop7 panel`` subcommand and options that answer for table name ``name``."""
+    """The ``drop7 panel`` command that answers for table name ``name``."""
     panel = panel_of(claim)
-    arm = panel.arms[name]
-    if name == OUTCOME_REFERENCE:
-        o = panel.outcome
-        return (f"label --name {name} --policy {shlex.quote(arm.policy)}"
-                f" --continuations {o['continuations']} --horizon {o['horizon']}"
-                f" --target {o['target']} --seed {o['seed']} --work {panel.work}")
-    return f"rank --ranker {shlex.quote(f'{name}={arm.policy}')} --work {panel.work}"
+    outcome = panel.outcome if name == OUTCOME_REFERENCE else None
+    return commands.panel_answer(name, panel.arms[name].policy, panel.work, outcome)
 
 
 def panel_shards(claim, block):
@@ -95,8 +85,8 @@ rule panel_rank:
     params:
         command=lambda wc: panel_command(wc.claim, wc.ranker),
     shell:
-        "drop7 panel {params.command} --roots {input.roots}"
-        " --shard {wildcards.k}/{wildcards.K} --out {output} 2> {log}"
+        "{params.command} --roots {input.roots:q} --shard {wildcards.k}/{wildcards.K}"
+        " --out {output:q} 2> {log:q}"
 
 
 rule panel_table:
@@ -109,10 +99,9 @@ rule panel_table:
         log("{block}/panel/table"),
     localrule: True
     params:
-        names=lambda wc: ",".join(panel_of(wc.claim).names()),
+        command=lambda wc: commands.panel_merge(panel_of(wc.claim).names()),
     shell:
-        "drop7 panel merge --rankers {params.names} --roots {input.roots} --out {output}"
-        " {input.shards} 2> {log}"
+        "{params.command} --roots {input.roots:q} --out {output:q} {input.shards:q} 2> {log:q}"
 
 
 rule panel_readings:
