@@ -53,3 +53,30 @@ def panel_merge(names: list[str]) -> str:
     """``drop7 panel merge``: a panel's shards in one table; the rule adds ``--roots``,
     ``--out`` and the shards."""
     return line("drop7", "panel", "merge", "--rankers", ",".join(names))
+
+
+def train(recipe: Mapping[str, Any], end: int, out: str, start: int,
+          init: Mapping[str, Any] | None) -> str:
+    """``drop7 train`` of one segment of a claim's weights, from ``start`` moves to ``end``
+    (``recipe``: the planned training's; ``init``: a warm start's source, a pinned file's
+    ``{path, sha256}`` or an artefact's ``{path, record}``); the state it started from is
+    discarded once its own is written.  The rule adds ``--threads``."""
+    words: list[object] = [
+        "drop7", "train", "--layout", recipe["layout"], "--moves", end, "--every",
+        recipe["every"], "--first-game", recipe["first_game"], "--out", out, "--start", start,
+        "--log-every", 30, "--lanes", recipe.get("lanes", 1)]
+    if recipe["alpha"] is not None:
+        words += ["--alpha", recipe["alpha"]]
+    if init:
+        words += ["--init", init["path"]]
+        words += (["--init-sha256", init["sha256"]] if init.get("sha256")
+                  else ["--init-record", init["record"]])
+    if start:
+        words.append("--discard-start")
+    return line(*words)
+
+
+def evaluate(checkpoint: str, games: int) -> str:
+    """``drop7 evaluate``: a checkpoint played one ply and at random on the health seeds; the
+    rule adds ``--out``."""
+    return line("drop7", "evaluate", checkpoint, "--games", games, "--no-verify")

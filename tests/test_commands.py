@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 
+import pytest
 from claims_support import REPO
 
 from protocol import commands
@@ -30,3 +31,25 @@ def test_no_rule_writes_an_engine_command_by_hand() -> None:
         # every file a shell line names is quoted
         for shell in re.findall(r"shell:\n((?:\s+\".*\"\n)+)", text):
             assert not re.search(r"\{(input|output|log)(\.\w+)?\}", shell), (rule.name, shell)
+
+
+def test_a_segment_discards_the_state_it_started_from(tmp_path) -> None:
+    """The train rule's command: a later segment deletes the state it resumed (Snakemake keeps
+    temp files while a checkpoint job is pending)."""
+    from cli.main import main
+    from contracts.errors import InputError
+    from contracts.train_directory import resume_dir
+    from engines.train.cli import recorded_sha256
+    from protocol.commands import train
+
+    out = tmp_path / "seg"
+    recipe = {"layout": "T1", "every": 300, "first_game": 0, "alpha": None}
+    for start, end in ((0, 300), (300, 600)):
+        words = shlex.split(train(recipe, end, str(out), start, None))
+        assert ("--discard-start" in words) == bool(start)
+        assert main([*words[1:], "--threads", "1"]) == 0
+    assert not resume_dir(out, 300).exists() and resume_dir(out, 600).exists()
+    bad = tmp_path / "record.json"
+    bad.write_text("[1, 2]")
+    with pytest.raises(InputError, match=r"--init-record .*record.json"):
+        recorded_sha256(str(bad))

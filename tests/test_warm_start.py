@@ -170,28 +170,23 @@ def test_the_learner_refuses_tables_of_another_kind(tmp_path: Path) -> None:
         NtupleLearner(get_layout("T1")).warm_start(str(tmp_path / "w.npy"), digest)
 
 
-def test_the_segment_job_passes_the_recorded_hash_of_a_warm_start(tmp_path: Path, start,
-                                                                   monkeypatch) -> None:
-    """The workflow's adapter (workflow/scripts/train_segment.py) reads the frozen record's
-    SHA-256 and trains from the start: the same tables as ``drop7 train --init``."""
-    import os
-    import runpy
-    import sys
-    from types import SimpleNamespace
+def test_the_segment_job_passes_the_recorded_hash_of_a_warm_start(tmp_path: Path,
+                                                                   start) -> None:
+    """The segment rule's command (protocol.commands.train) names the frozen record, whose
+    SHA-256 the trainer reads: the same tables as ``drop7 train --init ... --init-sha256``."""
+    import shlex
 
-    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent),
-                                                os.environ["PATH"]]))
+    from protocol import commands
+
     record = tmp_path / "frozen.json"
     record.write_text(json.dumps({"sha256": start[1]}))
     out = tmp_path / "seg"
-    recipe = {"layout": "T1", "every": 600, "first_game": 0, "alpha": None,
-              "init": {"path": str(start[0]), "record": str(record), "key": "c/w"}}
-    job = SimpleNamespace(params=SimpleNamespace(recipe=recipe, start=0, out=str(out)),
-                          wildcards=SimpleNamespace(end="600"), threads=1,
-                          log=[str(tmp_path / "job.log")])
-    script = Path(__file__).resolve().parents[1] / "workflow" / "scripts" / "train_segment.py"
-    runpy.run_path(str(script), init_globals={"snakemake": job})
-    assert "--init-sha256 " + start[1] in (tmp_path / "job.log").read_text()
+    recipe = {"layout": "T1", "every": 600, "first_game": 0, "alpha": None}
+    command = commands.train(recipe, 600, str(out), 0,
+                             {"path": str(start[0]), "record": str(record), "key": "c/w"})
+    words = shlex.split(command)
+    assert words[:2] == ["drop7", "train"] and "--discard-start" not in words
+    assert main([*words[1:], "--threads", "1"]) == 0
     assert _manifest(out / "step-600")["init"] == {"path": str(start[0]), "sha256": start[1]}
     # the bank's training role from game 0, as the recipe says: compare with the CLI
     assert main(["train", "--layout", "T1", "--moves", "600", "--every", "600",

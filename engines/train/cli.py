@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 
 import numba
@@ -76,11 +77,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="warm start: continue from these weights (a weights directory of "
                              "the layout, or for linear a pinned vector file), the "
                              "accumulators fresh; needs --init-sha256")
-    parser.add_argument("--init-sha256", default=None, metavar="HEX",
-                        help="the SHA-256 the --init weights must have (a directory: its "
-                             "array stream's, as its manifest records)")
+    pin = parser.add_mutually_exclusive_group()
+    pin.add_argument("--init-sha256", default=None, metavar="HEX",
+                     help="the SHA-256 the --init weights must have (a directory: its "
+                          "array stream's, as its manifest records)")
+    pin.add_argument("--init-record", default=None, metavar="FILE.json",
+                     help="instead of --init-sha256: a JSON file whose sha256 key holds it "
+                          "(the freeze record of a frozen artefact, written after this command "
+                          "was planned)")
+    parser.add_argument("--discard-start", action="store_true",
+                        help="with --start: delete the state the segment started from once "
+                             "its own is written (a later segment resumes from this one's)")
     parser.add_argument("--log-every", type=finite_option, default=10.0,
                         help="seconds between progress lines on stderr (default 10)")
+
+
+def recorded_sha256(path: str) -> str:
+    """The ``sha256`` a JSON record holds (``--init-record``); one line naming the file when
+    it holds none."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8")).get("sha256")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise InputError(f"--init-record {path}: not a JSON record ({exc})") from None
+    if not isinstance(value, str):
+        raise InputError(f"--init-record {path}: no sha256 key")
+    return value
 
 
 def parse_seeds(args: argparse.Namespace) -> SeedRange:
@@ -154,6 +175,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{out} already holds training output; pass --resume or remove it")
     trainer = Trainer(make_learner(args.layout, args.alpha, args.lanes), seeds, out,
                       log_every=args.log_every, threads=args.threads)
+    if args.init_record is not None:
+        args.init_sha256 = recorded_sha256(args.init_record)
+    if args.discard_start and not args.start:
+        raise InputError("--discard-start needs --start MOVES > 0 (a segment that resumed a "
+                         "state)")
     if (args.init is None) != (args.init_sha256 is None):
         raise InputError("--init and --init-sha256 go together (a warm start names its "
                          "weights and their SHA-256)")
@@ -181,6 +207,10 @@ def run(args: argparse.Namespace) -> int:
     if trainer.moves:
         trainer.log(f"train {args.layout}: resumed at {trainer.moves:,} moves")
     facts = trainer.run(args.moves, every, segment=args.start is not None)
+    if args.discard_start:
+        used = resume_dir(out, args.start)
+        shutil.rmtree(used, ignore_errors=True)
+        trainer.log(f"removed the state it started from, {used}")
     print(json.dumps({k: facts[k] for k in ("kind", "layout", "moves_trained", "games_trained",
                                             "config_hash", "wall_s", "moves_per_s")}))
     return 0

@@ -23,11 +23,13 @@ rule health_point:
         mem_mb=lambda wc: costs.play_mem_mb(training(wc).entries),
         runtime=5,
     params:
-        games=PLAN.profile["statistics"]["health_games"],
+        command=lambda wc: commands.evaluate(
+            str(Path(segment_paths(wc.claim, wc.weights, wc.step)[1]).parent),
+            PLAN.profile["statistics"]["health_games"]),
         # the arms a point plays: a point played with other arms is played again
         arms=",".join(HEALTH_ARMS),
-    script:
-        "../scripts/health_point.py"
+    shell:
+        "{params.command} --out {output:q} 2> {log:q}"
 
 
 def health_points(wc):

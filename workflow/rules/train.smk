@@ -2,8 +2,9 @@
 # the previous segment's state (contracts.train_directory) and writes one checkpoint and its
 # own state, so a checkpoint's validation starts as soon as it exists, an interrupted run
 # loses at most one segment, and the tables are bit for bit those of one uninterrupted run.
-# A state is deleted once the next segment has run: by that segment's job (Snakemake defers
-# removing temp files while a checkpoint job is pending, and the gates are one), and as temp
+# A state is deleted once the next segment has run: by that segment's job (`--discard-start`:
+# Snakemake defers removing temp files while a checkpoint job is pending, and the gates are
+# one, which would keep every state of a long training on disk at once), and as temp
 # by Snakemake all the same.  The last one of each trained weights is kept (a longer budget
 # goes on from it) unless the profile sets keep_final_state: false.  One rule body serves both: the generic segment (temp state)
 # and, per trained weights, its last segment (kept state), preferred by ruleorder.
@@ -66,11 +67,11 @@ for _name, (_tables, _manifest, _state), _temp in _SEGMENT_RULES:
             runtime=lambda wc: costs.runtime_minutes(costs.train_seconds(
                 training(wc).layout, int(wc.end) - segment_start(wc), training(wc).entries)),
         params:
-            recipe=lambda wc: training(wc).recipe(),
-            start=segment_start,
-            out=lambda wc: training(wc).dir,
-        script:
-            "../scripts/train_segment.py"
+            command=lambda wc: commands.train(training(wc).recipe(), int(wc.end),
+                                              training(wc).dir, segment_start(wc),
+                                              training(wc).init_source()),
+        shell:
+            "{params.command} --threads {threads} > {log:q} 2>&1"
 
     if _name != "train_segment":
         workflow.ruleorder(_name, "train_segment")
