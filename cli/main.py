@@ -37,7 +37,7 @@ def _play() -> ModuleType:
     return play_cli
 
 
-@command("bench", "benchmarks printing JSON: engine, train, search")
+@command("bench", "benchmarks printing JSON (drop7 bench --help lists the targets)")
 def _bench() -> ModuleType:
     from cli import bench
     return bench
@@ -85,7 +85,7 @@ def _panel() -> ModuleType:
     return panel
 
 
-@command("records", "check a bundle of register records: validate DIR")
+@command("records", "register record bundles: validate DIR, rebuild DIR")
 def _records() -> ModuleType:
     from protocol import records_cli
     return records_cli

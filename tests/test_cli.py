@@ -59,3 +59,17 @@ def test_the_workflow_reaches_the_engines_through_the_command_alone() -> None:
     shells = [first for name, body in text.items() if name.endswith(".smk")
               for first in re.findall(r'shell:\n\s+"(\S+)', body)]
     assert len(shells) >= 7 and set(shells) == {"{params.command}"}, shells
+
+
+def test_the_readme_lists_every_command_and_bench_target_there_is() -> None:
+    """README's command list and ``drop7 --help`` say what exists, no more and no less."""
+    from cli.bench import TARGETS
+    from cli.main import COMMANDS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^drop7 ([a-z-]+)", readme, re.M))
+    assert listed == set(COMMANDS), listed ^ set(COMMANDS)
+    [targets] = re.findall(r"^drop7 bench \{([a-z,]+)\}", readme, re.M)
+    assert set(targets.split(",")) == set(TARGETS)
+    records = set(re.findall(r"^drop7 records ([a-z]+)", readme, re.M))
+    assert all(r in COMMANDS["records"].help for r in records) and len(records) == 2
