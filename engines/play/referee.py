@@ -21,6 +21,14 @@ hidden, and the game goes on with the driver's fallback (centre-first):
   program is stopped and started afresh (handshake, options, ``newgame``) at
   the next decision; when that fails, every later decision of the game is
   ``unfinished`` and the next game tries again.
+* every write has the deadline of what it belongs to (a full input pipe is a
+  time-out, :class:`InputFullError`); after :data:`GAME_TIMEOUTS` time-outs in a
+  game, the rest of its decisions are ``unfinished`` without being asked.
+
+Every program runs under :mod:`engines.play.supervisor`, in a process group of
+its own that is killed after a fault, after ``quit`` (once the program had
+:data:`QUIT_LIMIT_S` to exit) and when the harness dies; a program's lines
+are read with every byte that is not printable ASCII escaped (:func:`printable`).
 
 An answer after ``movetime`` but within the grace is played; it is logged
 and counted (the count is logged when the player closes).  Every log line
