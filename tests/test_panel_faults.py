@@ -4,14 +4,20 @@ game's illegal and unfinished decisions), shown on the page and in the records."
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
+from panel_support import readings_doc
+from test_report_panel import panel_run
+from test_report_render import plan as claim_plan
 
 from analysis.panel_readings import fault_errors
 from analysis.panel_report import read_panel
 from analysis.readings import evaluate_all
+from analysis.report.model import Verdict
+from analysis.report.page import render_claim
 from analysis.report.panel_model import PanelSection
 from cli.main import main
 from contracts.panel_roots import read_roots
@@ -123,3 +129,17 @@ def test_a_table_without_faults_keeps_its_bytes_and_refuses_bad_faults(work) -> 
         write_rows([{**rows[0], **change}, *rows[1:]], work / "bad-fault.csv")
         with pytest.raises(PanelTableError, match=message):
             read_rows(work / "bad-fault.csv")
+
+
+def test_the_page_shows_a_rankers_faults_and_the_invalid_verdict() -> None:
+    doc = json.loads(json.dumps(readings_doc()))
+    doc["roots"]["seeds"] = [claim_plan("fourth-ply").seeds[0], doc["roots"]["games"]]
+    doc["faults"] = {"noisy": {"illegal": 2, "unfinished": 1}}
+    run = panel_run(doc)
+    errors = fault_errors(doc)
+    run.verdict = Verdict.from_json(decide({"rules": [], "otherwise": "mixed"},
+                                           run.verdict.readings, errors, "pilot"))
+    html = render_claim(run)
+    section = html.split("<h2>Ranking panel</h2>")[1]
+    assert "<b>Faults:</b> noisy: 2 illegal and 1 unfinished answers." in section
+    assert errors[0] in html and INVALIDATED in html

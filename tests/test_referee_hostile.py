@@ -69,10 +69,14 @@ def pids_of(path: Path, seconds: float = 10.0) -> list[int]:
     return [int(w) for w in path.read_text().split()]
 
 
-def test_a_full_input_pipe_at_setoption_is_a_time_out_of_the_check(monkeypatch) -> None:
+@pytest.mark.parametrize(("params", "message"), [
+    ("option.side=right", "input pipe stayed full .*: not started within 1 s"),  # setoption
+    ("grace=200", r"input pipe stayed full .* within 200 ms \(movetime \+ grace\)"),  # newgame
+])
+def test_a_full_input_pipe_is_a_time_out_of_the_check(monkeypatch, params, message) -> None:
     monkeypatch.setattr(referee, "START_LIMIT_S", 1.0)
-    ext = parse_policy(f"external[option.side=right]:{PLAYER} --fill-after-ready")
-    with within(10), pytest.raises(referee.ProgramError, match="input pipe stayed full"):
+    ext = parse_policy(f"external[{params}]:{PLAYER} --fill-after-ready")
+    with within(10), pytest.raises(referee.ProgramError, match=message):
         referee.check_program(ext)
 
 
