@@ -137,6 +137,7 @@ class Program:
         self.proc = subprocess.Popen(
             [sys.executable, "-S", SUPERVISOR, str(os.getpid()), *command],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, start_new_session=True)
+        self._killed = False
         _RUNNING.add(self)
         self._fd = self.proc.stdout.fileno()
         self._in = self.proc.stdin.fileno()
@@ -190,7 +191,11 @@ class Program:
 
         The group is killed even when its leader has exited already: a program's children
         (a server it started, a worker) stay in the group and must not outlive it.  The
-        group's id stays the leader's while any member lives, so it names no one else."""
+        group's id stays the leader's while any member lives, so it names no one else; it is
+        killed once (a second call does nothing: by then the id may name another group)."""
+        if self._killed:
+            return
+        self._killed = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
