@@ -143,3 +143,20 @@ def test_the_page_shows_a_rankers_faults_and_the_invalid_verdict() -> None:
     section = html.split("<h2>Ranking panel</h2>")[1]
     assert "<b>Faults:</b> noisy: 2 illegal and 1 unfinished answers." in section
     assert errors[0] in html and INVALIDATED in html
+
+
+def test_a_root_where_the_reference_faulted_is_left_out_of_every_figure(work) -> None:
+    rows = read_rows(work / "d2.csv")
+    ref = [dict(r) for r in rows]
+    ref[0].update({f"v{c}": "" for c in range(7)}, fault="unfinished")
+    mine = [{**r, "ranker": "same"} for r in rows]
+    write_rows(ref + mine, work / "ref-fault.csv")
+    declaration = {"reference": "d2", "rankers": ["same"], "readings": {}}
+    doc = read_panel(read_rows(work / "ref-fault.csv"), read_roots(work / "roots.json"),
+                     declaration, 200)
+    assert doc["faults"] == {"d2": {"illegal": 0, "unfinished": 1}}
+    assert doc["figures"]["same"]["top1"]["roots"] == len(rows) - 1
+    assert doc["figures"]["same"]["tau"]["estimate"] == 1
+    assert all((s["game"], s["root"]) != (int(rows[0]["game"]), int(rows[0]["root"]))
+               for s in doc["shown"])
+    assert fault_errors(doc)[0].startswith("panel ranker d2: 0 illegal and 1 unfinished")
