@@ -60,7 +60,7 @@ from analysis.bootstrap import (
     resample_counts,
 )
 from analysis.reading_result import Reading
-from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
+from contracts.panel_table import FAULT, FAULTS, N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
 
 #: figures that need the ranker's values (a ranker giving its choice alone has the others)
 VALUE_FIGURES = ("pairwise", "tau")
@@ -97,6 +97,34 @@ def _float(text: str) -> float:
     return float(text) if text else math.nan
 
 
+# ---- a ranker's faults (contracts.panel_table.FAULT): counted, and the verdict invalid, as
+# a game's illegal and unfinished decisions
+
+
+def faulted(row: Mapping[str, str]) -> bool:
+    """Whether a panel table's row records a fault of its ranker at its root."""
+    return bool(row.get(FAULT))
+
+
+def ranker_faults(rows: Sequence[Mapping[str, str]], names: Sequence[str]
+                  ) -> dict[str, dict[str, int]]:
+    """``ranker -> {fault: count}`` (every kind of :data:`FAULTS`) for each of ``names`` with
+    a fault in the table, in ``names`` order; empty when none has one."""
+    counts = {name: dict.fromkeys(FAULTS, 0) for name in names}
+    for row in rows:
+        if faulted(row) and row["ranker"] in counts:
+            counts[row["ranker"]][row[FAULT]] += 1
+    return {name: c for name, c in counts.items() if any(c.values())}
+
+
+def fault_errors(panel: Mapping[str, Any] | None) -> list[str]:
+    """The methodological errors of a panel's readings file: one per ranker with faults (its
+    ``faults``), as a contrast's illegal or unfinished decisions are."""
+    return [f"panel ranker {name}: {c.get(FAULTS[0], 0)} illegal and {c.get(FAULTS[1], 0)} "
+            "unfinished answers (faults: the centre-first choice was taken, no values)"
+            for name, c in ((panel or {}).get("faults") or {}).items()]
+
+
 def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) -> PanelRoots:
     """The ranker's and the reference's rows of a panel table (text, as
     :func:`contracts.panel_table.read_rows` gives them), aligned by root.
@@ -106,6 +134,11 @@ def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) 
     round; a ranker choosing a column the reference says is illegal; a ranker
     valuing other columns than the reference's legal ones; a ranker giving
     values at some roots and not at others.
+
+    A root where the reference has a fault (:func:`faulted`) is left out, for every ranker
+    alike; a ranker's faulted root has its centre-first choice and no values (its value
+    figures are undefined there), and does not count as a root without values.  Faults are
+    counted by :func:`ranker_faults` and make the verdict invalid (:func:`fault_errors`).
     """
     by: dict[str, dict[tuple[int, int], Mapping[str, str]]] = {reference: {}, ranker: {}}
     for row in rows:
@@ -121,7 +154,9 @@ def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) 
             g, r = missing[0]
             raise PanelError(f"{what} has no row at game {g} root {r} ({len(missing)} roots "
                              "missing)")
-    keys = sorted(ref)
+    keys = sorted(k for k in ref if not faulted(ref[k]))
+    if not keys:
+        raise PanelError(f"reference {reference!r} has a fault at every root")
     n = len(keys)
     refv, vals = np.full((n, N_COLUMNS), np.nan), np.full((n, N_COLUMNS), np.nan)
     choice = np.empty(n, dtype=np.int64)
@@ -140,16 +175,21 @@ def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) 
             raise PanelError(f"{ranker} chooses column {choice[i]} at {where}, illegal for "
                              f"the reference")
         given = ~np.isnan(vals[i])
-        if given.any():
+        if faulted(m):
+            valued.add(i)  # no values at a fault: not a ranker without values
+        elif given.any():
             valued.add(i)
             if not np.array_equal(given, legal):
                 raise PanelError(f"{ranker} values columns {np.flatnonzero(given).tolist()} "
                                  f"at {where}, the legal ones are "
                                  f"{np.flatnonzero(legal).tolist()}")
         work[i], ref_work[i] = _float(m["work"]), _float(r["work"])
-    if valued and len(valued) != n:
+    valued_roots = [i for i in valued if not faulted(mine[keys[i]])]
+    if valued_roots and len(valued) != n:
         raise PanelError(f"{ranker} gives values at {len(valued)} of {n} roots: a ranker "
                          "gives them at every root or at none")
+    if not valued_roots:
+        valued = set()
     games = np.array([k[0] for k in keys], dtype=np.uint64)
     return PanelRoots(games, refv, choice, vals if valued else None, work, ref_work)
 
@@ -180,6 +220,8 @@ def per_root(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS) -> dict[str, np.
     if roots.values is not None:
         for i in range(n):
             r, v = ref[i], roots.values[i]
+            if np.isnan(v).all():  # a fault: no values at this root
+                continue
             legal = np.flatnonzero(~np.isnan(r))
             order = ranking_order(v)
             tops = {c for c in legal if r[c] == best[i]}

@@ -16,6 +16,9 @@ page, the verdict and the records read:
   :func:`~analysis.panel_readings.read_threshold` or
   :func:`~analysis.panel_readings.read_beats`, in declaration order;
 * ``agreement``: how often each two rankers choose alike;
+* ``faults`` (only when some ranker has one): each faulted ranker's count of
+  ``illegal`` and ``unfinished`` answers (:func:`analysis.panel_readings.ranker_faults`),
+  which make the claim's verdict invalid (:func:`analysis.panel_readings.fault_errors`);
 * ``shown``: up to :data:`SHOWN` roots from different games, drawn as
   boards: in each game the root where the most rankers lose reference value
   (the earliest of equals), and of those the games where most do (the
@@ -43,8 +46,10 @@ from analysis.panel_readings import (
     PanelError,
     choice_agreement,
     difference,
+    faulted,
     figure_names,
     panel_roots,
+    ranker_faults,
     read_beats,
     read_ranker,
     read_threshold,
@@ -154,6 +159,8 @@ def _shown(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
     best: dict[int, tuple[int, dict[str, Any]]] = {}
     for entry in roots_doc["roots"]:
         here = at[entry["game"], entry["root"]]
+        if faulted(here[names[0]]):  # the reference has no values here
+            continue
         ref = [_float(here[names[0]][k]) for k in VALUE_COLUMNS]
         top = max(v for v in ref if v is not None)
         choices = {name: int(here[name]["choice"]) for name in names}
@@ -167,6 +174,14 @@ def _shown(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
                 "choices": choices})
     games = sorted(best, key=lambda g: (-best[g][0], g))[:SHOWN]
     return [best[g][1] for g in sorted(games)]
+
+
+def _faults(rows: Sequence[Mapping[str, str]], names: Sequence[str]) -> dict[str, Any]:
+    """``{"faults": {ranker: {fault: count}}}`` for the rankers with faults (the reference
+    among them), or nothing when none has one (a readings file of a panel without faults
+    is the same as before faults were recorded)."""
+    faults = ranker_faults(rows, names)
+    return {"faults": faults} if faults else {}
 
 
 def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
@@ -216,6 +231,7 @@ def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
         "agreement": {"names": names, "matrix": choice_agreement(rows, names).tolist()},
         "shown": _shown(rows, roots_doc, names),
         "table_sha256": sha,
+        **_faults(rows, names),
     }
     return json.loads(json_text(out))  # exactly what the file holds (lists, no NaN)
 

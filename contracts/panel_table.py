@@ -20,7 +20,16 @@ one ranker's answer at one root:
 ``v0`` .. ``v6``
     its value of each column, empty for an illegal column; all seven empty
     when the ranker gives its choice alone (then only the readings of a
-    choice apply: top-1 and regret).
+    choice apply: top-1 and regret);
+``fault`` (only in a table where some row has a fault)
+    empty, or the ranker's fault at this root, as a game counts its
+    decisions' (:data:`FAULTS`): ``illegal`` (an answer that is not a legal
+    column, or not values of every legal column) or ``unfinished`` (a
+    time-out, a program that exited).  A faulted row's choice is the
+    centre-first column the harness took instead and it has no values.  A
+    table without faults is written without the column (so its bytes are those
+    of a table written before faults were recorded), and one read without it
+    has none.
 
 :data:`TIE_ORDER` is how a ranking breaks ties (the engine's centre order:
 the centre, then outwards, left before right).  :func:`write_rows` and
@@ -45,8 +54,13 @@ from contracts.input_file import decode_utf8, read_input_bytes
 N_COLUMNS = 7
 #: the value columns, ``v0`` (leftmost board column) to ``v6``
 VALUE_COLUMNS = tuple(f"v{c}" for c in range(N_COLUMNS))
-#: every column of a panel table, in file order
+#: every column of a panel table, in file order (and :data:`FAULT` after them when some row
+#: has a fault)
 PANEL_COLUMNS = ("game", "root", "ranker", "choice", "work", *VALUE_COLUMNS)
+#: the column of a ranker's fault at a root (written only when some row has one)
+FAULT = "fault"
+#: a ranker's faults at a root, as the games table's counts name a decision's
+FAULTS = ("illegal", "unfinished")
 #: the order in which equal values are ranked (equal to ``engines.drop7.board.CENTRE_ORDER``,
 #: which a test checks): ties go to the more central column, left before right
 TIE_ORDER = (3, 2, 4, 1, 5, 0, 6)
@@ -60,15 +74,23 @@ class PanelTableError(ValueError):
     """A file that is not a panel table, or a row that breaks its layout."""
 
 
+def table_columns(rows: Iterable[dict]) -> tuple[str, ...]:
+    """The columns of a table of ``rows``: :data:`PANEL_COLUMNS`, and :data:`FAULT` when some
+    row has a fault."""
+    return (*PANEL_COLUMNS, FAULT) if any(row.get(FAULT) for row in rows) else PANEL_COLUMNS
+
+
 def table_text(rows: Iterable[dict]) -> str:
     """A panel table's text (header, then one line per row); a value of ``None`` (or NaN) is
     written empty, a float as its ``repr``, text as it is (so rows read back write alike)."""
+    rows = list(rows)
+    columns = table_columns(rows)
     fh = io.StringIO(newline="")
-    writer = csv.DictWriter(fh, fieldnames=PANEL_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for row in rows:
         out = {}
-        for key in PANEL_COLUMNS:
+        for key in columns:
             value = row.get(key)
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 value = ""
@@ -115,6 +137,13 @@ def check_row(row: dict[str, str], where: str) -> None:
         raise PanelTableError(f"{where}: work {clip(row['work'])!r} is not a whole number "
                               "(or empty)")
     given = [k for k in VALUE_COLUMNS if row[k]]
+    fault = row.get(FAULT, "")
+    if fault and fault not in FAULTS:
+        raise PanelTableError(f"{where}: fault {clip(fault)!r} is not one of "
+                              f"{', '.join(FAULTS)} (or empty)")
+    if fault and given:
+        raise PanelTableError(f"{where}: a row with a fault ({fault}) has no values "
+                              f"({given[0]} is {clip(row[given[0]])!r})")
     for key in given:
         if not _value(row[key]):
             raise PanelTableError(f"{where}: {key} {clip(row[key])!r} is not a finite number")
@@ -127,7 +156,8 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     """Every row of a panel table (values as text), its layout checked line by line.
 
     Refused in one line: a missing, unreadable, non-UTF-8 or empty file, a
-    header that is not :data:`PANEL_COLUMNS` in order, a blank line, a row of
+    header that is not :data:`PANEL_COLUMNS` in order (then :data:`FAULT` or
+    nothing: a row read without it has no ``fault`` key, and no fault), a blank line, a row of
     another field count or broken quoting, a field that breaks
     :func:`check_row`, and a (game, root, ranker) given twice.
     """
@@ -141,17 +171,18 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
         header = next(reader, None)
         if header is None:
             raise PanelTableError(f"{source} is empty")
-        if tuple(header) != PANEL_COLUMNS:
+        columns = tuple(header)
+        if columns not in (PANEL_COLUMNS, (*PANEL_COLUMNS, FAULT)):
             raise PanelTableError(f"{source}: line 1: the header must be "
-                                  f"{','.join(PANEL_COLUMNS)}")
+                                  f"{','.join(PANEL_COLUMNS)} (then {FAULT}, or nothing)")
         for fields in reader:
             where = f"{source}: line {reader.line_num}"
             if not fields:
                 raise PanelTableError(f"{where} is blank")
-            if len(fields) != len(PANEL_COLUMNS):
+            if len(fields) != len(columns):
                 raise PanelTableError(f"{where} has {len(fields)} fields, the header has "
-                                      f"{len(PANEL_COLUMNS)}")
-            row = dict(zip(PANEL_COLUMNS, fields, strict=True))
+                                      f"{len(columns)}")
+            row = dict(zip(columns, fields, strict=True))
             check_row(row, where)
             key = (str(int(row["game"])), str(int(row["root"])), row["ranker"])
             if key in seen:

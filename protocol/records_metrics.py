@@ -109,7 +109,8 @@ def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
     (their block, seeds in hex, every, cap, count, games), each ranker's figures (estimate,
     one-sided 95% bounds, halves, roots, games; ``None`` estimate: the ranker lacks it), the
     differences of ``ranker-beats`` readings, the panel readings' outcomes and reasons, the
-    bootstrap's resamples and seed, and the panel table's SHA-256."""
+    bootstrap's resamples and seed, the panel table's SHA-256, and the rankers' faults when
+    there are some (:func:`panel_faults`)."""
     def figure(f: Mapping[str, Any]) -> dict[str, Any]:
         return {out: (list(f[key]) if key == "halves" else f[key])
                 for out, key in PANEL_FIGURE_KEYS.items()}
@@ -132,4 +133,13 @@ def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
                      for name, r in readings["readings"].items()},
         "bootstrapResamples": first.get("n_resamples"), "bootstrapSeed": first.get("seed"),
         "tableSha256": readings["table_sha256"],
+        **panel_faults(readings),
     }
+
+
+def panel_faults(readings: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"rankerFaults": {ranker: {"illegal": n, "unfinished": n}}}`` when the panel's readings
+    file counts faults (analysis.panel_readings.ranker_faults), else nothing: a record of a
+    panel without faults is the same as before they were recorded."""
+    faults = readings.get("faults") or {}
+    return {"rankerFaults": {name: dict(c) for name, c in faults.items()}} if faults else {}

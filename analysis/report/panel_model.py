@@ -13,13 +13,14 @@ d4?" at the top of the section.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from analysis.panel_readings import VALUE_FIGURES, Figure
 from analysis.readings import Reading
+from contracts.panel_table import FAULTS
 
 #: the readings file's format
 READINGS_FORMAT = "drop7-panel-readings-v1"
@@ -140,6 +141,8 @@ class PanelSection:
     agreement: list[list[float]]
     shown: list[ShownRoot]
     table_sha256: str
+    #: each faulted ranker's counts of ``illegal`` and ``unfinished`` answers (:func:`faults_of`)
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, doc: Any, source: str = "readings.json") -> PanelSection:
@@ -192,7 +195,7 @@ class PanelSection:
             readings=readings, agreement_names=names, agreement=matrix,
             shown=[_shown(d, source, f"shown[{i}]")
                    for i, d in enumerate(_key(doc, "shown", source, list))],
-            table_sha256=str(doc.get("table_sha256", "")))
+            table_sha256=str(doc.get("table_sha256", "")), faults=faults_of(doc, source))
 
     @property
     def figure_names(self) -> list[str]:
@@ -204,19 +207,26 @@ class PanelSection:
 
     @property
     def without_values(self) -> list[str]:
-        """The rankers that give their choice alone (read on top-1 and regret only)."""
-        return [name for name in self.rankers if not self.values.get(name, False)]
+        """The rankers that give their choice alone (read on top-1 and regret only); not one
+        whose values are missing for its faults."""
+        return [name for name in self.rankers
+                if not self.values.get(name, False) and name not in self.faults]
+
+    def fault_lines(self) -> list[str]:
+        """One line per faulted ranker (the reference among them): its counts of faults."""
+        return [f"{name}: {c.get(FAULTS[0], 0)} illegal and {c.get(FAULTS[1], 0)} unfinished "
+                "answers" for name, c in self.faults.items()]
 
     def gives_values(self, ranker: str) -> bool:
         """Whether ``ranker`` values every column (else its value figures are "no values")."""
         return self.values.get(ranker, False)
 
     def missing(self, ranker: str, name: str) -> str:
-        """What the page shows for a figure ``ranker`` does not have: "no values" (a value
-        figure of a ranker giving its choice alone), "not reported" (work), else "undefined"
-        (defined at no root)."""
+        """What the page shows for a figure ``ranker`` does not have: "faults" (a value figure
+        of a ranker with faults and no values), "no values" (a value figure of a ranker giving
+        its choice alone), "not reported" (work), else "undefined" (defined at no root)."""
         if needs_values(name) and not self.gives_values(ranker):
-            return "no values"
+            return "faults" if ranker in self.faults else "no values"
         return "not reported" if name in ("work", "work_ratio") else "undefined"
 
     @property
@@ -246,6 +256,15 @@ class PanelSection:
         if ranker == self.reference and figure_name in self.reference_figures:
             out[self.reference] = self.reference_figures[figure_name].to_dict()
         return out
+
+
+def faults_of(doc: Mapping[str, Any], source: str) -> dict[str, dict[str, int]]:
+    """A readings file's ``faults`` (absent: none), ``ranker -> {fault: count}``."""
+    faults = doc.get("faults") or {}
+    try:
+        return {str(name): {str(k): int(v) for k, v in c.items()} for name, c in faults.items()}
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise PanelReadingsError(f"{source}: faults: not counts by ranker ({exc})") from None
 
 
 def reading_plots(section: PanelSection, declared: Mapping[str, Mapping[str, Any]]

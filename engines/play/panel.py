@@ -12,18 +12,25 @@ read them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from contracts.panel_table import TIE_ORDER, VALUE_COLUMNS, WORK
+from contracts.panel_table import FAULT, TIE_ORDER, VALUE_COLUMNS, WORK
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
 from engines.play.games import centre_first
 from engines.play.labeller import label_root, shard_roots
 from engines.play.players import Policy
 from engines.play.rankers import rank
+
+Log = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 __all__ = ["WORK", "PanelRoot", "game_roots", "outcome_rows", "ranker_rows"]
 
@@ -83,17 +90,21 @@ def game_roots(policy: Policy, seeds: Iterable[int], every: int = 1,
 
 
 def _row(root: PanelRoot, ranker: str, choice: int, work: int | None,
-         values: np.ndarray | None) -> dict:
+         values: np.ndarray | None, fault: str | None = None) -> dict:
     row = {"game": root.game, "root": root.root, "ranker": ranker, "choice": choice,
-           "work": work}
+           "work": work, FAULT: fault or ""}
     for c, key in enumerate(VALUE_COLUMNS):
         row[key] = None if values is None or np.isnan(values[c]) else float(values[c])
     return row
 
 
 def ranker_rows(name: str, policy: Policy, roots: list[PanelRoot], work: str = "nodes",
-                shard: int = 1, shards: int = 1) -> list[dict]:
+                shard: int = 1, shards: int = 1, log: Log = _stderr) -> list[dict]:
     """The panel rows of one ranker at the roots of one shard (every ``shards``-th root).
+
+    A fault of the ranker at a root (:func:`~engines.play.rankers.rank`) is its row's
+    ``fault``, with the centre-first choice and no values; the shard goes on, and ``log``
+    is told of it, naming the game and the root.
 
     Each root is ranked as the first decision of a new game of its seed (the player is
     told ``new_game(root.game)``), so a row depends on its root alone, not on the roots
@@ -106,8 +117,12 @@ def ranker_rows(name: str, policy: Policy, roots: list[PanelRoot], work: str = "
     for i in shard_roots(len(roots), shard, shards):
         root = roots[i]
         policy.new_game(int(root.game))
-        r = rank(policy, root.state, root.cols)
-        rows.append(_row(root, name, r.choice, getattr(r, work), r.values))
+        r = rank(policy, root.state, root.cols,
+                 lambda text, root=root: log(f"game {root.game} root {root.root}: {text}"))
+        if r.fault is not None:
+            log(f"game {root.game} root {root.root}: ranker {name}: {r.fault} (counted in the "
+                "table's fault column)")
+        rows.append(_row(root, name, r.choice, getattr(r, work), r.values, r.fault))
     return rows
 
 

@@ -21,6 +21,14 @@ hidden, and the game goes on with the driver's fallback (centre-first):
   program is stopped and started afresh (handshake, options, ``newgame``) at
   the next decision; when that fails, every later decision of the game is
   ``unfinished`` and the next game tries again.
+* every write has the deadline of what it belongs to (a full input pipe is a
+  time-out, :class:`InputFullError`); after :data:`GAME_TIMEOUTS` time-outs in a
+  game, the rest of its decisions are ``unfinished`` without being asked.
+
+Every program runs under :mod:`engines.play.supervisor`, in a process group of
+its own that is killed after a fault, after ``quit`` (once the program had
+:data:`QUIT_LIMIT_S` to exit) and when the harness dies; a program's lines
+are read with every byte that is not printable ASCII escaped (:func:`printable`).
 
 An answer after ``movetime`` but within the grace is played; it is logged
 and counted (the count is logged when the player closes).  Every log line
@@ -36,13 +44,17 @@ job.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -56,8 +68,12 @@ from engines.play.spec import ExternalSpec, PolicyError
 
 #: seconds a program may take from its start to ``ready`` (loading, compiling)
 START_LIMIT_S = 120.0
-#: seconds a program is given to exit after ``quit`` before it is killed
+#: seconds a program is given to exit after ``quit`` before its process group is killed
 QUIT_LIMIT_S = 2.0
+#: time-outs of one game after which the rest of its decisions are not asked (unfinished)
+GAME_TIMEOUTS = 3
+#: the supervisor every program runs under (:mod:`engines.play.supervisor`)
+SUPERVISOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
 
 
 #: endings of a command word taken to name a script (besides any word with a ``/``)
@@ -72,6 +88,14 @@ class ProgramError(RuntimeError):
 
 class OptionError(ProgramError):
     """The program does not offer an option the arm sets."""
+
+
+class InputFullError(TimeoutError):
+    """A line that could not be written by its deadline: the program does not read its
+    input (a time-out, like an answer that does not come)."""
+
+    def __str__(self) -> str:
+        return "its input pipe stayed full (it does not read its input)"
 
 
 def command_files(command: tuple[str, ...] | list[str]) -> list[str]:
@@ -102,30 +126,41 @@ def _stderr(message: str) -> None:
 
 
 class Program:
-    """One running program: its pipes, a line reader with a deadline, and its end."""
+    """One running program: its pipes, a writer and a line reader with deadlines, and its end.
+
+    The program runs under :mod:`engines.play.supervisor`, the leader of a new process
+    group, so that a time-out, a ``quit`` or the harness's death stops whatever it started
+    too (see :meth:`kill`)."""
 
     def __init__(self, command: tuple[str, ...]) -> None:
-        # its own process group, so that a time-out stops whatever it started too
-        self.proc = subprocess.Popen(list(command), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, bufsize=0,
-                                     start_new_session=True)
+        _check_command(command[0])
+        self.proc = subprocess.Popen(
+            [sys.executable, "-S", SUPERVISOR, str(os.getpid()), *command],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, start_new_session=True)
+        self._killed = False
+        _RUNNING.add(self)
         self._fd = self.proc.stdout.fileno()
+        self._in = self.proc.stdin.fileno()
+        os.set_blocking(self._in, False)
         self._buf = b""
         #: the features it offered in its handshake (``feature NAME VERSION``), name -> version
         self.features: dict[str, str] = {}
 
-    def send(self, line: str, deadline: float | None = None) -> None:
-        """Write one line (a program that does not read its input for so long that the pipe
-        is full until ``deadline`` is a ``TimeoutError``; one that has exited a
-        :class:`ProgramError`)."""
-        if deadline is not None:
+    def send(self, line: str, deadline: float) -> None:
+        """Write one line by ``deadline`` (``time.monotonic``): a program that does not read
+        its input, so that the pipe stays full until then, is a ``TimeoutError``; one that
+        has exited a :class:`ProgramError`."""
+        data = line.encode("ascii") + b"\n"
+        while data:
             left = deadline - time.monotonic()
-            if not select.select([], [self.proc.stdin], [], max(left, 0))[1]:
-                raise TimeoutError
-        try:
-            self.proc.stdin.write(line.encode("ascii") + b"\n")
-        except (BrokenPipeError, OSError):
-            raise self._gone("input") from None
+            if left <= 0 or not select.select([], [self._in], [], left)[1]:
+                raise InputFullError
+            try:
+                data = data[os.write(self._in, data):]
+            except BlockingIOError:
+                continue
+            except OSError:  # a broken pipe
+                raise self._gone("input") from None
 
     def read_line(self, deadline: float) -> str:
         """The next line, waiting until ``deadline`` (``time.monotonic``)."""
@@ -139,7 +174,7 @@ class Program:
                 raise self._gone("output")
             self._buf += data
         line, _, self._buf = self._buf.partition(b"\n")
-        return line.decode("ascii", errors="replace").strip()
+        return printable(line.strip())
 
     def _gone(self, pipe: str) -> ProgramError:
         """The error of a pipe found closed, by a write (broken pipe: ``pipe`` is "input")
@@ -152,22 +187,32 @@ class Program:
         return ProgramError(f"the program exited (exit status {code})")
 
     def kill(self) -> None:
-        """Stop the program and its process group, and reap it."""
-        if self.proc.returncode is None:  # not reaped yet, so its group id is still its own
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+        """Stop the program and everything in its process group, and reap it.
+
+        The group is killed even when its leader has exited already: a program's children
+        (a server it started, a worker) stay in the group and must not outlive it.  The
+        group's id stays the leader's while any member lives, so it names no one else; it is
+        killed once (a second call does nothing: by then the id may name another group)."""
+        if self._killed:
+            return
+        self._killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
+        _RUNNING.discard(self)
         for pipe in (self.proc.stdin, self.proc.stdout):
             with contextlib.suppress(OSError):
                 pipe.close()
 
     def quit(self) -> list[str]:
-        """Send ``quit``, give the program :data:`QUIT_LIMIT_S` to exit, then stop it; the
-        lines it wrote that no one read (read until it closes its output)."""
+        """Send ``quit``, give the program :data:`QUIT_LIMIT_S` to exit (the grace), then kill
+        its process group; the lines it wrote that no one read (read until it closes its
+        output)."""
         deadline = time.monotonic() + QUIT_LIMIT_S
         left: list[str] = []
-        with contextlib.suppress(ProgramError, OSError):
-            self.send(msg.QUIT)
+        with contextlib.suppress(ProgramError, OSError, TimeoutError):
+            self.send(msg.QUIT, deadline)
+        with contextlib.suppress(OSError):
             self.proc.stdin.close()
         with contextlib.suppress(ProgramError, OSError, TimeoutError):
             while True:
@@ -176,6 +221,33 @@ class Program:
             self.proc.wait(timeout=max(deadline - time.monotonic(), 0))
         self.kill()
         return left
+
+
+#: the programs started and not yet killed (killed at the harness's exit)
+_RUNNING: weakref.WeakSet[Program] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_running() -> None:
+    """At the harness's exit, kill every program it started that is still running (a harness
+    killed by a signal leaves this to the supervisor)."""
+    for program in list(_RUNNING):
+        program.kill()
+
+
+def _check_command(word: str) -> None:
+    """An ``OSError`` for a command word that names no program that can be run (the
+    supervisor would only see it once it runs)."""
+    if shutil.which(word) is None:
+        there = os.path.exists(word) if "/" in word else False
+        code = errno.EACCES if there else errno.ENOENT
+        raise OSError(code, os.strerror(code), word)
+
+
+def printable(raw: bytes) -> str:
+    """A program's line as text that is safe in a log: printable ASCII and tabs as they are,
+    every other byte as ``\\xNN``."""
+    return "".join(chr(b) if 32 <= b < 127 or b == 9 else f"\\x{b:02x}" for b in raw)
 
 
 def start(ext: ExternalSpec) -> tuple[Program, str]:
@@ -189,13 +261,17 @@ def start(ext: ExternalSpec) -> tuple[Program, str]:
         program = Program(ext.command)
     except OSError as exc:
         raise ProgramError(f"{ext.command[0]}: {exc.strerror or exc}") from None
+    deadline = time.monotonic() + START_LIMIT_S
     try:
-        name, accepted = _handshake(program, time.monotonic() + START_LIMIT_S)
+        name, accepted = _handshake(program, deadline)
         for key, value in ext.options:
             if key not in accepted:
                 raise OptionError(f"the program does not accept option {key!r} (it "
                                   f"accepts: {', '.join(accepted) or 'none'})")
-            program.send(f"{msg.SETOPTION} {key} {value}")
+            program.send(f"{msg.SETOPTION} {key} {value}", deadline)
+    except InputFullError as exc:
+        program.kill()
+        raise ProgramError(f"{exc}: not started within {START_LIMIT_S:g} s") from None
     except BaseException:
         program.kill()
         raise
@@ -220,10 +296,11 @@ def check_program(ext: ExternalSpec) -> str:
         line = program.read_line(deadline)
         while msg.split(line)[0] == msg.INFO:
             line = program.read_line(deadline)
-    except TimeoutError:
+    except TimeoutError as exc:
         program.kill()
-        raise ProgramError(f"no answer to a trial 'go' within {ext.limit_s * 1000:.0f} ms "
-                           "(movetime + grace)") from None
+        why = str(exc) or "no answer to a trial 'go'"
+        raise ProgramError(f"{why} within {ext.limit_s * 1000:.0f} ms (movetime + grace)"
+                           ) from None
     except ProgramError as exc:  # gone: an 'error' it wrote first says why
         left = program.quit()
         line = next((x for x in left if msg.split(x)[0] == msg.ERROR), None)
@@ -255,7 +332,7 @@ def _stale(line: str, decision: int) -> bool:
 
 
 def _handshake(program: Program, deadline: float) -> tuple[str, dict[str, str]]:
-    program.send(msg.hello_line())
+    program.send(msg.hello_line(), deadline)
     name: str | None = None
     accepted: dict[str, str] = {}
     while True:
@@ -302,6 +379,7 @@ class ExternalPolicy(Policy):
         except ProgramError as exc:
             raise PolicyError(f"{self.name}: the program cannot start: {exc}") from None
         self._newgame = self._gave_up = False
+        self._timeouts = 0  # of this game
         #: ``values`` answers that were not values of every legal column (logged, counted)
         self.value_faults = 0
         self.offers_values = (self.program.features.get(msg.VALUES)
@@ -315,11 +393,16 @@ class ExternalPolicy(Policy):
     def new_game(self, seed: int) -> None:
         """Tell the program a game starts (the seed stays with the harness, for the logs)."""
         self._newgame, self._gave_up = True, False
+        self._timeouts = 0
         self.seed = seed
         self.games += 1
 
     def _ready(self) -> Program:
-        """The running program, started again after a fault, told of a new game."""
+        """The running program, started again after a fault (unless the game has had
+        :data:`GAME_TIMEOUTS` time-outs: then no decision of it is asked any more)."""
+        if self._timeouts >= GAME_TIMEOUTS:
+            raise ProgramError(f"the program timed out {self._timeouts} times in this game: "
+                               "the rest of the game is not asked")
         if self.program is None:
             if self._gave_up:
                 raise ProgramError("the program could not be restarted in this game")
@@ -329,10 +412,30 @@ class ExternalPolicy(Policy):
                 self._gave_up = True  # one start's wait per game at most
                 raise ProgramError(f"the program could not be restarted: {exc}") from None
             self._newgame = True
-        if self._newgame:
-            self.program.send(msg.NEWGAME)
-            self._newgame = False
         return self.program
+
+    def _request(self, state: np.ndarray, cols: np.ndarray, request: Callable[[int], str]
+                 ) -> tuple[Program, float, float]:
+        """Send ``newgame`` (when a game started), the position and ``request(N)`` for the
+        next request number N; the program, when it was sent and the answer's deadline (every
+        write is within it: a full input pipe is a time-out)."""
+        program = self._ready()
+        self.decision += 1
+        sent = time.monotonic()
+        deadline = sent + self.ext.limit_s  # a restart is not its time
+        if self._newgame:
+            program.send(msg.NEWGAME, deadline)
+            self._newgame = False
+        program.send(msg.position_line(state, cols), deadline)
+        program.send(request(self.decision), deadline)
+        return program, sent, deadline
+
+    def _timeout(self, what: str, exc: TimeoutError) -> ProgramError:
+        """The fault of a time-out (no answer, or a full input pipe), counted for the game."""
+        self._timeouts += 1
+        why = f"{exc}" if isinstance(exc, InputFullError) else f"no {what}"
+        return self._fault(f"{why} within {self.ext.limit_s * 1000:.0f} ms (time-out); the "
+                           "program is stopped")
 
     def _fault(self, message: str) -> ProgramError:
         if self.program is not None:
@@ -347,16 +450,11 @@ class ExternalPolicy(Policy):
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
         """Send the position and ``go id N``; the column of the answer ``move C id N``
         (-1 for a malformed answer or when a surplus line came first)."""
-        deadline = time.monotonic() + self.ext.limit_s
         move = int(state[core.ST_MOVES_PLAYED])
         surplus: list[str] = []
         try:
-            program = self._ready()
-            self.decision += 1
-            sent = time.monotonic()
-            deadline = sent + self.ext.limit_s  # a restart is not its time
-            program.send(msg.position_line(state, cols), deadline)
-            program.send(msg.go_line(self.decision, self.ext.movetime_ms), deadline)
+            program, sent, deadline = self._request(
+                state, cols, lambda n: msg.go_line(n, self.ext.movetime_ms))
             while True:
                 line = program.read_line(deadline)
                 answer = msg.parse_move(line)
@@ -365,9 +463,8 @@ class ExternalPolicy(Policy):
                 elif msg.split(line)[0] != msg.INFO:
                     break
             took_ms = (time.monotonic() - sent) * 1000
-        except TimeoutError:
-            raise self._fault(f"no answer within {self.ext.limit_s * 1000:.0f} ms (time-out); "
-                              "the program is stopped") from None
+        except TimeoutError as exc:
+            raise self._timeout("answer", exc) from None
         except ProgramError as exc:
             raise self._fault(str(exc)) from None
         finally:
@@ -402,11 +499,7 @@ class ExternalPolicy(Policy):
         :class:`ProgramError`, as for a move.  Only for a program that offers the feature."""
         move = int(state[core.ST_MOVES_PLAYED])
         try:
-            program = self._ready()
-            self.decision += 1
-            deadline = time.monotonic() + self.ext.limit_s
-            program.send(msg.position_line(state, cols), deadline)
-            program.send(msg.values_request(self.decision), deadline)
+            program, _, deadline = self._request(state, cols, msg.values_request)
             surplus = 0
             while True:
                 line = program.read_line(deadline)
@@ -417,9 +510,8 @@ class ExternalPolicy(Policy):
                                     "pending: a surplus line; no values at this root")
                 elif msg.split(line)[0] != msg.INFO:
                     break
-        except TimeoutError:
-            raise self._fault(f"no values within {self.ext.limit_s * 1000:.0f} ms (time-out); "
-                              "the program is stopped") from None
+        except TimeoutError as exc:
+            raise self._timeout("values", exc) from None
         except ProgramError as exc:
             raise self._fault(str(exc)) from None
         answer = msg.parse_values_answer(line)

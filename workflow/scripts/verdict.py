@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from analysis.panel_readings import fault_errors
 from analysis.readings import evaluate_all, integrity_errors
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
@@ -22,7 +23,8 @@ def main() -> None:
     panel = load_json(inputs["panel"]) if "panel" in inputs else None
     readings = evaluate_all(S.params.readings, contrasts, curves, health, panel=panel)
     closed = load_json(inputs["closed"]) if "closed" in inputs else None
-    errors = methodological_errors(integrity=integrity_errors(contrasts), gate=gate,
+    errors = methodological_errors(integrity=integrity_errors(contrasts) + fault_errors(panel),
+                                   gate=gate,
                                    screened=opened is not None,
                                    reused=bool(opened and opened["reused"]), frozen=frozen,
                                    replayed=replay_errors(closed["entries"]) if closed else ())
