@@ -35,17 +35,8 @@ from typing import Any
 
 from analysis.games_table import METRICS
 from analysis.panel_readings import figure_names
-from analysis.readings import (
-    DIFFERENCE_ONLY,
-    GATE_KINDS,
-    NOT_RUN,
-    OPTIONAL,
-    OUTCOMES,
-    PANEL_KINDS,
-    PARAMETERS,
-    REFERENCES,
-    VALUES,
-)
+from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, gate_kinds
+from analysis.reading_result import NOT_RUN
 from analysis.sequential import SequentialDesign
 from analysis.sequential_screen import design_key, design_of
 from contracts.panel_table import OUTCOME_REFERENCE, WORK
@@ -300,7 +291,7 @@ def _check_contrasts(doc: dict[str, Any], chk: _Check) -> None:
                      f"{', '.join(f'{m} ({u})' for m, u in METRICS.items())})")
 
 
-#: how a refusal names what each kind of reference names
+#: how a refusal names what each role of a reading's parameter names
 _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
                                                               "trained weights"),
            "ranker": ("ranker", "the panel's rankers and reference"),
@@ -308,56 +299,63 @@ _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
 
 
 def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """What each kind of reference may name in this declaration (:data:`REFERENCES`)."""
+    """What each role of a reading's parameter may name in this declaration."""
     panel = doc.get("panel")
     return {"contrast": doc.get("contrasts", {}), "weights": doc.get("weights", {}),
             "ranker": [reference_name(panel), *panel["rankers"]] if panel else [],
             "figure": list(figure_names(panel["recall"])) if panel else []}
 
 
+def _reading_keys() -> list[str]:
+    """Every key some registered reading kind takes, in registration order."""
+    return list(dict.fromkeys(p.key for k in READING_KINDS.values() for p in k.parameters))
+
+
 def _check_readings(doc: dict[str, Any], chk: _Check) -> None:
-    contrasts, pools = doc.get("contrasts", {}), _pools(doc)
+    """Each reading by its kind (:mod:`analysis.reading_kinds`): its keys, what they name,
+    its values, its own check, and two rankers of a paired kind distinct."""
+    pools, keys = _pools(doc), _reading_keys()
     for name, r in doc["readings"].items():
-        kind, key = r["kind"], f"readings.{name}"
-        if kind in PANEL_KINDS and "panel" not in doc:
-            chk.fail(f"{key}.kind", f"a {kind} reading reads a ranking panel; this claim "
+        kind, key = READING_KINDS[r["kind"]], f"readings.{name}"
+        if kind.source == PANEL and "panel" not in doc:
+            chk.fail(f"{key}.kind", f"a {kind.name} reading reads a ranking panel; this claim "
                      "declares no panel:")
-        wanted = PARAMETERS[kind]
-        for param, default in OPTIONAL.items():
-            if param in wanted and param not in r:
-                r[param] = default
-        for param in (*REFERENCES, *VALUES):
+        wanted = kind.keys
+        for p in kind.parameters:
+            if p.key not in r and p.default is not REQUIRED:
+                r[p.key] = p.default
+        for param in keys:
             if param in r and param not in wanted:
-                chk.fail(f"{key}.{param}", f"a {kind} reading takes {', '.join(wanted)}")
+                chk.fail(f"{key}.{param}", f"a {kind.name} reading takes {', '.join(wanted)}")
             if param in wanted and param not in r:
-                chk.fail(f"{key}.{param}", f"missing: a {kind} reading needs "
-                         f"{', '.join(p for p in wanted if p not in OPTIONAL)}")
-        for param, problem in VALUES.items():
-            why = problem(r[param]) if param in r else None
+                chk.fail(f"{key}.{param}", f"missing: a {kind.name} reading needs "
+                         f"{', '.join(p.key for p in kind.parameters if p.default is REQUIRED)}")
+        for p in kind.parameters:
+            why = p.problem(r[p.key]) if p.problem else None
             if why:
-                chk.fail(f"{key}.{param}", why)
-        for param, names in REFERENCES.items():
-            pool = pools[names]
-            if param in r and r[param] not in pool:
-                label, plural = _LABELS[names]
+                chk.fail(f"{key}.{p.key}", why)
+        for p in kind.parameters:
+            pool = pools.get(p.role, ())
+            if p.role != "value" and r[p.key] not in pool:
+                label, plural = _LABELS[p.role]
                 hint = ""
-                if names == "figure" and str(r[param]).startswith("recall@"):
+                if p.role == "figure" and str(r[p.key]).startswith("recall@"):
                     hint = (f"; recall@k for the k of panel.recall "
                             f"({', '.join(map(str, doc['panel']['recall']))})")
-                chk.fail(f"{key}.{param}", f"no {label} {r[param]!r} ({plural}: "
+                chk.fail(f"{key}.{p.key}", f"no {label} {r[p.key]!r} ({plural}: "
                          f"{_names(pool)}{hint})")
-            if (param in r and names == "contrast" and kind in DIFFERENCE_ONLY
-                    and "difference" not in contrasts[r[param]]):
-                chk.fail(f"{key}.{param}", f"a {kind} reading needs a difference contrast "
-                         f"(per-arm quartiles); {r[param]!r} is an interaction")
-        if kind == "ranker-beats" and r["ranker"] == r["other"]:
-            chk.fail(f"{key}.other", f"{r['other']!r} against itself")
+        if kind.check:
+            kind.check(r, doc, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
+        rankers = kind.of_role("ranker")
+        if kind.paired and r[rankers[0].key] == r[rankers[1].key]:
+            chk.fail(f"{key}.{rankers[1].key}", f"{r[rankers[1].key]!r} against itself")
+    gates = gate_kinds()
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
             chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {_names(doc['readings'])})")
-        if doc["readings"][gate]["kind"] not in GATE_KINDS:
+        if doc["readings"][gate]["kind"] not in gates:
             chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
-                     f"validation or health reading ({', '.join(GATE_KINDS)})")
+                     f"validation or health reading ({', '.join(gates)})")
 
 
 def sequential_contrast(doc: Mapping[str, Any]) -> str | None:
@@ -399,7 +397,7 @@ def _check_verdict(doc: dict[str, Any], chk: _Check) -> None:
             key = f"verdict.rules[{i}].when.{name}"
             if name not in readings:
                 chk.fail(key, f"no reading {name!r} (readings: {_names(readings)})")
-            allowed = (*OUTCOMES[readings[name]["kind"]], NOT_RUN)
+            allowed = (*READING_KINDS[readings[name]["kind"]].outcomes, NOT_RUN)
             for outcome in [wanted] if isinstance(wanted, str) else wanted:
                 if outcome not in allowed:
                     chk.fail(key, f"{outcome!r} is not an outcome of a "
@@ -505,7 +503,7 @@ def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
     plays, :data:`protocol.arms.PLAY_KINDS`), the leaves named without a path (the leaf kinds
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
-    (:data:`analysis.readings.OUTCOMES`) and a panel's work kinds
+    (:data:`analysis.reading_kinds.READING_KINDS`) and a panel's work kinds
     (:data:`contracts.panel_table.WORK`): each is listed once, where it is registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
@@ -513,7 +511,7 @@ def claim_schema() -> dict[str, Any]:
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
-    reading["kind"]["enum"] = list(OUTCOMES)
+    reading["kind"]["enum"] = list(READING_KINDS)
     schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
     return schema
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
-from analysis.panel_readings import panel_readings
+from analysis.reading_kinds import panel_readings
 from analysis.report.model import (
     ArmPlan,
     ClaimDescription,

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
-from analysis.panel_readings import panel_readings
+from analysis.reading_kinds import panel_readings, passed
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.json_file import write_json
 from protocol.ledger import replays
 from protocol.paths import screen_label
-from protocol.records_check import OUTCOME, PASSED, check_record
+from protocol.records_check import OUTCOME, check_record
 from protocol.records_ids import (
     FORMATS,
     GAMES_FILE,
@@ -228,11 +228,12 @@ def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experi
 
 def gate_checks(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The readings as the register's gate checks: criterion, passed (whether the reading's
-    criterion held, :data:`PASSED`; None only for a reading not run) and what was observed."""
+    criterion held, :func:`analysis.reading_kinds.passed`; None only for a reading not run)
+    and what was observed."""
     checks = []
     for r in verdict["readings"]:
-        passed = PASSED.get((r.get("kind"), r["outcome"]), PASSED.get(r["outcome"]))
-        checks.append({"criterion": f"{r['name']}: {r['title']}", "passed": passed,
+        checks.append({"criterion": f"{r['name']}: {r['title']}",
+                       "passed": passed(r.get("kind"), r["outcome"]),
                        "observed": f"{r['outcome']}: {r['reason']}"})
     return checks or [{"criterion": "the declared verdict rules", "passed": None,
                        "observed": verdict["reason"]}]
