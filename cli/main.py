@@ -87,7 +87,7 @@ def _panel() -> ModuleType:
 
 @command("records", "check a bundle of register records: validate DIR")
 def _records() -> ModuleType:
-    from protocol import records_cli
+    from protocol.records import cli as records_cli
     return records_cli
 
 

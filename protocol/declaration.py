@@ -118,7 +118,7 @@ def check_across(claims: Mapping[str, Claim]) -> None:
             other = todo.pop()
             if other == claim.id:
                 KeyCheck(claim.path).fail("arms", "its frozen artefacts depend on this claim "
-                                        "itself (a cycle of claims)")
+                                          "itself (a cycle of claims)")
             if other not in seen:
                 seen.add(other)
                 todo.extend(c for c, _ in claims[other].imports())

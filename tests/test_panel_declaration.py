@@ -21,7 +21,7 @@ from protocol.declaration import claim_schema, load_claims
 from protocol.ledger import COMMITTED
 from protocol.paths import Paths
 from protocol.plan import load_plan
-from protocol.records_ids import protocol_sha256
+from protocol.records.ids import protocol_sha256
 from protocol.schema import DeclarationError
 
 ID = "my-panel"

@@ -1,6 +1,6 @@
 """Every shipped claim's protocol hash is the one its committed records carry.
 
-The hash covers what decides a claim (:func:`protocol.records_ids.protocol_document`); a
+The hash covers what decides a claim (:func:`protocol.records.ids.protocol_document`); a
 restructuring of the code that plans a claim must leave it, for every claim and profile with a
 committed bundle, exactly as committed.
 """
@@ -14,7 +14,7 @@ import pytest
 from claims_support import REPO
 
 from protocol.plan import load_plan
-from protocol.records_ids import protocol_sha256
+from protocol.records.ids import protocol_sha256
 
 BUNDLES = sorted(Path(REPO, "reports").glob("*/records/*/experiment-*.json"))
 

@@ -22,10 +22,10 @@ from analysis.report.page import ClaimRun, render_claim
 from analysis.report.panel_model import PanelSection
 from protocol.declaration import claim_schema, load_claims
 from protocol.plan import load_plan
-from protocol.records import gate_checks
-from protocol.records_ids import RecordError
-from protocol.records_metrics import panel_metrics
-from protocol.records_rebuild import _check_readings
+from protocol.records.bundle import gate_checks
+from protocol.records.ids import RecordError
+from protocol.records.metrics import panel_metrics
+from protocol.records.rebuild import _check_readings
 from protocol.schema import DeclarationError
 from protocol.verdict import decide
 

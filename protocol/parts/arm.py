@@ -32,6 +32,8 @@ from protocol.schema import DeclarationError
 
 
 def check_arms(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Each arm by its kind, its leaf, its name and its games (no prefix without a screen, none
+    longer than the screen)."""
     for name, arm in doc["arms"].items():
         key = f"arms.{name}"
         check_arm(arm, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
@@ -85,7 +87,9 @@ class PlannedArm:
 
 
 def planned_arm(name: str, spec: PolicySpec, games: int, prof: ProfileSettings,
-         **extra: Any) -> PlannedArm:
+                **extra: Any) -> PlannedArm:
+    """An arm as this profile plays ``games`` of it: their shards of about ``job_minutes`` and
+    seconds a game."""
     sec = costs.game_seconds(decision_seconds(spec))
     minutes = prof.profile["job_minutes"]
     shards = costs.shards_for(games, sec, minutes)
@@ -96,7 +100,7 @@ def planned_arm(name: str, spec: PolicySpec, games: int, prof: ProfileSettings,
 
 
 def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, Claim],
-            paths: Paths, shrunk: list[str]) -> tuple[PolicySpec, dict[str, Any]]:
+           paths: Paths, shrunk: list[str]) -> tuple[PolicySpec, dict[str, Any]]:
     """An arm's spec as this profile plays it (a search's shrink listed in ``shrunk``), and
     what it reads (``artefact``, ``pinned``, ``entries`` of :class:`PlannedArm`)."""
     a = claim.arms[name]
@@ -124,7 +128,8 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
 
 
 def plan_screen_arms(claim: Claim, prof: ProfileSettings, games: int, claims: Mapping[str, Claim],
-                 paths: Paths, shrunk: list[str]) -> dict[str, PlannedArm]:
+                     paths: Paths, shrunk: list[str]) -> dict[str, PlannedArm]:
+    """The arms that play the screen's games, each on its (shrunk) prefix of the ``games``."""
     out = {}
     for name, a in claim.screen_arms.items():
         spec, reads = played(claim, name, prof, claims, paths, shrunk)

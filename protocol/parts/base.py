@@ -30,6 +30,7 @@ class KeyCheck:
 
 
 def names_of(items: Mapping[str, Any]) -> str:
+    """The names of ``items`` as a refusal lists them (``none`` for none)."""
     return ", ".join(items) or "none"
 
 

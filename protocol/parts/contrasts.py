@@ -18,6 +18,7 @@ from protocol.parts.base import KeyCheck, names_of
 
 
 def check_contrasts(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Each contrast names declared arms, not one against itself, and a known metric."""
     arms = doc["arms"]
     for name, c in doc.get("contrasts", {}).items():
         kind = "difference" if "difference" in c else "interaction"
@@ -50,6 +51,7 @@ class Contrast:
 
 
 def plan_contrasts(claim: Claim, arms: Mapping[str, PlannedArm], games: int) -> dict[str, Contrast]:
+    """Every contrast on the games all its arms play (an arm on a prefix sets them)."""
     out = {}
     for name, c in claim.contrasts.items():
         members = tuple(claim.contrast_arms(name))

@@ -166,8 +166,8 @@ def panel_games(claim: Claim, prof: ProfileSettings) -> int:
 
 
 def plan_panel(claim: Claim, prof: ProfileSettings, arms: Mapping[str, PlannedArm], start: int,
-           claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
-           ) -> PlannedPanel | None:
+               claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
+               ) -> PlannedPanel | None:
     """A ranking panel at this profile's size (each shrink listed in ``shrunk``): its roots
     from the roots arm's first games of the screen block, its reference and rankers planned
     over them (an arm that plays the screen as it plays there)."""

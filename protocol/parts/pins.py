@@ -71,6 +71,7 @@ class Pinned:
 
 
 def check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: KeyCheck) -> None:
+    """A leaf that names weights names this claim's trained weights, or another claim's."""
     if is_pinned(leaf):
         return
     if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in doc.get(
@@ -101,12 +102,14 @@ def check_pins(claims: Mapping[str, Claim], profiles: list[str]) -> None:
             for name in pins if isinstance(pins, Mapping) else ():
                 if name not in profiles:
                     KeyCheck(claim.path).fail(f"{key}.sha256.{name}", f"no profile {name!r} "
-                                            f"(profiles: {', '.join(profiles)}): the pin "
-                                            "would never be checked")
+                                              f"(profiles: {', '.join(profiles)}): the pin "
+                                              "would never be checked")
 
 
 def plan_artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim],
-              profile: str, paths: Paths) -> Artefact:
+                  profile: str, paths: Paths) -> Artefact:
+    """The frozen artefact a leaf names (this claim's or another's) and its pin in
+    ``profile``."""
     source = leaf.get("claim", claim.id)
     recipe = claims[source].weights[leaf["weights"]]["train"]
     pin = leaf.get("sha256")
@@ -134,7 +137,7 @@ def plan_pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
 
 
 def played_leaf(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
-          ) -> LeafSpec | None:
+                ) -> LeafSpec | None:
     """A declared leaf as played: a frozen artefact's tables, a pinned file (its kind, path
     and hash), or a leaf named by its kind."""
     if artefact is not None:

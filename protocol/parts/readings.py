@@ -87,6 +87,8 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
 
 
 def check_verdict(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Every rule names declared readings and outcomes their kinds can give (or
+    ``not-run``)."""
     readings = doc["readings"]
     for i, rule in enumerate(doc["verdict"]["rules"]):
         for name, wanted in rule["when"].items():
@@ -101,6 +103,7 @@ def check_verdict(doc: dict[str, Any], chk: KeyCheck) -> None:
 
 
 def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """``recorded`` names declared arms, contrasts and trained weights."""
     rec = doc.get("recorded", {})
     for part, names, label in (("arms", doc["arms"], "arm"),
                                ("contrasts", doc.get("contrasts", {}), "contrast"),

@@ -60,6 +60,7 @@ def check_shared_block(claim: Claim, claims: Mapping[str, Claim], chk: KeyCheck)
 
 def plan_block(claim: Claim, prof: ProfileSettings, claims: Mapping[str, Claim]
                ) -> tuple[int, str | None]:
+    """The claim's first screen block at this profile and the claim whose block it shares."""
     declared = claim.screen["block"]
     if isinstance(declared, Mapping):
         if "block" in prof.over:

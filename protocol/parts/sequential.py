@@ -83,7 +83,7 @@ class Sequential:
 
 
 def plan_sequential(claim: Claim, prof: ProfileSettings, games: int, arms: Mapping[str, PlannedArm],
-                shrunk: list[str]) -> Sequential | None:
+                    shrunk: list[str]) -> Sequential | None:
     """A sequential screen at this profile's size: the declared looks, the profile's
     (``claims.<id>.screen.looks``), or the declared ones scaled to a shrunk screen."""
     screen, key = claim.screen, f"claims.{claim.id}.screen.looks"

@@ -39,6 +39,8 @@ def is_checkpoint(step: int, moves: int, every: int) -> bool:
 
 
 def check_training(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Each trained weights' learner keys, lanes, checkpoints (at most :data:`MAX_CHECKPOINTS`
+    in all) and selected step."""
     total = 0
     for name, w in doc.get("weights", {}).items():
         t, key = w["train"], f"weights.{name}.train"
@@ -190,7 +192,8 @@ def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
 
 
 def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: list[str],
-              claims: Mapping[str, Claim]) -> dict[str, Training]:
+                  claims: Mapping[str, Claim]) -> dict[str, Training]:
+    """Every trained weights at this profile's budget (each shrink listed in ``shrunk``)."""
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]

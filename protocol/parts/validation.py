@@ -37,8 +37,10 @@ def check_validation(doc: dict[str, Any], chk: KeyCheck) -> None:
 
 
 def plan_validation(claim: Claim, prof: ProfileSettings, trained: Mapping[str, Training],
-                claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
-                ) -> tuple[int, dict[str, PlannedArm], str | None]:
+                    claims: Mapping[str, Claim], paths: Paths, shrunk: list[str]
+                    ) -> tuple[int, dict[str, PlannedArm], str | None]:
+    """The validation's games, its arms (the comparator and every checkpoint) and the
+    comparator's name."""
     if not trained:
         return 0, {}, None
     v = claim.doc["validation"]
@@ -67,5 +69,5 @@ def plan_validation(claim: Claim, prof: ProfileSettings, trained: Mapping[str, T
             name = f"{t.name}-step{step}-{tag}"
             leaf = learner_leaf(t.learner, t.checkpoint(step))
             arms[name] = planned_arm(name, SearchSpec("search", leaf, depth, strata),
-                              games, prof, weights=t.name, step=step, entries=t.entries)
+                                     games, prof, weights=t.name, step=step, entries=t.entries)
     return games, arms, comp_name

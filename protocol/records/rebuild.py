@@ -45,9 +45,9 @@ from analysis.sequential_screen import look_record
 from contracts.games_table import GAMES_COLUMNS, write_rows
 from protocol.ledger import COMMITTED, read_ledger, replays
 from protocol.plan import load_plan
-from protocol.records import write_bundle
-from protocol.records_check import bundle_files, check_bundle
-from protocol.records_ids import FORMATS, GAMES_FILE, RecordError, protocol_sha256
+from protocol.records.bundle import write_bundle
+from protocol.records.check import bundle_files, check_bundle
+from protocol.records.ids import FORMATS, GAMES_FILE, RecordError, protocol_sha256
 from protocol.verdict import INVALIDATED
 
 

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from analysis.reading_kinds import passed_by_outcome
 from contracts.hashing import file_sha256
 from contracts.input_file import decode_utf8, read_input_bytes
-from protocol.records_ids import (
+from protocol.records.ids import (
     FORMATS,
     GAMES_FILE,
     ID_FIELDS,
