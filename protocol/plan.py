@@ -9,7 +9,7 @@ it shrank), the screen block and its seeds, the policy string of every arm,
 the games of every contrast, how many shards each arm's games are cut
 into, a sequential screen's looks (declared, given by the profile, or
 scaled to a shrunk screen) with every arm's games of each look, and a
-ranking panel's roots and rankers (:class:`~protocol.plan_model.PlannedPanel`).
+ranking panel's roots and rankers (:class:`~protocol.parts.panel.PlannedPanel`).
 Each part of a claim is planned by its module of :mod:`protocol.parts`;
 :func:`plan_claim` composes them, :func:`build_plan` plans every claim and
 checks what holds across claims (blocks, the shrinks of artefacts read).
