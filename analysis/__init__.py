@@ -3,9 +3,11 @@
 Modules: :mod:`analysis.games_table` (read and validate games CSVs),
 :mod:`analysis.bootstrap` (the counter-based percentile bootstrap),
 :mod:`analysis.contrast` (one paired contrast and its pass criteria),
-:mod:`analysis.readings` (what a claim concludes from a contrast, a curve or
-the training health), :mod:`analysis.health` (does a learner learn, checkpoint
-after checkpoint), :mod:`analysis.power` (the screen's operating
+:mod:`analysis.reading_kinds` (the one registry of reading kinds),
+:mod:`analysis.readers` (what each kind concludes from a contrast, a curve or
+the training health), :mod:`analysis.readings` (a claim's readings
+evaluated), :mod:`analysis.health` (does a learner learn, checkpoint after
+checkpoint), :mod:`analysis.power` (the screen's operating
 characteristic), :mod:`analysis.oc_plot` (its figure), the group-sequential
 design (:mod:`analysis.sequential`, :mod:`analysis.sequential_recursion`,
 :mod:`analysis.sequential_estimate`, :mod:`analysis.sequential_sim`) and

@@ -341,16 +341,6 @@ def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFA
 # ---- reading kinds: a figure, its bound or its halves against a declared threshold, and one
 # ranker against another
 
-#: panel reading kinds and their outcomes
-PANEL_OUTCOMES = {"figure-at-least": ("pass", "fail"), "figure-at-most": ("pass", "fail"),
-                  "ranker-beats": ("pass", "fail")}
-
-
-def panel_readings(readings: Mapping[str, Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
-    """The declared readings a panel reads (its kinds), in declaration order."""
-    return {name: r for name, r in readings.items() if r.get("kind") in PANEL_OUTCOMES}
-
-
 #: figures where lower is better (``ranker-beats`` reads their difference's upper bound)
 LOWER_IS_BETTER = ("regret", "regret_frac", "work", "work_ratio")
 #: what each kind compares: ``on`` is ``estimate``, ``bound`` (the lower bound for at-least,

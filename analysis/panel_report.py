@@ -11,10 +11,9 @@ page, the verdict and the records read:
   of every ranker against the reference, and ``reference_figures``, the
   reference read against itself (top-1 1, regret 0, tau 1: a check that the
   table is read the right way round);
-* ``differences``: one per ``ranker-beats`` reading, the paired difference
-  it reads; ``readings``: every declared reading through
-  :func:`~analysis.panel_readings.read_threshold` or
-  :func:`~analysis.panel_readings.read_beats`, in declaration order;
+* ``differences``: one per reading of a paired kind (``ranker-beats``), the
+  paired difference it reads; ``readings``: every declared reading through
+  its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
 * ``agreement``: how often each two rankers choose alike;
 * ``faults`` (only when some ranker has one): each faulted ranker's count of
   ``illegal`` and ``unfinished`` answers (:func:`analysis.panel_readings.ranker_faults`),
@@ -34,15 +33,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES
 from analysis.panel_readings import (
     DEFAULT_KS,
-    ON,
-    PANEL_OUTCOMES,
     PanelError,
     choice_agreement,
     difference,
@@ -50,10 +46,9 @@ from analysis.panel_readings import (
     figure_names,
     panel_roots,
     ranker_faults,
-    read_beats,
     read_ranker,
-    read_threshold,
 )
+from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, kinds_of
 from contracts.cli_numbers import int_option
 from contracts.errors import InputError
 from contracts.hashing import file_sha256
@@ -68,7 +63,6 @@ READINGS_FORMAT = "drop7-panel-readings-v1"
 SHOWN = 3
 #: the most bootstrap resamples ``drop7 panel read`` accepts
 MAX_RESAMPLES = 1_000_000
-THRESHOLD_KINDS = ("figure-at-least", "figure-at-most")
 
 
 def check_declaration(declaration: Any) -> None:
@@ -103,29 +97,29 @@ def check_declaration(declaration: Any) -> None:
 
 
 def _check_reading(where: str, spec: Any, names: list[str], figures: Sequence[str]) -> None:
+    """A reading of a panel kind (:mod:`analysis.reading_kinds`) whose rankers, figure and
+    values hold."""
     if not isinstance(spec, Mapping):
         raise PanelError(f"{where}: must be an object")
-    kind = spec.get("kind")
-    if kind not in PANEL_OUTCOMES:
-        raise PanelError(f"{where}.kind: {kind!r} is not a panel reading kind "
-                         f"({', '.join(PANEL_OUTCOMES)})")
-    keys = ("ranker", "other") if kind == "ranker-beats" else ("ranker",)
-    for key in keys:
-        if spec.get(key) not in names:
-            raise PanelError(f"{where}.{key}: {spec.get(key)!r} is not a ranker of the panel "
-                             f"({', '.join(names)})")
-    if kind == "ranker-beats" and spec["ranker"] == spec["other"]:
-        raise PanelError(f"{where}.other: a ranker cannot beat itself")
-    if spec.get("figure") not in figures:
-        raise PanelError(f"{where}.figure: {spec.get('figure')!r} is not a figure of the panel "
-                         f"({', '.join(figures)})")
-    if kind in THRESHOLD_KINDS:
-        threshold = spec.get("threshold")
-        if (not isinstance(threshold, int | float) or isinstance(threshold, bool)
-                or not math.isfinite(threshold)):
-            raise PanelError(f"{where}.threshold: {threshold!r} is not a finite number")
-        if spec.get("on", "bound") not in ON:
-            raise PanelError(f"{where}.on: {spec.get('on')!r} is not one of {', '.join(ON)}")
+    kind = READING_KINDS.get(spec.get("kind"))
+    if kind is None or kind.source != PANEL:
+        raise PanelError(f"{where}.kind: {spec.get('kind')!r} is not a panel reading kind "
+                         f"({', '.join(kinds_of(PANEL))})")
+    rankers = kind.of_role("ranker")
+    for p in rankers:
+        if spec.get(p.key) not in names:
+            raise PanelError(f"{where}.{p.key}: {spec.get(p.key)!r} is not a ranker of the "
+                             f"panel ({', '.join(names)})")
+    if kind.paired and spec[rankers[0].key] == spec[rankers[1].key]:
+        raise PanelError(f"{where}.{rankers[1].key}: a ranker cannot beat itself")
+    for p in kind.of_role("figure"):
+        if spec.get(p.key) not in figures:
+            raise PanelError(f"{where}.{p.key}: {spec.get(p.key)!r} is not a figure of the "
+                             f"panel ({', '.join(figures)})")
+    for p in kind.of_role("value"):
+        why = p.problem(spec.get(p.key, None if p.default is REQUIRED else p.default))
+        if why:
+            raise PanelError(f"{where}.{p.key}: {why}")
 
 
 def _float(text: str) -> float | None:
@@ -203,17 +197,15 @@ def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
     read = {name: read_ranker(aligned[name], recall, n_resamples) for name in names}
     differences, readings = {}, {}
     for name, spec in declaration["readings"].items():
-        title = spec.get("title")
-        if spec["kind"] == "ranker-beats":
-            diff = difference(aligned[spec["ranker"]], aligned[spec["other"]], spec["figure"],
-                              recall, n_resamples)
+        kind = READING_KINDS[spec["kind"]]
+        ranker, figure = spec[kind.of_role("ranker")[0].key], spec[kind.of_role("figure")[0].key]
+        if kind.paired:
+            other = spec[kind.of_role("ranker")[1].key]
+            diff = difference(aligned[ranker], aligned[other], figure, recall, n_resamples)
             differences[name] = diff.to_dict()
-            reading = read_beats(name, spec["ranker"], spec["other"], spec["figure"], diff,
-                                 title)
+            reading = kind.reader(name, spec, diff)
         else:
-            reading = read_threshold(name, spec["kind"], spec["ranker"], spec["figure"],
-                                     read[spec["ranker"]][spec["figure"]],
-                                     float(spec["threshold"]), spec.get("on", "bound"), title)
+            reading = kind.reader(name, spec, read[ranker][figure])
         readings[name] = reading.to_dict()
     roots = roots_doc["roots"]
     sha = table_sha256 or hashlib.sha256(table_text(rows).encode("utf-8")).hexdigest()

@@ -87,7 +87,7 @@ def _panel() -> ModuleType:
 
 @command("records", "register record bundles: validate DIR, rebuild DIR")
 def _records() -> ModuleType:
-    from protocol import records_cli
+    from protocol.records import cli as records_cli
     return records_cli
 
 

@@ -143,7 +143,7 @@ def _declarations_as_opened(plan: Plan, ledger: dict) -> None:
     refuses (:func:`refusal`), or that opened its block before with other deciding parts
     (its protocol hash, :func:`protocol_refusal`).  Under ``allow_reuse`` an opening for other
     frozen weights is a new entry, so only an entry of the frozen hashes on disk counts."""
-    from protocol.records_ids import protocol_sha256
+    from protocol.records.ids import protocol_sha256
 
     for c, p in plan.claims.items():
         known = _frozen_hashes(p)

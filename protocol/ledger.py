@@ -36,7 +36,7 @@ File format (``drop7-screen-ledger-v3``; a ``v2`` file, without ``looks`` and
                                     "utc": "...", "looks": [...]}, ...]}, ...]}}
 
 ``protocol_sha256`` is the preregistered experiment's hash of what decides the
-verdict (:func:`protocol.records_ids.protocol_sha256`): an opener whose hash
+verdict (:func:`protocol.records.ids.protocol_sha256`): an opener whose hash
 differs from the one its entry kept is refused (the declaration was edited
 after its block was opened); an entry without one (written before it was
 kept) is accepted and flagged ``no_protocol_hash`` in the answer.

@@ -2,7 +2,10 @@
 
 :mod:`protocol.plan` builds it from a profile and the claim declarations;
 the workflow's rules, its scripts, the checks, the reports and the tests read
-names and paths from these classes.  No Snakemake, no engine kernels.
+names and paths from these classes.  Each part's planned type (its training,
+arms, contrasts, sequential screen, panel, pins) is in its module of
+:mod:`protocol.parts`; a :class:`ClaimPlan` holds one of each, and a
+:class:`Plan` every claim's.  No Snakemake, no engine kernels.
 """
 
 from __future__ import annotations
@@ -11,8 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.games_table import DEFAULT_METRIC
-from analysis.panel_readings import panel_readings
+from analysis.reading_kinds import panel_readings
 from analysis.report.model import (
     ArmPlan,
     ClaimDescription,
@@ -20,257 +22,22 @@ from analysis.report.model import (
     TrainedPlan,
     ValidationPlan,
 )
-from analysis.sequential import SequentialDesign
-from contracts.train_directory import checkpoint_steps, segments, step_dir
-from contracts.weights_dir import TABLES
-from engines.leaves.kinds import N_TERMS, learner_leaf
-from engines.play.spec import Arm, PolicySpec
 from protocol import costs
-from protocol.declaration import Claim
+from protocol.claim import Claim
+from protocol.parts.arm import PlannedArm
+from protocol.parts.contrasts import Contrast
+from protocol.parts.panel import PlannedPanel
+from protocol.parts.pins import Artefact, Pinned, table_entries
+from protocol.parts.sequential import Sequential
+from protocol.parts.training import MAX_TRAIN_THREADS, Training
 from protocol.paths import LOOK, VALIDATION, Paths, screen_label
 from protocol.profile import blamer
 from protocol.profile import source as profile_source
 
+__all__ = ["MAX_TRAIN_THREADS", "PILOT", "PUBLIC", "Artefact", "ClaimPlan", "Contrast", "Pinned",
+           "Plan", "PlannedArm", "PlannedPanel", "Sequential", "Training", "table_entries"]
+
 PILOT, PUBLIC = "pilot", "public-development"
-#: most threads one training job asks for
-MAX_TRAIN_THREADS = 32
-
-
-def table_entries(learner: str, layout: str | None) -> int:
-    """Entries of a learner's weights (``N_TERMS`` for linear-trained)."""
-    if learner != "ntuple":
-        return N_TERMS
-    from engines.ntuple.layouts import get_layout
-
-    return get_layout(layout).entries
-
-
-@dataclass(frozen=True)
-class Training:
-    """One trained weights of a claim, at this profile's budget."""
-
-    claim: str
-    name: str
-    learner: str  # ntuple | linear
-    layout: str  # A..E, or "linear"
-    moves: int
-    every: int
-    first_game: int
-    alpha: float | None
-    select: Any
-    dir: str
-    lanes: int = 1  # training games side by side (engines.train.lanes)
-    #: a warm start: the frozen artefact (:class:`Artefact`) or pinned file (:class:`Pinned`)
-    #: training continues from; None trains from zero
-    init: Any = None
-
-    @property
-    def leaf(self) -> str:
-        """The policy grammar's leaf kind of these weights."""
-        return learner_leaf(self.learner).kind
-
-    @property
-    def steps(self) -> list[int]:
-        """Checkpoint steps (moves trained)."""
-        return checkpoint_steps(self.moves, self.every)
-
-    @property
-    def segments(self) -> list[tuple[int, int]]:
-        """``(start, end)`` of every training segment."""
-        return segments(self.moves, self.every)
-
-    @property
-    def entries(self) -> int:
-        """Table entries (``N_TERMS`` for linear-trained)."""
-        return table_entries(self.learner, self.layout)
-
-    def checkpoint(self, step: int) -> str:
-        """A checkpoint's directory."""
-        return str(step_dir(self.dir, step))
-
-    @property
-    def threads(self) -> int:
-        """Threads a training job asks for: one per lane, at most ``MAX_TRAIN_THREADS`` (the
-        tables do not depend on them)."""
-        return min(self.lanes, MAX_TRAIN_THREADS)
-
-    def recipe(self) -> dict[str, Any]:
-        """What determines the tables (the training job's params); ``lanes`` only when more
-        than one, so a one-lane recipe is the sequential trainer's as it always was."""
-        recipe = {"layout": self.layout, "every": self.every, "first_game": self.first_game,
-                  "alpha": self.alpha}
-        if self.init is not None:
-            recipe["init"] = self.init_source()
-        return recipe if self.lanes == 1 else {**recipe, "lanes": self.lanes}
-
-    def init_source(self) -> dict[str, Any] | None:
-        """Where a warm start's weights are and how their SHA-256 is known: a pinned file's
-        ``{path, sha256}``, or an artefact's ``{path, record, key}`` (the hash in its frozen
-        record, written by the freeze this training waits for); None from zero."""
-        if isinstance(self.init, Pinned):
-            return {"path": self.init.path, "sha256": self.init.sha256}
-        if isinstance(self.init, Artefact):
-            return {"path": self.init.dir, "record": self.init.record, "key": self.init.key}
-        return None
-
-
-@dataclass(frozen=True)
-class Artefact:
-    """Frozen weights an arm reads: ``weights`` of ``claim`` (this claim or another)."""
-
-    claim: str
-    weights: str
-    leaf: str  # ntuple | linear-trained
-    dir: str
-    record: str
-    entries: int
-    sha256: str | None = None  # the declaration's pin for this profile
-
-    @property
-    def key(self) -> str:
-        """``claim/weights``: the artefact's name in records and reports."""
-        return f"{self.claim}/{self.weights}"
-
-    @property
-    def tables(self) -> str:
-        """The frozen tables file (what the arms read and the hashes check)."""
-        return f"{self.dir}/{TABLES}"
-
-
-@dataclass(frozen=True)
-class Pinned:
-    """A pinned file a claim reads (an arm's leaf, the comparator, a warm start): where the
-    run reads it, the SHA-256 it must have, its leaf kind and the declaration's key."""
-
-    path: str
-    sha256: str
-    kind: str  # linear-file | ntuple-file
-    entries: int
-    key: str
-
-    def describe(self) -> dict[str, Any]:
-        """JSON-ready, for the page, the records and the protocol hash."""
-        return {"file": self.path, "sha256": self.sha256, "kind": self.kind}
-
-
-@dataclass(frozen=True)
-class PlannedArm:
-    """One arm on one block: the arm (its name and typed spec, formatted once) and how this
-    profile plays it: its games, their shards and estimated seconds, what it reads."""
-
-    arm: Arm
-    games: int
-    shards: int
-    seconds_per_game: float
-    artefact: Artefact | None = None
-    weights: str | None = None  # validation arms: the trained weights ...
-    step: int | None = None  # ... and the checkpoint
-    entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
-    pinned: Pinned | None = None  # a leaf from a pinned file
-
-    @property
-    def name(self) -> str:
-        """The arm's name."""
-        return self.arm.name
-
-    @property
-    def spec(self) -> PolicySpec:
-        """The arm's typed spec."""
-        return self.arm.spec
-
-    @property
-    def policy(self) -> str:
-        """The policy as played (the spec's canonical string)."""
-        return self.arm.policy
-
-    @property
-    def reveals(self) -> int | None:
-        """Reveal samples per disc stratum of a factored search (None: the plain node)."""
-        return getattr(self.arm.spec, "reveals", None)
-
-
-@dataclass(frozen=True)
-class Contrast:
-    """A declared contrast at this profile's size."""
-
-    name: str
-    kind: str  # difference | interaction
-    arms: tuple[str, ...]
-    games: int
-    title: str
-    prefix_of: tuple[str, ...] = ()  # arms whose prefix sets ``games``
-    metric: str = DEFAULT_METRIC  # what it compares game by game (analysis.games_table.METRICS)
-
-
-@dataclass(frozen=True)
-class Sequential:
-    """A sequential screen in this profile: the contrast it stops on, its looks (game counts of
-    the block), its design's declaration, every arm's games of each look (the seeds from
-    the previous look's count to this look's), and the design, built once from the
-    declaration (the declared one when the profile keeps the looks) and handed to every job
-    that reads it (the look and contrast jobs, the records' rebuild)."""
-
-    contrast: str
-    looks: tuple[int, ...]
-    screen: dict[str, Any]  # the declaration's screen (spending, futility)
-    arms: tuple[dict[str, PlannedArm], ...]  # per look
-    design: SequentialDesign
-
-    def spec(self) -> dict[str, Any]:
-        """JSON-ready: the design as the looks' summary and the records write it."""
-        keys = ("spending", "futility")
-        return {"contrast": self.contrast, "looks": list(self.looks),
-                "screen": {k: self.screen[k] for k in keys if k in self.screen}}
-
-    def offsets(self, k: int) -> tuple[int, int]:
-        """``(first, count)`` of look ``k``'s new games within the block (1-based)."""
-        first = self.looks[k - 2] if k > 1 else 0
-        return first, self.looks[k - 1] - first
-
-
-@dataclass(frozen=True)
-class PlannedPanel:
-    """A ranking panel in this profile (docs/panels.md): where its roots come from, its
-    reference and rankers, and every ranker planned over the roots.
-
-    ``arms`` holds every ranker of the panel table by its table name: the reference first
-    (an outcome reference under :data:`~contracts.panel_table.OUTCOME_REFERENCE`, its arm
-    the continuation policy's), then each ranker; an arm's ``games`` are the roots, its
-    ``shards`` the jobs they are cut into and its ``seconds_per_game`` the CPU seconds of
-    one root."""
-
-    roots_arm: str  #: the arm whose games give the roots
-    games: int  #: the block's first ``games`` games give the roots
-    seeds: tuple[int, int]  #: ``(start, games)`` of those games
-    every: int  #: every this many decisions of a game, from its first
-    limit: int | None  #: the declared (or shrunk) cap on roots; None: none
-    roots: int  #: the planned roots: ``min(limit, games * MOVES_PER_GAME // every)``
-    reference: str  #: the reference's table name: its arm, or ``OUTCOME_REFERENCE``
-    outcome: dict[str, Any] | None  #: {policy, continuations, horizon, target, seed}, or None
-    rankers: tuple[str, ...]
-    work: str  #: nodes | leaves
-    recall: tuple[int, ...]
-    arms: dict[str, PlannedArm]
-
-    def names(self) -> list[str]:
-        """The panel table's rankers in order: the reference, then the rankers."""
-        return [self.reference, *self.rankers]
-
-    def seconds(self) -> float:
-        """Estimated CPU seconds of labelling and ranking every root."""
-        return sum(a.games * a.seconds_per_game for a in self.arms.values())
-
-    def describe(self) -> dict[str, Any]:
-        """JSON-ready, for the page, the records and the protocol hash."""
-        return {
-            "roots_arm": self.roots_arm, "games": self.games, "seeds": list(self.seeds),
-            "every": self.every, "limit": self.limit, "roots": self.roots,
-            "reference": self.reference, "outcome": self.outcome,
-            "rankers": list(self.rankers), "work": self.work, "recall": list(self.recall),
-            "arms": {n: {"policy": a.policy, "roots": a.games, "shards": a.shards,
-                         "artefact": a.artefact.key if a.artefact else None,
-                         **({"pinned": a.pinned.describe()} if a.pinned else {})}
-                     for n, a in self.arms.items()}}
 
 
 @dataclass

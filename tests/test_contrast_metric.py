@@ -26,7 +26,7 @@ from analysis.report import figures
 from cli.main import main
 from protocol.declaration import load_claims
 from protocol.plan import load_plan
-from protocol.records import experiment_record
+from protocol.records.experiment import experiment_record
 from protocol.schema import DeclarationError
 
 N = 24

@@ -8,7 +8,9 @@ import pytest
 from claims_support import own_claim, write_claim
 
 from analysis.contrast import contrast_scores
-from analysis.readings import NOT_RUN, OUTCOMES, PARAMETERS, READERS, evaluate, margin_problem
+from analysis.readers import margin_problem
+from analysis.reading_kinds import READING_KINDS, reading_kind
+from analysis.readings import NOT_RUN, evaluate
 from protocol.declaration import load_claims
 from protocol.schema import DeclarationError
 
@@ -27,9 +29,9 @@ def spec(margin: float) -> dict:
 
 
 def test_the_kind_is_registered_in_the_one_place() -> None:
-    assert OUTCOMES["non-inferior"] == ("pass", "fail")
-    assert PARAMETERS["non-inferior"] == ("contrast", "margin")
-    assert "non-inferior" in READERS
+    kind = reading_kind("non-inferior")
+    assert kind.outcomes == ("pass", "fail") and kind.keys == ("contrast", "margin")
+    assert kind.source == "contrast" and kind.reader is not None
 
 
 def test_it_passes_strictly_above_the_margin_and_fails_at_it() -> None:
@@ -117,4 +119,4 @@ def test_the_schema_lists_exactly_the_kinds_of_the_readings() -> None:
 
     kinds = claim_schema()["properties"]["readings"]["additionalProperties"][
         "properties"]["kind"]["enum"]
-    assert sorted(kinds) == sorted(OUTCOMES)
+    assert sorted(kinds) == sorted(READING_KINDS)

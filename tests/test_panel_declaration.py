@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from claims_support import REPO, fair_depth_claim, profile_like, write_claim
 
-from analysis.readings import NOT_RUN, OUTCOMES, PANEL_KINDS, PARAMETERS, evaluate_all
+from analysis.reading_kinds import PANEL, READING_KINDS, kinds_of, reading_kind
+from analysis.readings import NOT_RUN, evaluate_all
 from contracts.panel_table import OUTCOME_REFERENCE
 from protocol import costs
 from protocol.arms import decision_seconds
@@ -20,7 +21,7 @@ from protocol.declaration import claim_schema, load_claims
 from protocol.ledger import COMMITTED
 from protocol.paths import Paths
 from protocol.plan import load_plan
-from protocol.records_ids import protocol_sha256
+from protocol.records.ids import protocol_sha256
 from protocol.schema import DeclarationError
 
 ID = "my-panel"
@@ -213,8 +214,8 @@ def test_the_shipped_claims_plan_as_before(tmp_path) -> None:
 def test_the_panel_kinds_are_registered_once_and_read_from_the_panel_file(tmp_path) -> None:
     enum = claim_schema()["properties"]["readings"]["additionalProperties"]["properties"][
         "kind"]["enum"]
-    assert set(PANEL_KINDS) <= set(enum) and set(PANEL_KINDS) <= set(OUTCOMES)
-    assert PARAMETERS["ranker-beats"] == ("ranker", "other", "figure")
+    assert set(kinds_of(PANEL)) <= set(enum) and set(kinds_of(PANEL)) <= set(READING_KINDS)
+    assert reading_kind("ranker-beats").keys == ("ranker", "other", "figure")
     claim = load_claims(folder(tmp_path))[ID]
     assert claim.readings["d3-regret"]["on"] == "bound"  # the default, filled in
     assert claim.screen == {"games": 32, "block": BLOCK} and list(claim.screen_arms) == [
@@ -450,7 +451,7 @@ def test_the_panel_schema_is_closed_and_a_reading_takes_every_panel_key() -> Non
     assert panel["additionalProperties"] is False
     assert panel["properties"]["roots"]["additionalProperties"] is False
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
-    assert {p for k in PANEL_KINDS for p in PARAMETERS[k]} <= set(reading)
+    assert {p for k in kinds_of(PANEL) for p in reading_kind(k).keys} <= set(reading)
     assert not {"screen", "contrasts"} & set(schema["required"])
 
 

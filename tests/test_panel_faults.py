@@ -24,7 +24,7 @@ from contracts.panel_roots import read_roots
 from contracts.panel_table import FAULT, PanelTableError, read_rows, write_rows
 from engines.play.games import centre_first
 from engines.play.panel_cli import load_roots
-from protocol.records_metrics import panel_metrics
+from protocol.records.metrics import panel_metrics
 from protocol.verdict import INVALIDATED, decide, methodological_errors
 
 TESTS = Path(__file__).parent

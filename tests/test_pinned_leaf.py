@@ -21,7 +21,8 @@ from engines.search.leaf import leaf_base, load_leaf
 from engines.weights_files import array_chunks, save_weights, unpack_weights
 from protocol.checks import before_any_job
 from protocol.plan import load_plan
-from protocol.records import experiment_record, protocol_sha256
+from protocol.records.experiment import experiment_record
+from protocol.records.ids import protocol_sha256
 from protocol.schema import DeclarationError
 
 BOARD = rows_to_cols(["0000000", "0000000", "0000000", "0000000", "0030000", "0124000",

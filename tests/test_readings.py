@@ -6,11 +6,9 @@ import numpy as np
 import pytest
 
 from analysis.contrast import contrast_scores
+from analysis.reading_kinds import PANEL, READING_KINDS, kinds_of
 from analysis.readings import (
     NOT_RUN,
-    OUTCOMES,
-    PANEL_KINDS,
-    READERS,
     evaluate,
     evaluate_all,
     integrity_errors,
@@ -30,10 +28,11 @@ def curve(weights, margins):
 
 
 def test_every_kind_has_a_reader_and_outcomes() -> None:
-    """Every kind is read here, or (a panel's) by analysis.panel_readings into the panel's
-    readings file, which :func:`evaluate` takes its readings from."""
-    assert set(READERS) | set(PANEL_KINDS) == set(OUTCOMES)
-    assert not set(READERS) & set(PANEL_KINDS)
+    """Every kind has its reader, outcomes and source; a panel's kinds are read into the
+    panel's readings file, which :func:`evaluate` takes their readings from."""
+    assert all(k.reader and k.outcomes and set(k.held) & set(k.outcomes)
+               for k in READING_KINDS.values())
+    assert set(kinds_of(PANEL)) == {"figure-at-least", "figure-at-most", "ranker-beats"}
 
 
 def test_screen_passes_a_clear_gain_and_fails_a_loss() -> None:
@@ -104,7 +103,7 @@ def test_integrity_errors_come_from_the_contrasts_criteria() -> None:
     assert evaluate("p", {"kind": "screen", "contrast": "c"}, {"c": bad}, {}).outcome == "pass"
 
 
-@pytest.mark.parametrize("kind", sorted(OUTCOMES))
+@pytest.mark.parametrize("kind", sorted(READING_KINDS))
 def test_titles_default_to_name_and_kind(kind) -> None:
     spec = {"kind": kind, "contrast": "c", "while_not": "c", "weights": "A", "reference": "A"}
     assert evaluate("x", spec, {}, {}).title == f"x ({kind})"

@@ -20,10 +20,11 @@ from contracts.hashing import file_sha256
 from engines.play.runner import run_shard
 from engines.play.spec import parse_arm
 from protocol.plan import load_plan
-from protocol.records import experiment_record, write_bundle
-from protocol.records_check import bundle_files, check_bundle, check_record
-from protocol.records_ids import GAMES_FILE, RecordError, protocol_sha256
-from protocol.records_machine import machine_record
+from protocol.records.bundle import write_bundle
+from protocol.records.check import bundle_files, check_bundle, check_record
+from protocol.records.experiment import experiment_record
+from protocol.records.ids import GAMES_FILE, RecordError, protocol_sha256
+from protocol.records.machine import machine_record
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
@@ -423,7 +424,7 @@ def test_the_result_holds_the_contrasts_figures_and_the_frozen_hashes(bundle) ->
 
 
 def test_a_sequential_screen_s_figures_are_in_the_result() -> None:
-    from protocol.records_metrics import result_metrics
+    from protocol.records.metrics import result_metrics
 
     look = {"look": 1, "seeds": [0, 8], "n": 8, "mean_delta": -3.0, "sd_delta": 9.0,
             "statistic": -0.3, "efficacy_bound": 7.2, "futility_bound": None,
@@ -453,7 +454,7 @@ def test_a_sequential_screen_s_figures_are_in_the_result() -> None:
 
 
 def test_passed_is_null_only_for_a_reading_not_run() -> None:
-    from protocol.records import gate_checks
+    from protocol.records.bundle import gate_checks
 
     readings = [("screen", "pass", True), ("screen", "fail", False),
                 ("upper-below-zero", "refuted", True), ("upper-below-zero", "not-refuted", False),

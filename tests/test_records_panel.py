@@ -19,11 +19,11 @@ from contracts.hashing import file_sha256
 from engines.play.runner import run_shard
 from engines.play.spec import parse_arm
 from protocol.plan import load_plan
-from protocol.records import write_bundle
-from protocol.records_check import check_bundle
-from protocol.records_ids import RecordError, protocol_sha256
-from protocol.records_machine import machine_record
-from protocol.records_metrics import panel_metrics, panel_name
+from protocol.records.bundle import write_bundle
+from protocol.records.check import check_bundle
+from protocol.records.ids import RecordError, protocol_sha256
+from protocol.records.machine import machine_record
+from protocol.records.metrics import panel_metrics, panel_name
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = {"rules": [{"when": {"noisy-top1": "pass", "noisy-regret": "pass"},

@@ -16,9 +16,9 @@ from analysis.report.page import refresh_page
 from contracts.games_table import write_rows
 from protocol.ledger import COMMITTED, read_ledger
 from protocol.plan import load_plan
-from protocol.records_check import check_bundle
-from protocol.records_ids import RecordError
-from protocol.records_rebuild import _check_readings, _contrasts, _verdict, rebuild, table_rows
+from protocol.records.check import check_bundle
+from protocol.records.ids import RecordError
+from protocol.records.rebuild import _check_readings, _contrasts, _verdict, rebuild, table_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "reports/pilot/records/fourth-ply"

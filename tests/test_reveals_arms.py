@@ -10,7 +10,8 @@ from engines.play.spec import SearchSpec
 from engines.search.limits import MAX_REVEALS
 from protocol.arms import decision_seconds
 from protocol.declaration import load_claims
-from protocol.plan import _dtag, load_plan
+from protocol.parts.base import dtag
+from protocol.plan import load_plan
 from protocol.schema import DeclarationError, load_schema
 
 LINEAR = LeafSpec("linear")
@@ -53,7 +54,7 @@ def test_smoke_caps_the_reveals_and_says_so(tmp_path) -> None:
 
 
 def test_the_arm_tag() -> None:
-    assert _dtag(3, 7) == "d3s7" and _dtag(3, 7, 6) == "d3s7r6" and _dtag(4, 7, 1) == "d4s7r1"
+    assert dtag(3, 7) == "d3s7" and dtag(3, 7, 6) == "d3s7r6" and dtag(4, 7, 1) == "d4s7r1"
 
 
 def test_an_arms_cost_grows_with_its_reveals(tmp_path) -> None:

@@ -7,7 +7,7 @@ import pytest
 from claims_support import REPO, claims_copy, profile_like, shipped
 
 from analysis.contrast import contrast_scores
-from analysis.readings import read_screen, screen_failures
+from analysis.readers import read_screen, screen_failures
 from analysis.sequential import CONTINUE, STOP_EFFICACY
 from analysis.sequential_screen import (
     design_of,

@@ -14,7 +14,7 @@ from engines.leaves.linear import FAIR_WEIGHTS
 from protocol.checks import before_any_job
 from protocol.plan import load_plan
 from protocol.plan_model import Artefact, Pinned
-from protocol.records import protocol_sha256
+from protocol.records.ids import protocol_sha256
 from protocol.schema import DeclarationError
 
 

@@ -9,7 +9,7 @@ from claims_support import claims_copy, sequential_claim
 from workflow_support import load, ok, plan_of, snakemake
 
 from contracts.cli_numbers import seed_hex
-from protocol.records_check import check_bundle
+from protocol.records.check import check_bundle
 
 pytestmark = pytest.mark.workflow
 

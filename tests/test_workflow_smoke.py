@@ -36,7 +36,7 @@ from workflow_support import (
 from analysis.report.page import FIGURES
 from contracts.train_directory import resume_dir
 from protocol.paths import INDEX, VALIDATION
-from protocol.records_check import check_bundle
+from protocol.records.check import check_bundle
 
 pytestmark = pytest.mark.workflow
 

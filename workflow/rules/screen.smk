@@ -3,7 +3,7 @@
 # for its frozen hashes (pins checked first); every arm plays its seeds of the block
 # (games.smk), a sequential screen look by look; the block is closed (every game in, the table's SHA-256 in the ledger); then
 # the frozen files the arms read are hashed again.
-from protocol.records_ids import protocol_sha256
+from protocol.records.ids import protocol_sha256
 
 
 def freeze_inputs(wc):

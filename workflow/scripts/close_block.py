@@ -11,8 +11,8 @@ from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, close_blocks
 from protocol.provenance import run_source
-from protocol.records_ids import stamp
-from protocol.records_machine import machine_record
+from protocol.records.ids import stamp
+from protocol.records.machine import machine_record
 
 S = snakemake  # noqa: F821
 

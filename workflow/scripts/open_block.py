@@ -9,8 +9,8 @@ from protocol.jobs import log_to, run
 from protocol.ledger import Opener, open_blocks, read_ledger
 from protocol.plan import load_plan
 from protocol.provenance import config_hash, git_state
-from protocol.records import experiment_record
-from protocol.records_ids import stamp
+from protocol.records.experiment import experiment_record
+from protocol.records.ids import stamp
 from protocol.stages import check_artefact
 
 S = snakemake  # noqa: F821

@@ -1,4 +1,4 @@
-"""Adapter: write a claim's register record bundle (protocol/records.py) and check it."""
+"""Adapter: write a claim's register record bundle (protocol/records/bundle.py) and check it."""
 
 from datetime import UTC, datetime
 from pathlib import Path
@@ -8,10 +8,10 @@ from contracts.hashing import file_sha256
 from contracts.json_file import load_json
 from protocol.jobs import log_to, run
 from protocol.provenance import jobs_written, run_source
-from protocol.records import write_bundle
-from protocol.records_check import check_bundle
-from protocol.records_ids import RecordError, stamp
-from protocol.records_metrics import panel_metrics
+from protocol.records.bundle import write_bundle
+from protocol.records.check import check_bundle
+from protocol.records.ids import RecordError, stamp
+from protocol.records.metrics import panel_metrics
 
 S = snakemake  # noqa: F821
 

@@ -19,7 +19,7 @@ from analysis.report.panel_model import PanelSection
 from contracts.json_file import json_text, load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.provenance import collect
-from protocol.records_check import bundle_files
+from protocol.records.check import bundle_files
 
 S = snakemake  # noqa: F821
 

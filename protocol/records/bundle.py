@@ -5,332 +5,68 @@ A bundle (docs/records.md) is one directory per claim and profile holding
 for every block read, ``run-<RUN>.json``, ``machine-<MACH>.json``,
 ``result-<RS>.json`` and the per-game rows ``games.jsonl``
 (``drop7-game-result-v1``, one line per game and arm).  This module builds
-them from a claim's plan, ledger entries, games table and verdict and writes
-the bundle (:func:`write_bundle`); the ids and hashes are
-:mod:`protocol.records_ids`'s, the machine record :mod:`protocol.records_machine`'s,
-and every record is checked against its format (:mod:`protocol.records_check`)
-before anything is written.
+the leases, run and result records from a claim's plan, ledger entries,
+games table and verdict and writes the bundle (:func:`write_bundle`); the
+experiment record is :mod:`protocol.records.experiment`'s, the rows
+:mod:`protocol.records.rows`'s, the ids and hashes :mod:`protocol.records.ids`'s,
+the machine record :mod:`protocol.records.machine`'s, and every record is
+checked against its format (:mod:`protocol.records.check`) before anything
+is written.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analysis.games_table import DEFAULT_METRIC
-from analysis.panel_readings import panel_readings
+from analysis.reading_kinds import passed
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.json_file import write_json
 from protocol.ledger import replays
-from protocol.paths import screen_label
-from protocol.records_check import OUTCOME, PASSED, check_record
-from protocol.records_ids import (
+from protocol.records.check import OUTCOME, check_record
+from protocol.records.experiment import experiment_record, preregistration, read_span, replay_note
+from protocol.records.ids import (
     FORMATS,
     GAMES_FILE,
     ID_FIELDS,
     SCHEMA_URI,
     THEORY_ID,
     RecordError,
-    compact,
     contribution_id,
     decision_sha256,
     declared_date,
-    experiment_id,
     lease_id,
-    protocol_sha256,
     record_file,
     result_id,
     run_id,
     stamp,
-    theory_id,
 )
-from protocol.records_machine import machine_at
-from protocol.records_metrics import result_metrics
+from protocol.records.machine import machine_at
+from protocol.records.metrics import result_metrics
+from protocol.records.resources import run_resources, source_notes
+from protocol.records.rows import NOT_MEASURED, WORK_COLUMNS, game_rows, games_text
 
-#: who writes the records
-CREATED_BY = {"platform": "drop7-harness", "model": "snakemake workflow", "agentId": None}
-#: the per-game work figures this harness does not measure (null in every row)
-NOT_MEASURED = ("logicalWork",)
-#: a row's work figures from the games table's columns (empty: the player did not report it)
-WORK_COLUMNS = {"nodesOrTransitions": "nodes", "modelInferences": "leaves"}
-#: the games-table columns the register's per-game rows need beyond the statistics' own
-_PER_GAME = ("reveals", "chain_max", "chain_mean", "trajectory")
-#: how a ranking panel's figures are bounded, for the experiment's uncertainty method
-PANEL_METHOD = ("; a ranking panel's figures: means over its roots with the 0.05 and 0.95 "
-                "quantiles of a bootstrap of whole games (never of roots) and halves by games "
-                "in seed order (docs/panels.md)")
 #: what a result with a ranking panel cannot hold
 PANEL_ROWS = ("the ranking panel's per-root rows are not in the bundle: its table is named by "
               "metrics.panel.tableSha256")
-#: what a ranking panel leaves besides the games
-PANEL_ARTIFACTS = ["panel roots (JSON), panel table (CSV) and panel readings (JSON)"]
-
-
-def _policy(plan: Mapping[str, Any], arm: str) -> dict[str, Any]:
-    """An arm as the register names a policy: a screen arm, else a panel's ranker or
-    reference (by its table name)."""
-    planned = plan["arms"].get(arm) or (plan.get("panel") or {}).get("arms", {})[arm]
-    return {"name": arm, "entryPoint": planned["policy"],
-            "manifestRef": planned.get("artefact") or planned.get("pinned", {}).get("file")}
-
-
-def _panel_metric(doc: Mapping[str, Any], panel: Mapping[str, Any], reading: str | None) -> str:
-    """What a panel reading reads, in words (None: the panel as a whole)."""
-    if reading is None:
-        return f"ranking panel: the rankers' orderings against {panel['reference']}"
-    r = doc["readings"][reading]
-    other = f" minus {r['other']}'s" if r.get("other") else ""
-    return (f"ranking panel: {r['ranker']}'s {r['figure']}{other} against "
-            f"{panel['reference']}, reading {reading}")
-
-
-def _sequential_method(seq: Mapping[str, Any] | None) -> str:
-    """How a sequential screen decides, for the experiment's uncertainty method ('' if fixed)."""
-    if not seq:
-        return ""
-    spending = seq["screen"].get("spending", "the declared spending function")
-    return (f"; a group-sequential screen on the paired t statistic of contrast "
-            f"{seq['contrast']}, looks at {', '.join(map(str, seq['looks']))} games, the "
-            f"one-sided error spent {spending}"
-            + (f", futility at {seq['screen']['futility']}" if seq["screen"].get("futility")
-               else "") + " (docs/statistics.md)")
-
-
-def read_span(entry: Mapping[str, Any]) -> tuple[tuple[int, int], tuple[int, int] | None]:
-    """A ledger entry's seeds ``(first, count)`` that were read, and the unread rest of its
-    block (None unless a sequential screen stopped before its last look)."""
-    lo, count = (int(x) for x in entry["seeds"])
-    unread = entry.get("unread")
-    if not unread or int(unread[1]) == 0:
-        return (lo, count), None
-    first, rest = int(unread[0]), int(unread[1])
-    if first + rest != lo + count or not lo <= first:
-        raise RecordError(f"ledger entry's unread seeds {unread} are not the tail of its "
-                          f"seeds {entry['seeds']}")
-    return (lo, first - lo), (first, rest)
-
-
-def _metric(doc: Mapping[str, Any], contrast: str) -> str:
-    """What a declared contrast compares (score unless it declares a metric)."""
-    return str(doc.get("contrasts", {}).get(contrast, {}).get("metric", DEFAULT_METRIC))
-
-
-def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence[str],
-                      lifecycle: str = "preregistered", updated_utc: str | None = None,
-                      reused: bool = False, id_date: str | None = None,
-                      screened: bool = True) -> dict[str, Any]:
-    """The claim's ``drop7-experiment-v1`` (``opened_utc``: when its first block opened;
-    ``id_date``, the time whose date the derived ids carry, default ``opened_utc``;
-    ``screened``: whether its screen was opened, else no games are expected)."""
-    protocol = protocol_sha256(plan)
-    date = compact(id_date or opened_utc)[:8]
-    doc = plan["declaration"]
-    contrasts, panel = plan.get("contrasts") or {}, plan.get("panel")
-    first = next(iter(contrasts.values()), None)
-    arms = (first["arms"] if first else
-            [*panel["rankers"][:1], panel["reference"]] if panel else list(plan["arms"]))
-    readings = doc.get("readings", {})
-    criteria = [f"{name}: {r.get('title', r.get('kind'))}" for name, r in readings.items()]
-    metrics = [f"paired mean {_metric(doc, c)} delta, contrast {c}" for c in contrasts]
-    if panel:
-        read = list(panel_readings(doc.get("readings", {}))) or [None]
-        metrics += [_panel_metric(doc, panel, r) for r in read]
-    record = {
-        "$schema": SCHEMA_URI.format(kind="experiment"), "format": FORMATS["experiment"],
-        "experimentId": experiment_id(plan, date, protocol),
-        "theoryIds": [theory_id(plan, date)], "title": plan["title"],
-        "classification": "algorithmic", "hypothesis": plan["claim"],
-        "candidate": _policy(plan, arms[0]),
-        "comparator": _policy(plan, arms[1] if len(arms) > 1 else arms[0]),
-        "informationBoundary": "seed-free",
-        "benchmarkTier": "PILOT" if plan["tier"] == "pilot" else "SCREEN",
-        "data": {"role": "previously-evaluated-development" if reused else "fresh-development",
-                 "seedLeaseRefs": list(leases), "datasetRefs": [], "wholeOriginSplit": True,
-                 "reuseDisclosure": ("the block was read before by another opener (ledger)"
-                                     if reused else "never-read screen blocks, opened once "
-                                     "through the screen ledger")},
-        "metrics": {"primary": metrics[0] if metrics else (
-                        f"paired mean {_metric(doc, 'none')} delta, contrast none"),
-                    "secondary": metrics[1:],
-                    "statisticalUnit": "whole-game",
-                    "uncertaintyMethod": "bootstrap of whole paired games and a Student-t "
-                                         "lower bound (docs/statistics.md)"
-                                         + _sequential_method(plan.get("sequential"))
-                                         + (PANEL_METHOD if panel else "")},
-        "gate": {"fixedBeforeControlledData": True,
-                 "passCriteria": criteria or ["the declared verdict rules"],
-                 "failureAction": "the first declared verdict rule that holds decides "
-                                  "(docs/claims.md)",
-                 "passAction": "the first declared verdict rule that holds decides "
-                               "(docs/claims.md)"},
-        "resources": {"wallSeconds": None, "cpuThreads": None, "maxHostBytes": None,
-                      "maxGpuBytes": None, "gpuDevices": []},
-        "stopConditions": ["every game of every arm is in (the block is closed in the ledger)",
-                           "illegal or unfinished decisions invalidate the verdict"],
-        "expectedArtifacts": (["games table (CSV) of the screen", GAMES_FILE]
-                              if screened else [])
-                             + (PANEL_ARTIFACTS if panel and screened else [])
-                             + ["verdict and report page"],
-        "lifecycle": lifecycle, "protocolSha256": protocol, "amendments": [],
-        "createdBy": dict(CREATED_BY), "createdAt": opened_utc,
-        "updatedAt": updated_utc or opened_utc,
-    }
-    check_record(record, "experiment", f"experiment record of claim {plan['id']}")
-    return record
-
-
-def game_rows(rows: Sequence[Mapping[str, str]], plan: Mapping[str, Any], experiment: str,
-              run: str, leases: Mapping[int, tuple[int, int, str]]) -> list[dict[str, Any]]:
-    """``drop7-game-result-v1`` rows of a games table (values as text, the runner's columns).
-
-    ``leases`` maps each block to ``(first seed, end seed, lease id)``; a game's
-    ``cohortOrdinal`` is its seed's place in the block (unique in its arm's cohort, whatever
-    look played it).
-    """
-    first = {sl: lo for lo, _, sl in leases.values()}
-    out = []
-    for i, row in enumerate(rows):
-        missing = [c for c in _PER_GAME if not row.get(c)]
-        if missing:
-            raise RecordError(f"games table row {i + 2}: no {', '.join(missing)} (a table "
-                              "written before the games carried them: play the screen "
-                              "again, docs/records.md)")
-        seed = int(row["seed"])
-        lease = next((sl for lo, hi, sl in leases.values() if lo <= seed < hi), None)
-        if lease is None:
-            raise RecordError(f"games table row {i + 2}: seed {seed_hex(seed)} is in no "
-                              "block the claim read")
-        record = {
-            "format": FORMATS["game-result"], "experimentId": experiment, "runId": run,
-            "policyId": row["policy"], "cohortId": f"{plan['id']}/{plan['label']}/{row['arm']}",
-            "seedLeaseId": lease, "cohortOrdinal": seed - first[lease],
-            "seedHex": seed_hex(seed),
-            "score": int(float(row["score"])), "moves": int(row["moves"]),
-            "censored": row["censored"] in ("1", "True", "true"),
-            "numberedClears": int(row["popped"]), "coveredReveals": int(row["reveals"]),
-            "meanChainDepth": float(row["chain_mean"]), "maximumChainDepth": int(row["chain_max"]),
-            "illegalDecisions": int(row["illegal"]), "incompleteDecisions": int(row["unfinished"]),
-            "runnerFailures": 0, **dict.fromkeys(NOT_MEASURED),
-            **{key: int(row[col]) if row.get(col) else None
-               for key, col in WORK_COLUMNS.items()},
-            "wallSeconds": float(row["wall_s"]), "trajectoryChecksum": row["trajectory"],
-        }
-        check_record(record, "game-result", f"games table row {i + 2}")
-        out.append(record)
-    return out
 
 
 def gate_checks(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The readings as the register's gate checks: criterion, passed (whether the reading's
-    criterion held, :data:`PASSED`; None only for a reading not run) and what was observed."""
+    criterion held, :func:`analysis.reading_kinds.passed`; None only for a reading not run)
+    and what was observed."""
     checks = []
     for r in verdict["readings"]:
-        passed = PASSED.get((r.get("kind"), r["outcome"]), PASSED.get(r["outcome"]))
-        checks.append({"criterion": f"{r['name']}: {r['title']}", "passed": passed,
+        checks.append({"criterion": f"{r['name']}: {r['title']}",
+                       "passed": passed(r.get("kind"), r["outcome"]),
                        "observed": f"{r['outcome']}: {r['reason']}"})
     return checks or [{"criterion": "the declared verdict rules", "passed": None,
                        "observed": verdict["reason"]}]
-
-
-def games_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The per-game rows as JSON lines (compact, one row a line: ``games.jsonl``)."""
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows)
-
-
-def _seconds(start: str, end: str) -> float:
-    parse = lambda s: datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
-    return (parse(end) - parse(start)).total_seconds()
-
-
-def replay_note(entries: Mapping[int, Mapping[str, Any]],
-                table_sha256: str | None) -> str | None:
-    """What the records say of blocks played again after their first reading (None if none):
-    which tables the replays wrote, and which table the per-game rows are from."""
-    parts = []
-    for b, e in sorted(entries.items()):
-        again = replays(e)
-        if not again:
-            continue
-        tables = ", ".join(str(r.get("table_sha256", "not closed"))[:16] for r in again)
-        rows = ("the first reading's" if table_sha256 == e.get("table_sha256") else
-                "replay " + str(1 + [r.get("table_sha256") for r in again].index(table_sha256))
-                + "'s" if table_sha256 in [r.get("table_sha256") for r in again] else
-                "a table the ledger does not name")
-        parts.append(f"block {b} was played again after its first reading, {len(again)} "
-                     f"time{'s' if len(again) > 1 else ''} (games tables {tables}; the ledger "
-                     f"appends them under replays and keeps the first table "
-                     f"{str(e.get('table_sha256'))[:16]}, the seed lease's): the per-game rows "
-                     f"are {rows} games; startedAt and endedAt are the first reading's, the "
-                     "command, commit and source state those of the run that wrote the rows")
-    return "; ".join(parts) or None
-
-
-def preregistration(entries: Mapping[int, Mapping[str, Any]], protocol: str,
-                    opened_in: Mapping[int, str] | None = None) -> list[str]:
-    """The limitations of blocks whose ledger entry kept no protocol hash at opening (empty
-    when every block's opening kept this protocol's hash): the commit that opened each."""
-    out = []
-    for b, e in sorted(entries.items()):
-        kept = e.get("protocol_sha256")
-        if kept == protocol:
-            continue
-        if kept is not None:
-            raise RecordError(f"block {b}: the ledger kept protocol hash {kept[:12]} at "
-                              f"opening, the plan's is {protocol[:12]}")
-        where = (f"recorded in the ledger by commit {opened_in[b]}, "
-                 if opened_in and b in opened_in else "")
-        out.append(f"preregistration not proven for block {b}: it was opened on "
-                   f"{e['opened_utc']} ({where}source commit {e.get('commit') or 'unknown'}) "
-                   "before the ledger kept protocol hashes, so protocolSha256 is the hash of "
-                   "the declaration when these records were written, not one recorded at "
-                   "opening")
-    return out
-
-
-def run_resources(entries: Mapping[int, Mapping[str, Any]],
-                  jobs: Mapping[str, Mapping[str, Any]] | None, cores: int | None,
-                  ) -> tuple[dict[str, Any], str]:
-    """``resourceObserved`` of the run that first read ``entries``' blocks, and what it says.
-
-    Wall is the first reading's span (opening to completion); CPU and peak memory
-    the blocks' game jobs (benchmark names under ``screen-<block>/``) whose
-    benchmark files were written in that span.  Null, with the reason, when the
-    benchmark files are not available, a job was rewritten after the span (a
-    replay), or the CPU exceeds the cores times the span.
-    """
-    started = min(e["opened_utc"] for e in entries.values())
-    ended = max(e.get("completed_utc") or started for e in entries.values())
-    wall = _seconds(started, ended)
-    labels = {screen_label(b) for b in entries}
-    out = {"wallSeconds": wall, "cpuSeconds": None, "peakHostBytes": None, "peakGpuBytes": None}
-    note = (f"wallSeconds: the first reading's span, from the opening ({started}) to the "
-            f"completion ({ended}) of the block in the ledger; ")
-    mine = {k: j for k, j in (jobs or {}).items() if k.split("/")[0] in labels}
-    late = sorted(k for k, j in mine.items()
-                  if not started <= str(j.get("written_utc")) <= ended)
-    if jobs is None:
-        return out, note + ("CPU and peak memory unknown: the run's benchmark files were not "
-                            "available to these records")
-    if not mine or late:
-        return out, note + ("CPU and peak memory unknown: " + (
-            f"the benchmark files of {len(late)} of the block's game jobs were written outside "
-            "its first reading's span (a later run replaced them)" if late else
-            "no benchmark file of the block's game jobs"))
-    cpu = round(sum(float(j.get("cpu_s") or 0) for j in mine.values()), 3)
-    if cores is not None and cpu > cores * wall:
-        return out, note + (f"CPU unknown: the game jobs' benchmark files sum {cpu} s, more "
-                            f"than {cores} cores times the span; peak memory unknown")
-    peak = max(float(j.get("max_rss_mb") or 0) for j in mine.values())
-    out.update(cpuSeconds=cpu, peakHostBytes=int(peak * 2**20) if peak else None)
-    return out, note + (f"cpuSeconds and peakHostBytes: the sum and the largest of the "
-                        f"block's {len(mine)} game jobs' benchmark files, all written in the "
-                        "span (the claim's training, gates and statistics are not counted)")
 
 
 @dataclass(frozen=True)
@@ -396,14 +132,6 @@ def _experiment(plan: Mapping[str, Any], blocks: _Blocks, decided: str, now_utc:
     return experiment, unproven
 
 
-def _source_notes(provenance: Mapping[str, Any]) -> list[str]:
-    """What the run's source state cannot say (the last note: no source archive)."""
-    dirty, diff = provenance.get("dirty"), provenance.get("diff_sha256")
-    notes = ([] if not dirty or diff else
-             ["the tree was dirty and its diff was not recorded: diffSha256 unknown"])
-    return [*notes, "sourceArchiveSha256: no source archive is made (null)"]
-
-
 def _run(plan: Mapping[str, Any], verdict: Mapping[str, Any], provenance: Mapping[str, Any],
          blocks: _Blocks, experiment: Mapping[str, Any], machine: Mapping[str, Any], *,
          run: str, contribution: str, command: Sequence[str] | None, replayed: str | None,
@@ -437,7 +165,7 @@ def _run(plan: Mapping[str, Any], verdict: Mapping[str, Any], provenance: Mappin
         "resourceObserved": {
             **observed,
             "measurementNotes": "; ".join(
-                [resource_note, f"machine {machine['notes'][-1]}", *_source_notes(provenance)]
+                [resource_note, f"machine {machine['notes'][-1]}", *source_notes(provenance)]
                 + ([] if command else ["the invoking command line was not visible to the "
                                        "records job"])
                 + ([replayed] if replayed else []))},
@@ -517,7 +245,7 @@ def _limitations(plan: Mapping[str, Any], verdict: Mapping[str, Any],
            "not measured per game (null): " + ", ".join(
                [*NOT_MEASURED, *(k for k in WORK_COLUMNS if any(r[k] is None for r in rows))]),
            "run exit code unknown to the records (written during the run)",
-           *unproven, *_source_notes(provenance)[:-1], *([replayed] if replayed else [])]
+           *unproven, *source_notes(provenance)[:-1], *([replayed] if replayed else [])]
     if plan.get("theory") and not THEORY_ID.match(str(plan["theory"])):
         out.append(f"theory id derived from the declared {plan['theory']!r}: declare "
                    "the register's full id")
@@ -580,7 +308,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     machine record to use when none was captured at the run; ``decided_utc``:
     when the verdict was decided (the time of a claim never screened);
     ``opened_in``: the ledger commit that recorded each block's opening;
-    ``panel``: a ranking panel's figures (:func:`~protocol.records_metrics.panel_metrics`
+    ``panel``: a ranking panel's figures (:func:`~protocol.records.metrics.panel_metrics`
     of its readings file), required when the claim has a panel and its block was
     opened, refused otherwise.
     Every record is checked against its format before anything is written.

@@ -1,6 +1,6 @@
-"""``drop7 records validate DIR``: check a record bundle (protocol/records_check.py);
+"""``drop7 records validate DIR``: check a record bundle (protocol/records/check.py);
 ``drop7 records rebuild DIR``: write a committed bundle and its page's records again
-(protocol/records_rebuild.py).
+(protocol/records/rebuild.py).
 
 Every problem is one line on standard error naming the file and the key
 (a record breaking its format, an id named but absent from the bundle, a
@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from protocol.records_check import check_bundle
-from protocol.records_ids import RecordError
+from protocol.records.check import check_bundle
+from protocol.records.ids import RecordError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Validate (one line per problem, exit 2 on any) or rebuild the bundle."""
     if args.verb == "rebuild":
-        from protocol.records_rebuild import rebuild, refresh_claim_page
+        from protocol.records.rebuild import rebuild, refresh_claim_page
 
         try:
             result = rebuild(args.directory)

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from protocol.records_check import check_record
-from protocol.records_ids import FORMATS, SCHEMA_URI, compact, sha8
+from protocol.records.check import check_record
+from protocol.records.ids import FORMATS, SCHEMA_URI, compact, sha8
 
 
 def machine_record(captured_utc: str) -> dict[str, Any]:

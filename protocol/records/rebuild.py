@@ -38,20 +38,17 @@ from typing import Any
 
 from analysis.block_contrast import block_contrast
 from analysis.games_table import pair_arms, read_games
+from analysis.reading_kinds import CONTRAST, kinds_of
 from analysis.readings import evaluate_all
 from analysis.report.page import record_link, refresh_page, write_public
 from analysis.sequential_screen import look_record
 from contracts.games_table import GAMES_COLUMNS, write_rows
 from protocol.ledger import COMMITTED, read_ledger, replays
 from protocol.plan import load_plan
-from protocol.records import write_bundle
-from protocol.records_check import bundle_files, check_bundle
-from protocol.records_ids import FORMATS, GAMES_FILE, RecordError, protocol_sha256
+from protocol.records.bundle import write_bundle
+from protocol.records.check import bundle_files, check_bundle
+from protocol.records.ids import FORMATS, GAMES_FILE, RecordError, protocol_sha256
 from protocol.verdict import INVALIDATED
-
-#: reading kinds decided by contrasts alone (checked against the bundle when rebuilt)
-CONTRAST_KINDS = ("screen", "upper-below-zero", "lower-above-zero", "three-way",
-                  "passes-while-not")
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -181,10 +178,11 @@ def _contrasts(plan: Any, profile: Mapping[str, Any], table: Path,
 
 def _check_readings(plan: Any, contrasts: Mapping[str, Any],
                     verdict: Mapping[str, Any]) -> None:
-    """Every reading the contrasts decide gives again what the bundle recorded."""
-    wanted = {r["name"]: r for r in verdict["readings"]}
+    """Every reading the contrasts decide (a kind whose source is a contrast) gives again what
+    the bundle recorded."""
+    wanted, decided = {r["name"]: r for r in verdict["readings"]}, kinds_of(CONTRAST)
     for r in evaluate_all(plan.readings, contrasts, {}, {}):
-        if r.kind not in CONTRAST_KINDS or r.name not in wanted:
+        if r.kind not in decided or r.name not in wanted:
             continue
         old = wanted[r.name]
         if (r.outcome, r.reason) != (old["outcome"], old["reason"]):

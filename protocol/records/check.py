@@ -17,9 +17,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from analysis.reading_kinds import passed_by_outcome
 from contracts.hashing import file_sha256
 from contracts.input_file import decode_utf8, read_input_bytes
-from protocol.records_ids import (
+from protocol.records.ids import (
     FORMATS,
     GAMES_FILE,
     ID_FIELDS,
@@ -35,15 +36,6 @@ OUTCOME = {"supported-as-tested": "pass", "not-supported-as-tested": "fail",
            "mixed": "inconclusive", "invalidated-by-methodological-error": "not-applicable"}
 
 
-#: whether a reading's criterion, as its title states it, held: by outcome, and where the
-#: kind reads an outcome otherwise, by (kind, outcome); ``not-run`` is None
-PASSED = {"pass": True, "fail": False, "supported": True, "inconclusive": False,
-          "refuted": False, "not-refuted": False,
-          ("upper-below-zero", "refuted"): True}
-
-
-#: outcomes whose ``passed`` depends on the reading's kind
-_KIND_DEPENDENT = {key[1] for key in PASSED if isinstance(key, tuple)}
 
 
 def check_record(record: Mapping[str, Any], kind: str, where: str) -> None:
@@ -215,8 +207,7 @@ def result_contradictions(result: Mapping[str, Any]) -> list[str]:
             out.append(f"key gateChecks[{i}].observed: {observed!r} contradicts "
                        f"metrics.outcomes.{name} {outcomes[name]!r}")
         outcome = outcomes[name]
-        allowed = ((True, False) if outcome in _KIND_DEPENDENT  # the kind is not in the record
-                   else (PASSED.get(outcome),))
+        allowed = passed_by_outcome(outcome) or {None}  # the kind is not in the record
         if check.get("passed") not in allowed:
             out.append(f"key gateChecks[{i}].passed: {check.get('passed')!r} contradicts "
                        f"the reading's outcome {outcome!r}")

@@ -171,3 +171,9 @@ def contribution_id(result_id: str, when: str) -> str:
 def record_file(kind: str, record_id: str) -> str:
     """The file name of a record in a bundle."""
     return f"{kind}-{record_id}.json"
+
+
+def seconds_between(start: str, end: str) -> float:
+    """Seconds from one UTC stamp (``YYYY-MM-DDTHH:MM:SSZ``) to another."""
+    parse = lambda s: datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
+    return (parse(end) - parse(start)).total_seconds()

@@ -1,0 +1,156 @@
+"""The screen's arms: their declaration's check, their plan at a profile, the planned type.
+
+An arm is checked by its kind (:mod:`protocol.arms`) and its leaf by
+:mod:`protocol.parts.pins`; a profile may shrink a search's depth, strata and
+reveal samples and an arm's prefix of the screen's games.  A
+:class:`PlannedArm` is an arm as this profile plays it: its typed spec, its
+games, their shards and seconds, what it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from contracts.panel_table import OUTCOME_REFERENCE
+from engines.play.spec import DEFAULT_STRATA, Arm, PolicySpec
+from protocol import costs
+from protocol.arms import arm_spec, check_arm, decision_seconds, play_kind
+from protocol.claim import Claim, declared_screen
+from protocol.parts.base import KeyCheck, ProfileSettings, dtag
+from protocol.parts.pins import (
+    Artefact,
+    Pinned,
+    check_leaf,
+    plan_artefact,
+    plan_pinned,
+    played_leaf,
+)
+from protocol.paths import Paths
+from protocol.schema import DeclarationError
+
+
+def check_arms(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Each arm by its kind, its leaf, its name and its games (no prefix without a screen, none
+    longer than the screen)."""
+    for name, arm in doc["arms"].items():
+        key = f"arms.{name}"
+        check_arm(arm, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
+        if "leaf" in arm:
+            check_leaf(arm["leaf"], f"{key}.leaf", doc, chk)
+        if name == OUTCOME_REFERENCE:
+            chk.fail(key, f"{OUTCOME_REFERENCE!r} is the panel table's name of an outcome "
+                     "reference: give the arm another name")
+        if "games" in arm and "screen" not in doc:
+            chk.fail(f"{key}.games", "a claim without a screen plays only the panel's "
+                     "roots.games games of its roots arm: no prefix")
+        if arm.get("games", 0) > declared_screen(doc)["games"]:
+            chk.fail(f"{key}.games", f"{arm['games']} is more than the screen's "
+                     f"{declared_screen(doc)['games']} games")
+
+
+@dataclass(frozen=True)
+class PlannedArm:
+    """One arm on one block: the arm (its name and typed spec, formatted once) and how this
+    profile plays it: its games, their shards and estimated seconds, what it reads."""
+
+    arm: Arm
+    games: int
+    shards: int
+    seconds_per_game: float
+    artefact: Artefact | None = None
+    weights: str | None = None  # validation arms: the trained weights ...
+    step: int | None = None  # ... and the checkpoint
+    entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
+    pinned: Pinned | None = None  # a leaf from a pinned file
+
+    @property
+    def name(self) -> str:
+        """The arm's name."""
+        return self.arm.name
+
+    @property
+    def spec(self) -> PolicySpec:
+        """The arm's typed spec."""
+        return self.arm.spec
+
+    @property
+    def policy(self) -> str:
+        """The policy as played (the spec's canonical string)."""
+        return self.arm.policy
+
+    @property
+    def reveals(self) -> int | None:
+        """Reveal samples per disc stratum of a factored search (None: the plain node)."""
+        return getattr(self.arm.spec, "reveals", None)
+
+
+def planned_arm(name: str, spec: PolicySpec, games: int, prof: ProfileSettings,
+                **extra: Any) -> PlannedArm:
+    """An arm as this profile plays ``games`` of it: their shards of about ``job_minutes`` and
+    seconds a game."""
+    sec = costs.game_seconds(decision_seconds(spec))
+    minutes = prof.profile["job_minutes"]
+    shards = costs.shards_for(games, sec, minutes)
+    if shards > costs.MAX_SHARDS:
+        prof.fail("job_minutes", f"{minutes} cuts arm {name} into {shards:,} game jobs; at "
+                  f"most {costs.MAX_SHARDS:,} per arm")
+    return PlannedArm(Arm(name, spec), games, shards, sec, **extra)
+
+
+def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, Claim],
+           paths: Paths, shrunk: list[str]) -> tuple[PolicySpec, dict[str, Any]]:
+    """An arm's spec as this profile plays it (a search's shrink listed in ``shrunk``), and
+    what it reads (``artefact``, ``pinned``, ``entries`` of :class:`PlannedArm`)."""
+    a = claim.arms[name]
+    played = dict(a)
+    if "strata" in play_kind(a["play"]).takes:  # a search: the profile may shrink it
+        depth, strata = a.get("depth"), a.get("strata", DEFAULT_STRATA)
+        reveals = a.get("reveals")
+        depth_e, strata_e = prof.search(depth or 1, strata)
+        depth_e = depth_e if depth is not None else None
+        reveals_e = prof.reveals(reveals)
+        if (depth_e, strata_e, reveals_e) != (depth, strata, reveals):
+            was = (dtag(depth, strata, reveals) if depth
+                   else dtag(0, strata, reveals)[2:])
+            now = (dtag(depth_e, strata_e, reveals_e) if depth_e
+                   else dtag(0, strata_e, reveals_e)[2:])
+            shrunk.append(f"arm {name}: search {now} instead of {was}")
+        played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
+    leaf = a.get("leaf")
+    pinned = plan_pinned(claim, f"arms.{name}.leaf", leaf)
+    artefact = (plan_artefact(leaf, claim, claims, prof.profile["profile"], paths)
+                if isinstance(leaf, Mapping) and not pinned else None)
+    return arm_spec(played, played_leaf(leaf, artefact, pinned)), {
+        "artefact": artefact, "pinned": pinned,
+        "entries": artefact.entries if artefact else pinned.entries if pinned else 0}
+
+
+def plan_screen_arms(claim: Claim, prof: ProfileSettings, games: int, claims: Mapping[str, Claim],
+                     paths: Paths, shrunk: list[str]) -> dict[str, PlannedArm]:
+    """The arms that play the screen's games, each on its (shrunk) prefix of the ``games``."""
+    out = {}
+    for name, a in claim.screen_arms.items():
+        spec, reads = played(claim, name, prof, claims, paths, shrunk)
+        declared = a.get("games", claim.screen["games"])
+        cap = "prefix_games" if "games" in a else None
+        n = min(prof.size(("arms", name, "games"), cap, declared), games)
+        if n < min(declared, games):
+            shrunk.append(f"arm {name}: plays the first {n} of the screen's seeds (declared: "
+                          f"{declared})")
+        out[name] = planned_arm(name, spec, n, prof, **reads)
+    return out
+
+
+def check_artefact_pins(claim: Claim, arms: list[PlannedArm]) -> None:
+    """Arms that read one artefact may not pin it to different hashes."""
+    pins: dict[str, tuple[str, str]] = {}
+    for a in arms:
+        name = a.name
+        if a.artefact is None or a.artefact.sha256 is None:
+            continue
+        other = pins.setdefault(a.artefact.key, (name, a.artefact.sha256))
+        if other[1] != a.artefact.sha256:
+            raise DeclarationError(f"{claim.path}: key arms.{name}.leaf.sha256: pins "
+                                   f"{a.artefact.key} to another hash than arm {other[0]} does")

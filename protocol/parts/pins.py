@@ -1,0 +1,147 @@
+"""A claim's leaves that read weights: frozen artefacts and pinned files.
+
+A leaf names weights this claim trains, another claim's frozen weights
+(:class:`Artefact`), or a pinned file ``{file, sha256}`` (:class:`Pinned`,
+its kind and entries read cheaply; its hash checked before any job).  Here
+are the declaration's checks of such leaves, a per-profile pin's profile,
+the plan of what an arm's or a comparator's leaf reads and the leaf as
+played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from contracts.weights_dir import TABLES
+from engines.leaves.kinds import N_TERMS, LeafSpec, learner_leaf, parse_leaf
+from protocol.claim import Claim, is_pinned, pinned_path
+from protocol.parts.base import KeyCheck, names_of
+from protocol.paths import Paths
+from protocol.schema import DeclarationError
+
+
+def table_entries(learner: str, layout: str | None) -> int:
+    """Entries of a learner's weights (``N_TERMS`` for linear-trained)."""
+    if learner != "ntuple":
+        return N_TERMS
+    from engines.ntuple.layouts import get_layout
+
+    return get_layout(layout).entries
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """Frozen weights an arm reads: ``weights`` of ``claim`` (this claim or another)."""
+
+    claim: str
+    weights: str
+    leaf: str  # ntuple | linear-trained
+    dir: str
+    record: str
+    entries: int
+    sha256: str | None = None  # the declaration's pin for this profile
+
+    @property
+    def key(self) -> str:
+        """``claim/weights``: the artefact's name in records and reports."""
+        return f"{self.claim}/{self.weights}"
+
+    @property
+    def tables(self) -> str:
+        """The frozen tables file (what the arms read and the hashes check)."""
+        return f"{self.dir}/{TABLES}"
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """A pinned file a claim reads (an arm's leaf, the comparator, a warm start): where the
+    run reads it, the SHA-256 it must have, its leaf kind and the declaration's key."""
+
+    path: str
+    sha256: str
+    kind: str  # linear-file | ntuple-file
+    entries: int
+    key: str
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready, for the page, the records and the protocol hash."""
+        return {"file": self.path, "sha256": self.sha256, "kind": self.kind}
+
+
+def check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: KeyCheck) -> None:
+    """A leaf that names weights names this claim's trained weights, or another claim's."""
+    if is_pinned(leaf):
+        return
+    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in doc.get(
+            "weights", {}):
+        chk.fail(f"{key}.weights", f"{leaf['weights']!r} is not trained by this claim "
+                 f"(weights: {names_of(doc.get('weights', {}))}); name another claim with "
+                 "claim: ID to use its frozen weights")
+    if isinstance(leaf, Mapping) and leaf.get("claim") == doc["id"]:
+        chk.fail(f"{key}.claim", "names this claim itself; use {weights: NAME} alone")
+
+
+def named_leaves(claim: Claim) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(key, leaf)`` of every leaf given as a mapping: the arms' and the comparator's."""
+    out = [(f"arms.{name}.leaf", arm["leaf"]) for name, arm in claim.arms.items()
+           if isinstance(arm.get("leaf"), Mapping) and not is_pinned(arm["leaf"])]
+    comparator = claim.doc.get("validation", {}).get("comparator")
+    if isinstance(comparator, Mapping) and not is_pinned(comparator):
+        out.append(("validation.comparator", comparator))
+    return out
+
+
+def check_pins(claims: Mapping[str, Claim], profiles: list[str]) -> None:
+    """A per-profile SHA-256 pin is keyed by a profile that exists (a misspelt name would
+    leave the artefact unchecked in the profile meant)."""
+    for claim in claims.values():
+        for key, leaf in named_leaves(claim):
+            pins = leaf.get("sha256")
+            for name in pins if isinstance(pins, Mapping) else ():
+                if name not in profiles:
+                    KeyCheck(claim.path).fail(f"{key}.sha256.{name}", f"no profile {name!r} "
+                                              f"(profiles: {', '.join(profiles)}): the pin "
+                                              "would never be checked")
+
+
+def plan_artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim],
+                  profile: str, paths: Paths) -> Artefact:
+    """The frozen artefact a leaf names (this claim's or another's) and its pin in
+    ``profile``."""
+    source = leaf.get("claim", claim.id)
+    recipe = claims[source].weights[leaf["weights"]]["train"]
+    pin = leaf.get("sha256")
+    if isinstance(pin, Mapping):
+        pin = pin.get(profile)
+    return Artefact(source, leaf["weights"], learner_leaf(recipe["learner"]).kind,
+                    paths.path("frozen", claim=source, weights=leaf["weights"]),
+                    paths.path("frozen_record", claim=source, weights=leaf["weights"]),
+                    table_entries(recipe["learner"], recipe.get("layout")), pin)
+
+
+def plan_pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
+    """A pinned file's facts read cheaply (kind and entries; the hash is checked before any
+    job, :func:`protocol.checks.before_any_job`), or None for another leaf."""
+    if not is_pinned(leaf):
+        return None
+    from engines.pinned_leaf import PinnedError, inspect_pinned
+
+    path = pinned_path(claim, leaf["file"])
+    try:
+        kind, entries = inspect_pinned(path)
+    except PinnedError as exc:
+        raise DeclarationError(f"{claim.path}: key {key}.file: {exc}") from None
+    return Pinned(path, leaf["sha256"], kind, entries, key)
+
+
+def played_leaf(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
+                ) -> LeafSpec | None:
+    """A declared leaf as played: a frozen artefact's tables, a pinned file (its kind, path
+    and hash), or a leaf named by its kind."""
+    if artefact is not None:
+        return LeafSpec(artefact.leaf, artefact.dir)
+    if pinned is not None:
+        return LeafSpec(pinned.kind, pinned.path, pinned.sha256)
+    return parse_leaf(leaf) if leaf is not None else None

@@ -1,0 +1,113 @@
+"""Readings, gates and verdict rules: their declaration's checks.
+
+Each reading is checked by its kind (:mod:`analysis.reading_kinds`): the
+keys it takes, what each names, its values, the kind's own check, and two
+distinct rankers for a kind that reads their paired difference.  A gate is
+a reading of a validation curve or of training health; a verdict rule names
+declared readings and outcomes their kinds can give; ``recorded`` names
+declared arms, contrasts and weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from analysis.panel_readings import figure_names
+from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, gate_kinds
+from analysis.reading_result import NOT_RUN
+from protocol.parts.base import KeyCheck, names_of
+from protocol.parts.panel import reference_name
+
+#: how a refusal names what each role of a reading's parameter names
+_LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
+                                                              "trained weights"),
+           "ranker": ("ranker", "the panel's rankers and reference"),
+           "figure": ("figure", "the panel's figures")}
+
+
+def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What each role of a reading's parameter may name in this declaration."""
+    panel = doc.get("panel")
+    return {"contrast": doc.get("contrasts", {}), "weights": doc.get("weights", {}),
+            "ranker": [reference_name(panel), *panel["rankers"]] if panel else [],
+            "figure": list(figure_names(panel["recall"])) if panel else []}
+
+
+def _reading_keys() -> list[str]:
+    """Every key some registered reading kind takes, in registration order."""
+    return list(dict.fromkeys(p.key for k in READING_KINDS.values() for p in k.parameters))
+
+
+def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Each reading by its kind (:mod:`analysis.reading_kinds`): its keys, what they name,
+    its values, its own check, and two rankers of a paired kind distinct."""
+    pools, keys = _pools(doc), _reading_keys()
+    for name, r in doc["readings"].items():
+        kind, key = READING_KINDS[r["kind"]], f"readings.{name}"
+        if kind.source == PANEL and "panel" not in doc:
+            chk.fail(f"{key}.kind", f"a {kind.name} reading reads a ranking panel; this claim "
+                     "declares no panel:")
+        wanted = kind.keys
+        for p in kind.parameters:
+            if p.key not in r and p.default is not REQUIRED:
+                r[p.key] = p.default
+        for param in keys:
+            if param in r and param not in wanted:
+                chk.fail(f"{key}.{param}", f"a {kind.name} reading takes {', '.join(wanted)}")
+            if param in wanted and param not in r:
+                chk.fail(f"{key}.{param}", f"missing: a {kind.name} reading needs "
+                         f"{', '.join(p.key for p in kind.parameters if p.default is REQUIRED)}")
+        for p in kind.parameters:
+            why = p.problem(r[p.key]) if p.problem else None
+            if why:
+                chk.fail(f"{key}.{p.key}", why)
+        for p in kind.parameters:
+            pool = pools.get(p.role, ())
+            if p.role != "value" and r[p.key] not in pool:
+                label, plural = _LABELS[p.role]
+                hint = ""
+                if p.role == "figure" and str(r[p.key]).startswith("recall@"):
+                    hint = (f"; recall@k for the k of panel.recall "
+                            f"({', '.join(map(str, doc['panel']['recall']))})")
+                chk.fail(f"{key}.{p.key}", f"no {label} {r[p.key]!r} ({plural}: "
+                         f"{names_of(pool)}{hint})")
+        if kind.check:
+            kind.check(r, doc, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
+        rankers = kind.of_role("ranker")
+        if kind.paired and r[rankers[0].key] == r[rankers[1].key]:
+            chk.fail(f"{key}.{rankers[1].key}", f"{r[rankers[1].key]!r} against itself")
+    gates = gate_kinds()
+    for i, gate in enumerate(doc["gates"]):
+        if gate not in doc["readings"]:
+            chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {names_of(doc['readings'])})")
+        if doc["readings"][gate]["kind"] not in gates:
+            chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
+                     f"validation or health reading ({', '.join(gates)})")
+
+
+def check_verdict(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Every rule names declared readings and outcomes their kinds can give (or
+    ``not-run``)."""
+    readings = doc["readings"]
+    for i, rule in enumerate(doc["verdict"]["rules"]):
+        for name, wanted in rule["when"].items():
+            key = f"verdict.rules[{i}].when.{name}"
+            if name not in readings:
+                chk.fail(key, f"no reading {name!r} (readings: {names_of(readings)})")
+            allowed = (*READING_KINDS[readings[name]["kind"]].outcomes, NOT_RUN)
+            for outcome in [wanted] if isinstance(wanted, str) else wanted:
+                if outcome not in allowed:
+                    chk.fail(key, f"{outcome!r} is not an outcome of a "
+                             f"{readings[name]['kind']} reading ({', '.join(allowed)})")
+
+
+def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """``recorded`` names declared arms, contrasts and trained weights."""
+    rec = doc.get("recorded", {})
+    for part, names, label in (("arms", doc["arms"], "arm"),
+                               ("contrasts", doc.get("contrasts", {}), "contrast"),
+                               ("validation", doc.get("weights", {}), "trained weights")):
+        for name in rec.get(part, {}):
+            if name not in names:
+                chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({names_of(names)})")

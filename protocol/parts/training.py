@@ -1,0 +1,242 @@
+"""Trained weights: their declaration's check, their training at a profile, the planned type.
+
+A claim trains at most :data:`MAX_CHECKPOINTS` checkpoints (counted before
+any list of them is built); a learner's keys agree with it (an ntuple
+learner's layout, lanes); a declared selection step is a checkpoint; a warm
+start from another claim continues the same learner and layout.  A profile
+shrinks the moves and the checkpoints' spacing (:func:`plan_training`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from contracts.train_directory import checkpoint_steps, segments, step_dir
+from engines.leaves.kinds import learner_leaf
+from protocol.claim import Claim
+from protocol.parts.base import KeyCheck, ProfileSettings, moves_text, names_of
+from protocol.parts.pins import Artefact, Pinned, plan_artefact, plan_pinned, table_entries
+from protocol.paths import Paths
+from protocol.schema import DeclarationError
+
+#: most checkpoints of one claim, over all its trained weights, in any profile: each is a
+#: training segment, a checkpoint on disk and a validation point (64 games)
+MAX_CHECKPOINTS = 1_000
+
+
+def checkpoint_count(moves: int, every: int) -> int:
+    """How many checkpoints ``moves`` trained with one ``every`` moves give (the length of
+    :func:`contracts.train_directory.checkpoint_steps`, without building it)."""
+    return -(-moves // every)
+
+
+def is_checkpoint(step: int, moves: int, every: int) -> bool:
+    """Whether ``step`` is a checkpoint of ``moves`` trained with one every ``every`` moves."""
+    return 0 < step <= moves and (step % every == 0 or step == moves)
+
+
+def check_training(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Each trained weights' learner keys, lanes, checkpoints (at most :data:`MAX_CHECKPOINTS`
+    in all) and selected step."""
+    total = 0
+    for name, w in doc.get("weights", {}).items():
+        t, key = w["train"], f"weights.{name}.train"
+        if t["learner"] == "ntuple" and "layout" not in t:
+            chk.fail(f"{key}.layout", "an ntuple learner needs a layout (A..E)")
+        if t["learner"] == "linear" and "layout" in t:
+            chk.fail(f"{key}.layout", "a linear learner has no layout")
+        if t["every"] > t["moves"]:
+            chk.fail(f"{key}.every", f"{t['every']:,} is larger than moves = {t['moves']:,}")
+        lanes = t.get("lanes", 1)
+        if lanes > 1 and t["learner"] != "ntuple":
+            chk.fail(f"{key}.lanes", "only an ntuple learner trains in lanes")
+        for field in ("moves", "every"):
+            if t[field] % lanes:
+                chk.fail(f"{key}.{field}", f"{t[field]:,} is not a multiple of lanes = {lanes} "
+                         "(lanes train in whole rounds)")
+        total += checkpoint_count(t["moves"], t["every"])
+        if total > MAX_CHECKPOINTS:
+            chk.fail(f"{key}.every", f"a checkpoint every {t['every']:,} of {t['moves']:,} "
+                     f"moves gives the claim {total:,} checkpoints; at most "
+                     f"{MAX_CHECKPOINTS:,} (each is a training segment and a validation point)")
+        step = w["select"].get("step") if isinstance(w["select"], Mapping) else None
+        if step is not None and not is_checkpoint(step, t["moves"], t["every"]):
+            chk.fail(f"weights.{name}.select.step", f"{step:,} is not a checkpoint (every "
+                     f"{t['every']:,} up to {t['moves']:,})")
+
+
+def check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: KeyCheck) -> None:
+    """A warm start from another claim's artefact names a claim (not this one) that trains
+    those weights with the same learner and layout (the tables must fit the run)."""
+    for name, init in claim.warm_starts():
+        key, t = f"weights.{name}.train.init", claim.weights[name]["train"]
+        if "claim" not in init:
+            continue
+        if init["claim"] == claim.id:
+            chk.fail(f"{key}.claim", "names this claim itself: a warm start continues the "
+                     "frozen weights of another claim")
+        other = claims.get(init["claim"])
+        if other is None:
+            chk.fail(f"{key}.claim", f"no claim {init['claim']!r} (claims: {names_of(claims)})")
+        if init["weights"] not in other.weights:
+            chk.fail(f"{key}.weights", f"claim {other.id} trains no {init['weights']!r} (it "
+                     f"trains: {names_of(other.weights)})")
+        theirs = other.weights[init["weights"]]["train"]
+        mine_l = (t["learner"], t.get("layout"))
+        their_l = (theirs["learner"], theirs.get("layout"))
+        if mine_l != their_l:
+            chk.fail(key, f"{other.id}/{init['weights']} is {_learner_text(*their_l)}, these "
+                     f"weights train {_learner_text(*mine_l)}: a warm start continues the same "
+                     "learner and layout")
+
+
+def _learner_text(learner: str, layout: str | None) -> str:
+    return f"ntuple layout {layout}" if learner == "ntuple" else "linear weights"
+
+
+#: most threads one training job asks for
+MAX_TRAIN_THREADS = 32
+
+
+@dataclass(frozen=True)
+class Training:
+    """One trained weights of a claim, at this profile's budget."""
+
+    claim: str
+    name: str
+    learner: str  # ntuple | linear
+    layout: str  # A..E, or "linear"
+    moves: int
+    every: int
+    first_game: int
+    alpha: float | None
+    select: Any
+    dir: str
+    lanes: int = 1  # training games side by side (engines.train.lanes)
+    #: a warm start: the frozen artefact (:class:`Artefact`) or pinned file (:class:`Pinned`)
+    #: training continues from; None trains from zero
+    init: Any = None
+
+    @property
+    def leaf(self) -> str:
+        """The policy grammar's leaf kind of these weights."""
+        return learner_leaf(self.learner).kind
+
+    @property
+    def steps(self) -> list[int]:
+        """Checkpoint steps (moves trained)."""
+        return checkpoint_steps(self.moves, self.every)
+
+    @property
+    def segments(self) -> list[tuple[int, int]]:
+        """``(start, end)`` of every training segment."""
+        return segments(self.moves, self.every)
+
+    @property
+    def entries(self) -> int:
+        """Table entries (``N_TERMS`` for linear-trained)."""
+        return table_entries(self.learner, self.layout)
+
+    def checkpoint(self, step: int) -> str:
+        """A checkpoint's directory."""
+        return str(step_dir(self.dir, step))
+
+    @property
+    def threads(self) -> int:
+        """Threads a training job asks for: one per lane, at most ``MAX_TRAIN_THREADS`` (the
+        tables do not depend on them)."""
+        return min(self.lanes, MAX_TRAIN_THREADS)
+
+    def recipe(self) -> dict[str, Any]:
+        """What determines the tables (the training job's params); ``lanes`` only when more
+        than one, so a one-lane recipe is the sequential trainer's as it always was."""
+        recipe = {"layout": self.layout, "every": self.every, "first_game": self.first_game,
+                  "alpha": self.alpha}
+        if self.init is not None:
+            recipe["init"] = self.init_source()
+        return recipe if self.lanes == 1 else {**recipe, "lanes": self.lanes}
+
+    def init_source(self) -> dict[str, Any] | None:
+        """Where a warm start's weights are and how their SHA-256 is known: a pinned file's
+        ``{path, sha256}``, or an artefact's ``{path, record, key}`` (the hash in its frozen
+        record, written by the freeze this training waits for); None from zero."""
+        if isinstance(self.init, Pinned):
+            return {"path": self.init.path, "sha256": self.init.sha256}
+        if isinstance(self.init, Artefact):
+            return {"path": self.init.dir, "record": self.init.record, "key": self.init.key}
+        return None
+
+
+def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
+          paths: Paths) -> Artefact | Pinned | None:
+    """A trained weights' warm start: another claim's frozen artefact or a pinned file whose
+    kind is the learner's (its layout is checked with its hash, before any job)."""
+    t = claim.weights[name]["train"]
+    init = t.get("init")
+    if init is None:
+        return None
+    if "claim" in init:
+        return plan_artefact(init, claim, claims, profile, paths)
+    key = f"weights.{name}.train.init"
+    pinned = plan_pinned(claim, key, init)
+    want = learner_leaf(t["learner"]).kind.replace("linear-trained", "linear") + "-file"
+    if pinned.kind != want or pinned.entries != table_entries(t["learner"], t.get("layout")):
+        raise DeclarationError(f"{claim.path}: key {key}.file: {pinned.path} holds a "
+                               f"{pinned.kind} leaf of {pinned.entries:,} entries; these weights "
+                               f"train {want.replace('-file', '')} weights of "
+                               f"{table_entries(t['learner'], t.get('layout')):,}")
+    return pinned
+
+
+def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: list[str],
+                  claims: Mapping[str, Claim]) -> dict[str, Training]:
+    """Every trained weights at this profile's budget (each shrink listed in ``shrunk``)."""
+    out, total = {}, 0
+    for name, w in claim.weights.items():
+        t = w["train"]
+        lanes = t.get("lanes", 1)
+        moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
+        every = prof.over.get("weights", {}).get(name, {}).get("every")
+        key = f"claims.{claim.id}.weights.{name}.every"
+        if moves % lanes:
+            prof.fail(f"claims.{claim.id}.weights.{name}.moves", f"{moves:,} moves is not a "
+                      f"multiple of the {lanes} lanes the weights train in")
+        if every is None:
+            every = min(t["every"], moves)
+            cap = prof.caps.get("checkpoints")
+            if cap and checkpoint_count(moves, every) > cap:
+                every = min(math.ceil(moves / cap / lanes) * lanes, moves)
+        elif every > moves:
+            prof.fail(key, f"{every:,} is larger than the {moves:,} moves trained")
+        elif every % lanes:
+            prof.fail(key, f"{every:,} is not a multiple of the {lanes} lanes the weights "
+                      "train in")
+        total += checkpoint_count(moves, every)
+        if total > MAX_CHECKPOINTS:
+            prof.fail(key, f"a checkpoint every {every:,} of {moves:,} moves gives claim "
+                      f"{claim.id} {total:,} checkpoints; at most {MAX_CHECKPOINTS:,}")
+        select = w["select"]
+        if isinstance(select, Mapping) and not is_checkpoint(select["step"], moves, every):
+            prof.fail(f"claims.{claim.id}.weights.{name}", f"the declared select.step "
+                      f"{select['step']:,} is not a checkpoint at this profile's budget")
+        if (moves, every) != (t["moves"], t["every"]):
+            shrunk.append(f"{name}: trained {moves_text(moves)} moves, a checkpoint every "
+                          f"{moves_text(every)} (declared: {moves_text(t['moves'])} every "
+                          f"{moves_text(t['every'])})")
+        out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
+                             every, t["first_game"], t.get("alpha"), select,
+                             paths.path("train", claim=claim.id, weights=name), lanes,
+                             _init(claim, name, claims, prof.profile["profile"], paths))
+    return out
+
+
+def check_first_games(claim: Claim, trained: Mapping[str, Training], bank: Any) -> None:
+    """Every training starts within the seed bank's training role (``bank``)."""
+    for name, t in trained.items():
+        if t.first_game >= bank.roles["training"]["count"]:
+            raise DeclarationError(f"{claim.path}: key weights.{name}.train.first_game: "
+                                   f"{t.first_game:,} is beyond the training role's "
+                                   f"{bank.roles['training']['count']:,} games")
