@@ -59,8 +59,9 @@ from analysis.bootstrap import (
     DEFAULT_CHUNK,
     resample_counts,
 )
+from analysis.panel_faults import faulted
 from analysis.reading_result import Reading
-from contracts.panel_table import FAULT, FAULTS, N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
+from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
 
 #: figures that need the ranker's values (a ranker giving its choice alone has the others)
 VALUE_FIGURES = ("pairwise", "tau")
@@ -97,34 +98,6 @@ def _float(text: str) -> float:
     return float(text) if text else math.nan
 
 
-# ---- a ranker's faults (contracts.panel_table.FAULT): counted, and the verdict invalid, as
-# a game's illegal and unfinished decisions
-
-
-def faulted(row: Mapping[str, str]) -> bool:
-    """Whether a panel table's row records a fault of its ranker at its root."""
-    return bool(row.get(FAULT))
-
-
-def ranker_faults(rows: Sequence[Mapping[str, str]], names: Sequence[str]
-                  ) -> dict[str, dict[str, int]]:
-    """``ranker -> {fault: count}`` (every kind of :data:`FAULTS`) for each of ``names`` with
-    a fault in the table, in ``names`` order; empty when none has one."""
-    counts = {name: dict.fromkeys(FAULTS, 0) for name in names}
-    for row in rows:
-        if faulted(row) and row["ranker"] in counts:
-            counts[row["ranker"]][row[FAULT]] += 1
-    return {name: c for name, c in counts.items() if any(c.values())}
-
-
-def fault_errors(panel: Mapping[str, Any] | None) -> list[str]:
-    """The methodological errors of a panel's readings file: one per ranker with faults (its
-    ``faults``), as a contrast's illegal or unfinished decisions are."""
-    return [f"panel ranker {name}: {c.get(FAULTS[0], 0)} illegal and {c.get(FAULTS[1], 0)} "
-            "unfinished answers (faults: the centre-first choice was taken, no values)"
-            for name, c in ((panel or {}).get("faults") or {}).items()]
-
-
 def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) -> PanelRoots:
     """The ranker's and the reference's rows of a panel table (text, as
     :func:`contracts.panel_table.read_rows` gives them), aligned by root.
@@ -135,10 +108,10 @@ def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) 
     valuing other columns than the reference's legal ones; a ranker giving
     values at some roots and not at others.
 
-    A root where the reference has a fault (:func:`faulted`) is left out, for every ranker
-    alike; a ranker's faulted root has its centre-first choice and no values (its value
+    A root where the reference has a fault (:func:`analysis.panel_faults.faulted`) is left
+    out, for every ranker alike; a ranker's faulted root has its centre-first choice and no values (its value
     figures are undefined there), and does not count as a root without values.  Faults are
-    counted by :func:`ranker_faults` and make the verdict invalid (:func:`fault_errors`).
+    counted by :mod:`analysis.panel_faults`, and make the verdict invalid.
     """
     by: dict[str, dict[tuple[int, int], Mapping[str, str]]] = {reference: {}, ranker: {}}
     for row in rows:

@@ -16,8 +16,8 @@ page, the verdict and the records read:
   its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
 * ``agreement``: how often each two rankers choose alike;
 * ``faults`` (only when some ranker has one): each faulted ranker's count of
-  ``illegal`` and ``unfinished`` answers (:func:`analysis.panel_readings.ranker_faults`),
-  which make the claim's verdict invalid (:func:`analysis.panel_readings.fault_errors`);
+  ``illegal`` and ``unfinished`` answers (:func:`analysis.panel_faults.ranker_faults`),
+  which make the claim's verdict invalid (:func:`analysis.panel_faults.fault_errors`);
 * ``shown``: up to :data:`SHOWN` roots from different games, drawn as
   boards: in each game the root where the most rankers lose reference value
   (the earliest of equals), and of those the games where most do (the
@@ -37,15 +37,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES
+from analysis.panel_faults import faulted, ranker_faults
 from analysis.panel_readings import (
     DEFAULT_KS,
     PanelError,
     choice_agreement,
     difference,
-    faulted,
     figure_names,
     panel_roots,
-    ranker_faults,
     read_ranker,
 )
 from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, kinds_of

@@ -139,7 +139,7 @@ def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
 
 def panel_faults(readings: Mapping[str, Any]) -> dict[str, Any]:
     """``{"rankerFaults": {ranker: {"illegal": n, "unfinished": n}}}`` when the panel's readings
-    file counts faults (analysis.panel_readings.ranker_faults), else nothing: a record of a
+    file counts faults (analysis.panel_faults.ranker_faults), else nothing: a record of a
     panel without faults is the same as before they were recorded."""
     faults = readings.get("faults") or {}
     return {"rankerFaults": {name: dict(c) for name, c in faults.items()}} if faults else {}
