@@ -109,9 +109,10 @@ def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) 
     values at some roots and not at others.
 
     A root where the reference has a fault (:func:`analysis.panel_faults.faulted`) is left
-    out, for every ranker alike; a ranker's faulted root has its centre-first choice and no values (its value
-    figures are undefined there), and does not count as a root without values.  Faults are
-    counted by :mod:`analysis.panel_faults`, and make the verdict invalid.
+    out, for every ranker alike; a ranker's faulted root has its centre-first choice and no
+    values (its value figures are undefined there), and does not count as a root without
+    values.  Faults are counted by :mod:`analysis.panel_faults`, and make the verdict
+    invalid.
     """
     by: dict[str, dict[tuple[int, int], Mapping[str, str]]] = {reference: {}, ranker: {}}
     for row in rows:
