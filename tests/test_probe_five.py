@@ -69,3 +69,22 @@ def test_a_profile_file_of_ones_own_runs_to_its_page_and_a_rerun_reproduces(tmp_
     text = page.read_text(encoding="utf-8")
     line = text[text.index("Complete:"):][:900]
     assert "a reproduction" in line and "invalidated" not in line, line
+
+
+def test_an_external_arm_cannot_give_a_panel_its_roots(tmp_path) -> None:
+    """Its block was opened and read, and the roots could never be built (item 4)."""
+    from test_panel_declaration import _set, plan_of
+
+    with pytest.raises(DeclarationError) as err:
+        plan_of(tmp_path, _set("panel.roots.policy", "outsider"))
+    message = str(err.value)
+    assert "\n" not in message and "my-panel.yaml: key panel.roots.policy: arm 'outsider' is " \
+        "external" in message, message
+
+
+def test_a_panel_only_claims_oversized_roots_are_named_as_its_panels(tmp_path) -> None:
+    from test_panel_declaration import _set, plan_of
+
+    with pytest.raises(DeclarationError, match=r"my-panel.yaml: key panel.roots.games: "
+                                               r"10,000,000 games would read"):
+        plan_of(tmp_path, _set("panel.roots.games", 10**7), profile="paper")

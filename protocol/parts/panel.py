@@ -71,6 +71,11 @@ def check_panel(doc: dict[str, Any], chk: KeyCheck) -> None:
                  "supported: the screen may stop before the roots' games are played")
     roots = panel["roots"]
     _check_arm_name(roots["policy"], "panel.roots.policy", doc, chk)
+    if play_kind(doc["arms"][roots["policy"]]["play"]).kind == EXTERNAL:
+        chk.fail("panel.roots.policy", f"arm {roots['policy']!r} is external: the roots are "
+                 "its games replayed move by move, and a program's game cannot be played "
+                 "again; give the roots to an arm of ours (a search, direct or a baseline) "
+                 "and rank with the program")
     if "screen" in doc:
         arm = doc["arms"][roots["policy"]]
         most, what = arm.get("games", doc["screen"]["games"]), (

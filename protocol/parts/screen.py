@@ -104,7 +104,8 @@ def plan_blocks(claim: Claim, prof: ProfileSettings, claims: Mapping[str, Claim]
     size, count = bank.roles["screen"]["block_size"], bank.roles["screen"]["blocks"]
     n_blocks = math.ceil(games / size)
     if n_blocks > count:  # before any list of blocks is built
-        raise DeclarationError(f"{claim.path}: key screen.games: {games:,} games would read "
+        key = "screen.games" if "screen" in claim.doc else "panel.roots.games"
+        raise DeclarationError(f"{claim.path}: key {key}: {games:,} games would read "
                                f"{n_blocks:,} blocks of {size} seeds; the screen role holds "
                                f"{count:,}")
     if block + n_blocks > count:
