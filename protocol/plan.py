@@ -52,7 +52,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     trained = plan_training(claim, prof, paths, shrunk, claims)
     vgames, varms, comparator = plan_validation(claim, prof, trained, claims, paths, shrunk)
     games = plan_screen_games(claim, prof, shrunk)
-    check_first_games(claim, trained, bank)
+    check_first_games(claim, trained, bank, profile["statistics"]["health_games"])
     blocks, start, shares = plan_blocks(claim, prof, claims, games, bank)
     arms = plan_screen_arms(claim, prof, games, claims, paths, shrunk)
     sequential = plan_sequential(claim, prof, games, arms, shrunk)

@@ -88,3 +88,21 @@ def test_a_panel_only_claims_oversized_roots_are_named_as_its_panels(tmp_path) -
     with pytest.raises(DeclarationError, match=r"my-panel.yaml: key panel.roots.games: "
                                                r"10,000,000 games would read"):
         plan_of(tmp_path, _set("panel.roots.games", 10**7), profile="paper")
+
+
+@pytest.mark.parametrize("first_game", [10**12 - 1_000, 10**12 + 999])
+def test_a_training_that_would_read_the_health_games_is_refused(tmp_path, first_game) -> None:
+    """Training seeds overlapped the health seeds when first_game sat just below them."""
+    from claims_support import claims_copy
+
+    def edit(doc):
+        doc["weights"]["ntuple-A"]["train"]["first_game"] = first_game
+
+    claims = claims_copy(tmp_path / "c", edit)
+    with pytest.raises(DeclarationError, match=r"ntuple-line-tuples.yaml: key weights.ntuple-A"
+                                               r".train.first_game: .* unseen games"):
+        load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims)})
+    # one past the health games plans
+    far = claims_copy(tmp_path / "far", lambda d: d["weights"]["ntuple-A"]["train"].update(
+        first_game=2 * 10**12))
+    assert load_plan(REPO, {"profile": "smoke", "claims_dir": str(far)})

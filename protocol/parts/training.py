@@ -233,10 +233,26 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
     return out
 
 
-def check_first_games(claim: Claim, trained: Mapping[str, Training], bank: Any) -> None:
-    """Every training starts within the seed bank's training role (``bank``)."""
+def check_first_games(claim: Claim, trained: Mapping[str, Training], bank: Any,
+                      health_games: int) -> None:
+    """Every training starts within the seed bank's training role (``bank``), and none reads
+    the training health's unseen games (``health_games`` from
+    :data:`engines.train.evaluate.UNSEEN_GAME`): a training reads at most one game a move,
+    and a lane's game under way, from its first game on (wrapping at the role's end)."""
+    from engines.train.evaluate import UNSEEN_GAME
+
+    count = int(bank.roles["training"]["count"])
     for name, t in trained.items():
-        if t.first_game >= bank.roles["training"]["count"]:
-            raise DeclarationError(f"{claim.path}: key weights.{name}.train.first_game: "
-                                   f"{t.first_game:,} is beyond the training role's "
-                                   f"{bank.roles['training']['count']:,} games")
+        key = f"{claim.path}: key weights.{name}.train.first_game"
+        if t.first_game >= count:
+            raise DeclarationError(f"{key}: {t.first_game:,} is beyond the training role's "
+                                   f"{count:,} games")
+        games = min(t.moves + t.lanes, count)
+        read = [(t.first_game, min(t.first_game + games, count)),
+                (0, max(0, t.first_game + games - count))]  # past the end: from game 0
+        if any(lo < UNSEEN_GAME + health_games and hi > UNSEEN_GAME for lo, hi in read):
+            raise DeclarationError(
+                f"{key}: {t.first_game:,} and {t.moves:,} moves may read games "
+                f"{UNSEEN_GAME:,} to {UNSEEN_GAME + health_games - 1:,}, the training "
+                "health's unseen games (a checkpoint is played one ply on them): start "
+                "the training elsewhere")
