@@ -27,7 +27,7 @@ File format (``drop7-screen-ledger-v3``; a ``v2`` file, without ``looks`` and
                        "games": n, "table_sha256": "...", "deciding_sha256": "...",
                        "completed_utc": "...",
                        "config_hash": "...", "commit": "...",
-                       "protocol_sha256": "...",
+                       "protocol_sha256": "...", "declaration_sha256": "...",
                        "looks": [{"look": k, "seeds": [start, n], "statistic": t,
                                   "efficacy_bound": c, "futility_bound": a,
                                   "decision": "...", "utc": "..."}, ...],
@@ -212,13 +212,16 @@ def protocol_refusal(block: int, opener: Opener, entries: Sequence[Mapping[str, 
 def open_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, profile: str,
                 seeds: Sequence[int], allow_reuse: bool = False, config_hash: str | None = None,
                 commit: str | None = None, now: datetime | None = None,
-                protocol_sha256: str | None = None) -> dict[str, Any]:
+                protocol_sha256: str | None = None,
+                declaration_sha256: str | None = None) -> dict[str, Any]:
     """Record that ``opener`` reads ``blocks``, or refuse (:class:`LedgerError`).
 
     Returns the ledger's answer: every block with its owner and this opener's
     entry, and ``reused`` when any block had been read by another opener.
     ``protocol_sha256`` is kept in a new entry and checked against an existing
-    one (:func:`protocol_refusal`).
+    one (:func:`protocol_refusal`); ``declaration_sha256``
+    (:func:`protocol.disclosure.declaration_sha256`) is kept in a new entry, for the page
+    to say when the declaration was edited since.
     """
     for sha in opener.hashes.values():
         if len(sha) != 64 or any(ch not in "0123456789abcdef" for ch in sha):
@@ -242,6 +245,8 @@ def open_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, prof
                         "config_hash": config_hash, "commit": commit}
                 if protocol_sha256 is not None:
                     mine["protocol_sha256"] = protocol_sha256
+                if declaration_sha256 is not None:
+                    mine["declaration_sha256"] = declaration_sha256
                 entries.append(mine)
             reused = any(not opener.same(e) for e in entries[:entries.index(mine)])
             answer["blocks"][str(block)] = {"owner": dict(entries[0]), "entry": dict(mine),

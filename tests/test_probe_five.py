@@ -69,6 +69,15 @@ def test_a_profile_file_of_ones_own_runs_to_its_page_and_a_rerun_reproduces(tmp_
     text = page.read_text(encoding="utf-8")
     line = text[text.index("Complete:"):][:900]
     assert "a reproduction" in line and "invalidated" not in line, line
+    assert "was edited after screen block" not in text
+    # the claim's text rewritten after its block was read: the page says so over the verdict
+    doc = own_claim(block=77)
+    doc["claim"] = "One ply of the fair leaf crushes random play."
+    write_claim(folder, doc)
+    ok(snakemake(work, *args))
+    text = page.read_text(encoding="utf-8")
+    assert "crushes" in text and "was edited after screen block 4077 was opened" in text
+    assert json.loads(ledger.read_text(encoding="utf-8")) == first
 
 
 def test_an_external_arm_cannot_give_a_panel_its_roots(tmp_path) -> None:
@@ -106,3 +115,21 @@ def test_a_training_that_would_read_the_health_games_is_refused(tmp_path, first_
     far = claims_copy(tmp_path / "far", lambda d: d["weights"]["ntuple-A"]["train"].update(
         first_game=2 * 10**12))
     assert load_plan(REPO, {"profile": "smoke", "claims_dir": str(far)})
+
+
+def test_the_page_notes_an_edited_declaration_and_one_in_place_of_a_shipped_one() -> None:
+    from protocol.disclosure import declaration_notes, declaration_sha256
+
+    doc = {"id": "c", "title": "T", "claim": "C", "recorded": {"x": 1}}
+    opened = {"blocks": {"9": {"entry": {"opened_utc": "2026-12-01T00:00:00Z",
+                                         "declaration_sha256": declaration_sha256(doc)}}}}
+    assert declaration_notes(doc, opened, "mine/c.yaml", None) == []
+    # the register's figures follow the register: no note
+    assert declaration_notes({**doc, "recorded": {"x": 2}}, opened, "mine/c.yaml", None) == []
+    [edited] = declaration_notes({**doc, "title": "T2"}, opened, "mine/c.yaml", None)
+    assert "edited after screen block 9 was opened on 2026-12-01T00:00:00Z" in edited
+    [shipped] = declaration_notes(doc, None, "mine/c.yaml", "config/claims/c.yaml")
+    assert "in place of the shipped config/claims/c.yaml" in shipped
+    # an entry written before the hash was kept says nothing
+    del opened["blocks"]["9"]["entry"]["declaration_sha256"]
+    assert declaration_notes({**doc, "title": "T2"}, opened, "mine/c.yaml", None) == []

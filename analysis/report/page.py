@@ -83,6 +83,9 @@ class ClaimRun:
     records: list[dict[str, str | None]] = field(default_factory=list)
     #: the ranking panel's readings (None: the claim has no panel, or it was not read)
     panel: PanelSection | None = None
+    #: what the page says of its declaration (edited since its block was opened; one's own in
+    #: place of a shipped one): :func:`protocol.disclosure.declaration_notes`
+    notes: list[str] = field(default_factory=list)
 
     @property
     def claim(self) -> str:

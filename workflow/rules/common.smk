@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from protocol import checks, commands, costs
+from protocol.declaration import DEFAULT_CLAIMS_DIR
 from protocol.paths import INDEX, VALIDATION
 from protocol.plan import load_plan
 from protocol.profile import command_line_origins

@@ -51,6 +51,9 @@ rule report:
     localrule: True
     params:
         plan=lambda wc: CLAIMS[wc.claim].describe(),
+        declared_in=lambda wc: str(CLAIMS[wc.claim].claim.path),
+        replaces=lambda wc: (f"{DEFAULT_CLAIMS_DIR}/{wc.claim}.yaml"
+                             if wc.claim in PLAN.replaces else None),
         manifests=manifests_of,
         health=lambda wc: health_files(wc.claim),
         profile=PLAN.profile,

@@ -5,6 +5,7 @@ import sys
 from datetime import UTC, datetime
 
 from contracts.json_file import load_json, write_json
+from protocol.disclosure import declaration_sha256
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, open_blocks, read_ledger
 from protocol.plan import load_plan
@@ -39,7 +40,8 @@ def main() -> None:
                          seeds=p.seeds, allow_reuse=p.allow_reuse,
                          config_hash=config_hash(S.config),
                          commit=git_state(p.repo)["commit"], now=now,
-                         protocol_sha256=experiment["protocolSha256"])
+                         protocol_sha256=experiment["protocolSha256"],
+                         declaration_sha256=declaration_sha256(plan["declaration"]))
     note = " (REUSED: read before by another opener)" if answer["reused"] else ""
     print(f"screen blocks {p.blocks} opened for {S.wildcards.claim}{note}", file=sys.stderr)
     for b, a in answer["blocks"].items():

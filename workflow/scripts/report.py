@@ -17,6 +17,7 @@ from analysis.report.page import (
 )
 from analysis.report.panel_model import PanelSection
 from contracts.json_file import json_text, load_json, write_json
+from protocol.disclosure import declaration_notes
 from protocol.jobs import log_to, run
 from protocol.provenance import collect
 from protocol.records.check import bundle_files
@@ -58,6 +59,8 @@ def main() -> None:
         records=[record_link(f) for f in bundle_files(S.input.records)],
         panel=(PanelSection.from_json(load_json(S.input.panel), S.input.panel)
                if "panel" in inputs else None),
+        notes=declaration_notes(plan["declaration"], load_json(S.input.opened) if opened
+                                else None, S.params.declared_in, S.params.replaces),
     )
     figures = build_figures(claim_run)
     for name in figures:
