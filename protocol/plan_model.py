@@ -25,7 +25,7 @@ from analysis.report.model import (
 from protocol import costs
 from protocol.claim import Claim
 from protocol.parts.arm import PlannedArm
-from protocol.parts.contrasts import Contrast
+from protocol.parts.contrasts import PlannedContrast
 from protocol.parts.panel import PlannedPanel
 from protocol.parts.pins import Artefact, Pinned, table_entries
 from protocol.parts.sequential import Sequential
@@ -34,8 +34,9 @@ from protocol.paths import LOOK, VALIDATION, Paths, screen_label
 from protocol.profile import blamer
 from protocol.profile import source as profile_source
 
-__all__ = ["MAX_TRAIN_THREADS", "PILOT", "PUBLIC", "Artefact", "ClaimPlan", "Contrast", "Pinned",
-           "Plan", "PlannedArm", "PlannedPanel", "Sequential", "Training", "table_entries"]
+__all__ = ["MAX_TRAIN_THREADS", "PILOT", "PUBLIC", "Artefact", "ClaimPlan", "Pinned", "Plan",
+           "PlannedArm", "PlannedContrast", "PlannedPanel", "Sequential", "Training",
+           "table_entries"]
 
 PILOT, PUBLIC = "pilot", "public-development"
 
@@ -56,7 +57,7 @@ class ClaimPlan:
     validation_arms: dict[str, PlannedArm]
     comparator: str | None
     arms: dict[str, PlannedArm]
-    contrasts: dict[str, Contrast]
+    contrasts: dict[str, PlannedContrast]
     shrunk: list[str] = field(default_factory=list)
     sequential: Sequential | None = None  # a screen with looks
     #: why the profile can give no more than pilot evidence, shrunk or not

@@ -66,7 +66,7 @@ def position_line(state: np.ndarray, cols: np.ndarray) -> str:
 
 
 @dataclass(frozen=True)
-class Position:
+class PositionMessage:
     """A parsed ``position``: the packed board and the public numbers."""
 
     cols: np.ndarray
@@ -85,7 +85,7 @@ class Position:
         return state
 
 
-def parse_position(line: str) -> Position:
+def parse_position(line: str) -> PositionMessage:
     """Parse a ``position`` line (fields in the order of :data:`POSITION_FIELDS`)."""
     words = line.split()
     if len(words) != 1 + 2 * len(POSITION_FIELDS) or words[0] != POSITION:
@@ -110,7 +110,7 @@ def parse_position(line: str) -> Position:
             raise MessageError(f"position {key} must be an integer in {lo}..{hi}, got "
                                f"{value[:40]!r}")
         numbers.append(int(value))
-    return Position(cols, *numbers)
+    return PositionMessage(cols, *numbers)
 
 
 def go_line(decision: int, movetime_ms: int | None) -> str:

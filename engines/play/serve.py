@@ -62,7 +62,7 @@ def serve(policy: Policy, inp: IO[str], out: IO[str]) -> int:
     if valued:
         say(msg.feature_line(msg.VALUES))
     say(msg.READY)
-    position: msg.Position | None = None
+    position: msg.PositionMessage | None = None
     game = 0
     # the values of the last position searched (its line), kept so that 'values' after 'go'
     # on the same position reads them from that search

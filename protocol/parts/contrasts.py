@@ -38,7 +38,7 @@ def check_contrasts(doc: dict[str, Any], chk: KeyCheck) -> None:
 
 
 @dataclass(frozen=True)
-class Contrast:
+class PlannedContrast:
     """A declared contrast at this profile's size."""
 
     name: str
@@ -50,7 +50,8 @@ class Contrast:
     metric: str = DEFAULT_METRIC  # what it compares game by game (analysis.games_table.METRICS)
 
 
-def plan_contrasts(claim: Claim, arms: Mapping[str, PlannedArm], games: int) -> dict[str, Contrast]:
+def plan_contrasts(claim: Claim, arms: Mapping[str, PlannedArm], games: int
+                   ) -> dict[str, PlannedContrast]:
     """Every contrast on the games all its arms play (an arm on a prefix sets them)."""
     out = {}
     for name, c in claim.contrasts.items():
@@ -58,6 +59,6 @@ def plan_contrasts(claim: Claim, arms: Mapping[str, PlannedArm], games: int) -> 
         n = min(arms[a].games for a in members)
         prefix = tuple(a for a in members if arms[a].games == n) if n < games else ()
         kind = "difference" if "difference" in c else "interaction"
-        out[name] = Contrast(name, kind, members, n, c.get("title", name), prefix,
+        out[name] = PlannedContrast(name, kind, members, n, c.get("title", name), prefix,
                              c.get("metric", DEFAULT_METRIC))
     return out
