@@ -9,8 +9,8 @@ the training health), :mod:`analysis.readings` (a claim's readings
 evaluated), :mod:`analysis.health` (does a learner learn, checkpoint after
 checkpoint), :mod:`analysis.power` (the screen's operating
 characteristic), :mod:`analysis.oc_plot` (its figure), the group-sequential
-design (:mod:`analysis.sequential`, :mod:`analysis.sequential_recursion`,
-:mod:`analysis.sequential_estimate`, :mod:`analysis.sequential_sim`) and
+design (:mod:`analysis.sequential.design`, :mod:`analysis.sequential.recursion`,
+:mod:`analysis.sequential.estimate`, :mod:`analysis.sequential.sim`) and
 :mod:`analysis.cli` (``drop7 stats``).
 See docs/statistics.md for the formulas and decisions.
 """

@@ -4,7 +4,7 @@ and as ``drop7 records rebuild`` computes it again from a bundle's per-game rows
 A difference contrast pairs its two arms; an interaction pairs two pairs on the same seeds.
 A screened contrast gets its operating characteristic (``oc_sims`` > 0); the contrast a
 sequential screen stops on gets its looks, corrected estimate and simulated error rates
-(:func:`analysis.sequential_screen.screen_section`) and reads the seeds up to its stopping
+(:func:`analysis.sequential.screen.screen_section`) and reads the seeds up to its stopping
 look.
 """
 
@@ -18,8 +18,8 @@ import pandas as pd
 from analysis.contrast import Hashes, contrast_interaction, contrast_paired
 from analysis.games_table import DEFAULT_METRIC, pair_arms, select_block
 from analysis.power import operating_characteristic
-from analysis.sequential import SequentialDesign
-from analysis.sequential_screen import screen_section
+from analysis.sequential.design import SequentialDesign
+from analysis.sequential.screen import screen_section
 
 
 def block_contrast(table: pd.DataFrame, *, kind: str, arms: Sequence[str], start: int,

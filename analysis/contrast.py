@@ -35,7 +35,7 @@ from scipy import stats
 
 from analysis.bootstrap import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_bounds
 from analysis.games_table import DEFAULT_METRIC, MIN_PAIRS, PairedGames, pair_arms
-from analysis.sequential_screen import SequentialSection
+from analysis.sequential.screen import SequentialSection
 
 #: criterion names, in report order
 CRITERIA = ("bootstrap_lb", "t_lb", "halves", "lower_quartile", "decisions", "weights_hash")

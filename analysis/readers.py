@@ -129,7 +129,7 @@ def _read_sequential(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
 def read_screen(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """The four-part screen; a sequential screen's at its stopping look (the efficacy bound
     crossed, the bootstrap LB at the look's level above 0, both halves above 0, no
-    lower-quartile regression: :mod:`analysis.sequential_screen`)."""
+    lower-quartile regression: :mod:`analysis.sequential.screen`)."""
     if c.get("sequential"):
         return _read_sequential(c)
     failures = screen_failures(c)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.sequential import SequentialDesign
+from analysis.sequential.design import SequentialDesign
 
 
 def declared_screen(doc: Mapping[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Look ``k`` is a checkpoint over every arm's games of looks ``1..k``; the
 games of look ``k + 1`` exist only once look ``k`` said continue, so a
 stopped screen plays nothing more.  The workflow asks these functions and
 hands them how to get a decision (Snakemake's checkpoint); the decisions
-themselves are decided by the look job (:func:`analysis.sequential.decide`).
+themselves are decided by the look job (:func:`analysis.sequential.design.decide`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from analysis.sequential import CONTINUE
+from analysis.sequential.design import CONTINUE
 from contracts.json_file import load_json
 from protocol.paths import Paths
 from protocol.plan_model import ClaimPlan

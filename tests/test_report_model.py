@@ -113,10 +113,10 @@ def test_a_contrast_s_json_reads_back_as_the_contrast_and_writes_the_same() -> N
 
 def test_a_sequential_contrast_reads_back_with_its_looks_typed() -> None:
     """The contrast a sequential screen stops on: its section's looks and stop are
-    :class:`~analysis.sequential_screen.Look`; the JSON written again is the same."""
+    :class:`~analysis.sequential.screen.Look`; the JSON written again is the same."""
     from analysis.contrast import contrast_paired
     from analysis.games_table import pair_arms
-    from analysis.sequential_screen import Look, look_record, screen_section
+    from analysis.sequential.screen import Look, look_record, screen_section
 
     run = run_of("fourth-ply")
     p = load_plan(ROOT, {"profile": "pilot"}).claims["fourth-ply"]

@@ -217,8 +217,8 @@ def test_the_page_links_each_register_record_and_stays_self_contained() -> None:
 
 def test_a_sequential_screen_shows_every_look_the_estimates_and_its_error_rates() -> None:
     from analysis.contrast import contrast_paired as paired
-    from analysis.sequential import CONTINUE
-    from analysis.sequential_screen import look_record, screen_section
+    from analysis.sequential.design import CONTINUE
+    from analysis.sequential.screen import look_record, screen_section
 
     run = run_of("fourth-ply")
     p = plan("fourth-ply")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.sequential import (
+from analysis.sequential.design import (
     CONTINUE,
     SPENDING,
     STOP,
@@ -21,7 +21,7 @@ from analysis.sequential import (
     t_to_z,
     z_to_t,
 )
-from analysis.sequential_recursion import stage_probabilities
+from analysis.sequential.recursion import stage_probabilities
 
 # --- the design and what it refuses ------------------------------------------------------------
 

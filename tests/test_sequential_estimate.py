@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.sequential import CONTINUE, SequentialDesign, decide, equally_spaced
-from analysis.sequential_estimate import estimate
+from analysis.sequential.design import CONTINUE, SequentialDesign, decide, equally_spaced
+from analysis.sequential.estimate import estimate
 
 
 def test_one_look_gives_the_fixed_sample_mean_and_t_interval():

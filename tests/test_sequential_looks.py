@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from claims_support import REPO
 
-from analysis.sequential import CONTINUE, STOP_EFFICACY
+from analysis.sequential.design import CONTINUE, STOP_EFFICACY
 from protocol import looks
 from protocol.plan import load_plan
 

@@ -8,8 +8,8 @@ from claims_support import REPO, claims_copy, profile_like, shipped
 
 from analysis.contrast import contrast_scores
 from analysis.readers import read_screen, screen_failures
-from analysis.sequential import CONTINUE, STOP_EFFICACY
-from analysis.sequential_screen import (
+from analysis.sequential.design import CONTINUE, STOP_EFFICACY
+from analysis.sequential.screen import (
     design_of,
     look_record,
     scale_looks,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from test_stats_support import score_like_pairs
 
-from analysis.sequential import SPENDING, equally_spaced
-from analysis.sequential_sim import simulate
+from analysis.sequential.design import SPENDING, equally_spaced
+from analysis.sequential.sim import simulate
 
 
 def _exchangeable_lognormal(n: int, seed: int) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 A screen with ``looks`` stops on the contrast of its one ``screen`` reading,
 plays every arm on every look (no prefix) and has a design that keeps its
-error rate (:mod:`analysis.sequential_screen`), built once by the check; a
+error rate (:mod:`analysis.sequential.screen`), built once by the check; a
 profile gives its own looks or scales the declared ones to a shrunk
 screen.
 """
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from analysis.sequential import SequentialDesign
-from analysis.sequential_screen import design_key, design_of, scale_screen
+from analysis.sequential.design import SequentialDesign
+from analysis.sequential.screen import design_key, design_of, scale_screen
 from protocol import costs
 from protocol.claim import Claim, declared_screen
 from protocol.parts.arm import PlannedArm
@@ -34,7 +34,7 @@ def sequential_contrast(doc: Mapping[str, Any]) -> str | None:
 
 def check_sequential(doc: dict[str, Any], chk: KeyCheck) -> SequentialDesign | None:
     """A sequential screen: one screen reading to stop on, every arm on every look, a design
-    that keeps its error rate (analysis.sequential_screen); the design, built once here."""
+    that keeps its error rate (analysis.sequential.screen); the design, built once here."""
     screen = declared_screen(doc)
     if "looks" not in screen:
         for key in ("spending", "futility"):

@@ -41,7 +41,7 @@ from analysis.games_table import pair_arms, read_games
 from analysis.reading_kinds import CONTRAST, kinds_of
 from analysis.readings import evaluate_all
 from analysis.report.page import record_link, refresh_page, write_public
-from analysis.sequential_screen import look_record
+from analysis.sequential.screen import look_record
 from contracts.games_table import GAMES_COLUMNS, write_rows
 from protocol.ledger import COMMITTED, read_ledger, replays
 from protocol.plan import load_plan

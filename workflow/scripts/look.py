@@ -5,7 +5,7 @@ anything else reads it."""
 import sys
 
 from analysis.games_table import pair_arms, read_games, select_block
-from analysis.sequential_screen import look_record
+from analysis.sequential.screen import look_record
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.ledger import Opener, record_look

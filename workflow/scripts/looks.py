@@ -1,7 +1,7 @@
 """Adapter: a sequential screen's looks up to the one that stopped it, the seeds it read and the
 seeds of its block it never read."""
 
-from analysis.sequential import CONTINUE
+from analysis.sequential.design import CONTINUE
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
 

@@ -5,7 +5,7 @@ The population is the observed deltas centred to mean 0 and shifted by
 ``n_K`` deltas with replacement (counter-based SplitMix64 indices of
 :func:`analysis.bootstrap.resample_indices`, seed :data:`SEQUENTIAL_SEED`),
 reads them in order, and applies the design's t bounds at each look
-(:func:`analysis.sequential.decide`'s rule, vectorised).  The same draws give
+(:func:`analysis.sequential.design.decide`'s rule, vectorised).  The same draws give
 the fixed screen: one look at ``n_K`` with the t LB criterion at the design's
 alpha (the screen's ``t_lb`` when alpha = 0.05).  Only the t criterion is
 simulated; the other screen criteria are the caller's.
@@ -22,7 +22,7 @@ from scipy import stats
 
 from analysis.bootstrap import resample_indices
 from analysis.games_table import MIN_PAIRS
-from analysis.sequential import SequentialDesign, check_deltas
+from analysis.sequential.design import SequentialDesign, check_deltas
 
 #: generator seed of the simulated sequential screens
 SEQUENTIAL_SEED = 20_260_907

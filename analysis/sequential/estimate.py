@@ -9,7 +9,7 @@ look ``k``.  With ``theta`` the mean delta in per-game sd units,
     p(theta) = sum_{j<k} P_theta(stop for efficacy at j) + P_theta(reach k, Z_k >= z)
 
 increases in ``theta`` and is computed by the recursion of
-:mod:`analysis.sequential`.  The median-unbiased estimate solves
+:mod:`analysis.sequential.design`.  The median-unbiased estimate solves
 ``p(theta) = 1/2``; the two-sided ``level`` interval solves
 ``p = (1 - level)/2`` (lower) and ``(1 + level)/2`` (upper).  The estimate and
 interval read the observed t as the standardised mean (the paired sd at the
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from analysis.sequential import (
+from analysis.sequential.design import (
     CONTINUE,
     STOP_FUTILITY,
     SequentialDesign,
@@ -38,7 +38,7 @@ from analysis.sequential import (
     decide,
     t_to_z,
 )
-from analysis.sequential_recursion import Walk
+from analysis.sequential.recursion import Walk
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
 """A claim's sequential screen: its design from the declaration, each look, and the reading.
 
 The declaration (``screen.looks``, ``screen.spending``, ``screen.futility``)
-becomes a :class:`~analysis.sequential.SequentialDesign` at the screen's
+becomes a :class:`~analysis.sequential.design.SequentialDesign` at the screen's
 one-sided :data:`~analysis.bootstrap.ALPHA` (:func:`design_of`), once, by
 the protocol, which hands the design object to every job that reads it.  At each look
 the workflow records :func:`look_record` (the decision of
-:func:`analysis.sequential.decide` and the seeds read).  At the stopping look
+:func:`analysis.sequential.design.decide` and the seeds read).  At the stopping look
 :func:`screen_section` gives what the ``screen`` reading and the report read:
 
 * the criteria at the look's level: the efficacy bound crossed (the paired t
@@ -13,9 +13,9 @@ the workflow records :func:`look_record` (the decision of
   above 0), the bootstrap lower bound at that nominal level above 0, both
   halves above 0, no lower-quartile regression;
 * the naive mean and the median-unbiased estimate with its interval
-  (:mod:`analysis.sequential_estimate`);
+  (:mod:`analysis.sequential.estimate`);
 * the operating characteristic of the design on the claim's own deltas
-  (:mod:`analysis.sequential_sim`): type I error at 0, power and expected
+  (:mod:`analysis.sequential.sim`): type I error at 0, power and expected
   games at the effect and at half of it, beside the fixed screen's.
 """
 
@@ -31,9 +31,9 @@ from scipy import stats
 
 from analysis.bootstrap import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_bounds
 from analysis.games_table import MIN_PAIRS
-from analysis.sequential import STOP_EFFICACY, SequentialDesign, decide
-from analysis.sequential_estimate import estimate
-from analysis.sequential_sim import SEQUENTIAL_SEED, simulate
+from analysis.sequential.design import STOP_EFFICACY, SequentialDesign, decide
+from analysis.sequential.estimate import estimate
+from analysis.sequential.sim import SEQUENTIAL_SEED, simulate
 
 #: the criteria of a sequential screen at its stopping look, in report order
 SEQUENTIAL_CRITERIA = ("efficacy", "bootstrap_lb", "halves", "lower_quartile")

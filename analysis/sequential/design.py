@@ -13,7 +13,7 @@ The efficacy bounds ``c_k`` (z scale) make the probability, under mean delta
 0, of first crossing at look ``k`` equal ``A(t_k) - A(t_{k-1})`` for the
 canonical joint law of the sequential z statistics (``corr(Z_i, Z_j) =
 sqrt(n_i / n_j)``), computed by the Armitage-McPherson-Rowe recursion on a
-Simpson grid (:mod:`analysis.sequential_recursion`).  Efficacy bounds ignore futility
+Simpson grid (:mod:`analysis.sequential.recursion`).  Efficacy bounds ignore futility
 (the futility bound is non-binding).
 
 An optional futility bound (``delta_min`` > 0 in points, with a planning sd
@@ -42,7 +42,7 @@ from scipy import optimize, stats
 
 from analysis.bootstrap import ALPHA
 from analysis.games_table import MIN_PAIRS
-from analysis.sequential_recursion import Walk, stage_probabilities
+from analysis.sequential.recursion import Walk, stage_probabilities
 
 #: the named spending functions
 SPENDING = ("obrien-fleming", "pocock")
