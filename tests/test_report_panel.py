@@ -231,7 +231,8 @@ def test_the_report_job_reads_the_panel_input_of_a_panel_only_claim(doc, tmp_pat
     job = SimpleNamespace(input=inputs, output=outputs, log=[str(tmp_path / "job.log")],
                           params=SimpleNamespace(plan=plan, manifests={}, health={},
                                                  profile={"profile": "pilot"}, repo=str(REPO),
-                                                 benchmarks=None))
+                                                 benchmarks=None, declared_in="p.yaml",
+                                                 replaces=None))
     _run_script("report.py", job)
     html = (tmp_path / "page.html").read_text()
     assert "noisy against ref: top-1" in html and html.count('<table class="board">') == 3
