@@ -363,6 +363,24 @@ def test_a_dry_run_refuses_a_wrong_pin_in_one_line(tmp_path) -> None:
     assert not (work / "results").exists() and "Traceback" not in result.stderr
 
 
+def test_a_dry_run_refuses_a_fifo_in_one_line_without_waiting_on_it(tmp_path) -> None:
+    import os
+
+    from workflow_support import snakemake
+
+    work = tmp_path / "run"
+    work.mkdir()
+    os.mkfifo(work / "cma.npy")  # no writer: opening it would wait for ever
+    own, path = _claim(tmp_path, {"file": "cma.npy", "sha256": "0" * 64})
+    result = snakemake(work, "-n", "--config", "profile=smoke", f"claims_dir={own}",
+                       timeout=300)
+    assert result.returncode == 2, result.stderr[-2000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == [f"error: {path}: key arms.fair-d2s7.leaf.file: cma.npy: not a regular "
+                      "file or a weights directory (a device, FIFO or socket is never read)"]
+    assert not (work / "results").exists() and "Traceback" not in result.stderr
+
+
 def test_a_pinned_file_beside_a_pinned_artefact_names_the_artefact_key(tmp_path,
                                                                         monkeypatch) -> None:
     from claims_support import claims_copy
