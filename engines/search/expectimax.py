@@ -70,6 +70,7 @@ from engines.search.leaf import (
     KERNEL_KINDS,
     LEAF_ZERO,
     has_disc_part,
+    has_fact,
     leaf_base,
     leaf_by_difference,
     leaf_disc,
@@ -160,23 +161,23 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
     with a next-disc part or not.
     """
     stats[STAT_LEAVES] += 1
-    if BY_DIFFERENCE[kind]:  # no next disc, no cache
+    if has_fact(BY_DIFFERENCE, kind):  # no next disc, no cache
         return leaf_by_difference(kind, child, mr2, frame, tables, spec, slot_j, nt_i, nt_f)
     board = child
-    if CANONICAL[kind]:
+    if has_fact(CANONICAL, kind):
         canonicalise(child, leafbuf)
         board = leafbuf
-    if CACHED[kind]:
+    if has_fact(CACHED, kind):
         base = _cached_base(kind, board, mr2, weights, tables, spec, lc, lcf, gen, stats)
     else:
         base = leaf_base(kind, board, mr2, weights, tables, spec)
     if not has_disc_part(kind):
         return base
     if one_sample:
-        return base + leaf_disc(kind, leafbuf, sample_disc(key, strata, s), weights)
+        return base + leaf_disc(kind, board, sample_disc(key, strata, s), weights)
     acc = 0.0
     for t in range(strata):
-        acc += leaf_disc(kind, leafbuf, sample_disc(key, strata, t), weights)
+        acc += leaf_disc(kind, board, sample_disc(key, strata, t), weights)
     return base + acc / strata
 
 
@@ -208,7 +209,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, table
             stats[STAT_NODE_HITS] += 1
             return ttf[slot, 4], -1, mirrored
     frame = canon
-    if depth == 1 and BY_DIFFERENCE[kind] and mr == 1:  # every child has risen
+    if depth == 1 and has_fact(BY_DIFFERENCE, kind) and mr == 1:  # every child has risen
         frame = ws[1]
         for c in range(7):
             frame[c] = ((canon[c] << 4) | SOLID) & WORD
@@ -333,7 +334,8 @@ class Searcher:
     decision computes the value of each inner node once (the node table) and
     the disc-free leaf of each board once (the leaf cache, for a ``cached``
     kernel kind); without it every value is computed where it is met.  Both
-    give the same values bit for bit.  Not thread-safe: one searcher per thread or process.
+    give the same values bit for bit.  Not thread-safe: one searcher per
+    thread or process.
     """
 
     def __init__(self, leaf, depth: int, strata: int, reuse: bool = True,

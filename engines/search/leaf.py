@@ -20,7 +20,7 @@ The value is ``leaf_base + leaf_disc`` (points).  Kernel kinds:
   17,000; it ignores the next disc (a chance-state value).
 
 Each kernel kind is one :class:`KernelKind` in :data:`KERNEL_KINDS`, with
-the facts the search reads of it (:data:`DISC_PART`, :data:`CANONICAL`,
+the facts the search reads of it (:func:`has_fact` of :data:`DISC_PART`, :data:`CANONICAL`,
 :data:`CACHED`, :data:`BY_DIFFERENCE`; docs/search.md, "Leaf kernel kinds"):
 the search branches on facts, never on a kind, so a leaf of new arithmetic is
 its module, its :class:`KernelKind` and its branch in :func:`leaf_base`
@@ -86,17 +86,29 @@ KERNEL_KINDS: tuple[KernelKind, ...] = (
 )
 assert all(k.code == i for i, k in enumerate(KERNEL_KINDS))
 
-#: the facts as arrays indexed by kernel kind: compiled kernels read these (a global array is
-#: a constant of the compiled code)
+
+def _mask(fact: str) -> int:
+    """The kernel kinds that have ``fact``, one bit each (bit ``code``)."""
+    return sum(1 << k.code for k in KERNEL_KINDS if getattr(k, fact))
+
+
+#: each fact as a bit mask over the kernel kinds: compiled kernels read these as constants
+#: (a global integer is frozen into the compiled code, so a test of a fact is arithmetic on
+#: the kind, which the compiler hoists out of the search's loops as it did a test of a kind)
 DISC_PART, CANONICAL, CACHED, BY_DIFFERENCE = (
-    np.array([getattr(k, fact) for k in KERNEL_KINDS], dtype=np.bool_)
-    for fact in ("disc_part", "canonical", "cached", "by_difference"))
+    _mask(fact) for fact in ("disc_part", "canonical", "cached", "by_difference"))
+
+
+@njit(cache=True, inline="always")
+def has_fact(mask: int, kind: np.int64) -> bool:
+    """Whether kernel kind ``kind`` has the fact of ``mask`` (:data:`DISC_PART`, ...)."""
+    return (mask >> kind) & 1 != 0
 
 
 @njit(cache=True, inline="always")
 def has_disc_part(kind: np.int64) -> bool:
     """True when the leaf depends on the next disc."""
-    return DISC_PART[kind]
+    return has_fact(DISC_PART, kind)
 
 
 @njit(cache=True)
