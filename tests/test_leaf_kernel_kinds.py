@@ -1,5 +1,6 @@
-"""Leaf kernel kinds declare their facts (a next-disc part, the canonical board, the leaf
-cache, evaluation by difference), and the search reads the facts, never a kind's name."""
+"""Leaf kernel kinds declare their facts (a disc-free and a next-disc part, the canonical
+board, the leaf cache, evaluation by difference), and the search reads the facts, never a
+kind's name."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from engines.drop7.board import rows_to_cols
 from engines.search import leaf as search_leaf
 from engines.search.expectimax import STAT_LEAF_HITS, Searcher
 from engines.search.leaf import (
+    BASE_PART,
     BY_DIFFERENCE,
     CACHED,
     CANONICAL,
@@ -29,7 +31,8 @@ BOARD = rows_to_cols(["0000000", "0000000", "0000000", "0000000", "0030000", "01
 
 def test_every_kernel_kind_declares_its_facts_once() -> None:
     assert [k.code for k in KERNEL_KINDS] == list(range(len(KERNEL_KINDS)))
-    for facts, name in ((DISC_PART, "disc_part"), (CANONICAL, "canonical"),
+    for facts, name in ((BASE_PART, "base_part"), (DISC_PART, "disc_part"),
+                        (CANONICAL, "canonical"),
                         (CACHED, "cached"), (BY_DIFFERENCE, "by_difference")):
         assert [bool(facts >> k.code & 1) for k in KERNEL_KINDS] == [
             getattr(k, name) for k in KERNEL_KINDS]
@@ -37,15 +40,17 @@ def test_every_kernel_kind_declares_its_facts_once() -> None:
     by_name = {k.name: k for k in KERNEL_KINDS}
     assert by_name["linear"].disc_part and by_name["linear"].cached
     assert by_name["ntuple"].by_difference and not by_name["ntuple"].cached
-    assert not any((by_name["zero"].disc_part, by_name["zero"].cached,
-                    by_name["zero"].by_difference))
+    zero = by_name["zero"]
+    assert not any((zero.base_part, zero.disc_part, zero.cached, zero.by_difference))
 
 
 def test_facts_that_cannot_hold_together_are_refused() -> None:
     with pytest.raises(ValueError, match="by difference has no next-disc part"):
         KernelKind(9, "odd", disc_part=True, by_difference=True)
     with pytest.raises(ValueError, match="keys canonical boards"):
-        KernelKind(9, "odd", cached=True)
+        KernelKind(9, "odd", base_part=True, cached=True)
+    with pytest.raises(ValueError, match="only a disc-free part is cached"):
+        KernelKind(9, "odd", canonical=True, cached=True)
 
 
 def test_a_leaf_of_an_undeclared_kernel_kind_is_refused() -> None:

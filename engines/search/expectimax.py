@@ -64,6 +64,7 @@ from engines.drop7.core import OUT_LEN, quick_drop
 from engines.drop7.nibbles import CENTRE, WORD, is_legal
 from engines.drop7.rng import fmix64
 from engines.search.leaf import (
+    BASE_PART,
     BY_DIFFERENCE,
     CACHED,
     CANONICAL,
@@ -157,8 +158,8 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
     ``frame`` is the board a ``by_difference`` leaf differences from: the node's
     canonical board, or that board risen when the node's moves bring a rise.
     The leaf kind's facts (:data:`engines.search.leaf.KERNEL_KINDS`) choose the
-    path: by difference, on the canonical board or not, from the cache or not,
-    with a next-disc part or not.
+    path: by difference, on the canonical board or not, a disc-free part from
+    the cache or not (or none), a next-disc part or not.
     """
     stats[STAT_LEAVES] += 1
     if has_fact(BY_DIFFERENCE, kind):  # no next disc, no cache
@@ -167,9 +168,10 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
     if has_fact(CANONICAL, kind):
         canonicalise(child, leafbuf)
         board = leafbuf
+    base = 0.0
     if has_fact(CACHED, kind):
         base = _cached_base(kind, board, mr2, weights, tables, spec, lc, lcf, gen, stats)
-    else:
+    elif has_fact(BASE_PART, kind):
         base = leaf_base(kind, board, mr2, weights, tables, spec)
     if not has_disc_part(kind):
         return base

@@ -20,8 +20,9 @@ The value is ``leaf_base + leaf_disc`` (points).  Kernel kinds:
   17,000; it ignores the next disc (a chance-state value).
 
 Each kernel kind is one :class:`KernelKind` in :data:`KERNEL_KINDS`, with
-the facts the search reads of it (:func:`has_fact` of :data:`DISC_PART`, :data:`CANONICAL`,
-:data:`CACHED`, :data:`BY_DIFFERENCE`; docs/search.md, "Leaf kernel kinds"):
+the facts the search reads of it (:func:`has_fact` of :data:`BASE_PART`,
+:data:`DISC_PART`, :data:`CANONICAL`, :data:`CACHED`, :data:`BY_DIFFERENCE`;
+docs/search.md, "Leaf kernel kinds"):
 the search branches on facts, never on a kind, so a leaf of new arithmetic is
 its module, its :class:`KernelKind` and its branch in :func:`leaf_base`
 (and :func:`leaf_disc` when it has a next-disc part).
@@ -53,6 +54,8 @@ class KernelKind:
     """A leaf kernel kind (the ``kind`` a :class:`Leaf` hands the search) and the facts the
     search may rely on:
 
+    * ``base_part``: its value has a disc-free part (:func:`leaf_base` is not 0; without
+      either part the leaf is 0 and costs nothing);
     * ``disc_part``: its value has a next-disc part (:func:`leaf_disc` is not 0), so a chance
       node draws each sample's next disc even at the frontier;
     * ``canonical``: it reads the mirror-canonical board, which the search makes for it
@@ -65,6 +68,7 @@ class KernelKind:
 
     code: int
     name: str
+    base_part: bool = False
     disc_part: bool = False
     canonical: bool = False
     cached: bool = False
@@ -76,13 +80,17 @@ class KernelKind:
                              "next-disc part and no cache")
         if self.cached and not self.canonical:
             raise ValueError(f"kernel kind {self.name}: the leaf cache keys canonical boards")
+        if (self.cached or self.by_difference) and not self.base_part:
+            raise ValueError(f"kernel kind {self.name}: only a disc-free part is cached or "
+                             "evaluated by difference")
 
 
 #: every kernel kind, indexed by its code
 KERNEL_KINDS: tuple[KernelKind, ...] = (
     KernelKind(LEAF_ZERO, "zero"),
-    KernelKind(LEAF_LINEAR, "linear", disc_part=True, canonical=True, cached=True),
-    KernelKind(LEAF_NTUPLE, "ntuple", by_difference=True),
+    KernelKind(LEAF_LINEAR, "linear", base_part=True, disc_part=True, canonical=True,
+               cached=True),
+    KernelKind(LEAF_NTUPLE, "ntuple", base_part=True, by_difference=True),
 )
 assert all(k.code == i for i, k in enumerate(KERNEL_KINDS))
 
@@ -95,8 +103,8 @@ def _mask(fact: str) -> int:
 #: each fact as a bit mask over the kernel kinds: compiled kernels read these as constants
 #: (a global integer is frozen into the compiled code, so a test of a fact is arithmetic on
 #: the kind, which the compiler hoists out of the search's loops as it did a test of a kind)
-DISC_PART, CANONICAL, CACHED, BY_DIFFERENCE = (
-    _mask(fact) for fact in ("disc_part", "canonical", "cached", "by_difference"))
+BASE_PART, DISC_PART, CANONICAL, CACHED, BY_DIFFERENCE = (
+    _mask(fact) for fact in ("base_part", "disc_part", "canonical", "cached", "by_difference"))
 
 
 @njit(cache=True, inline="always")
