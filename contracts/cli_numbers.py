@@ -5,12 +5,16 @@ Every command's integer flags go through :func:`int_option` (an argparse
 seed blocks through :func:`parse_seed_block` (both decimal or ``0x`` hex, as
 the seed bank writes them), so an out-of-range number is refused in one line
 naming the flag and the range, before any work: never wrapped into a 64-bit
-counter, never a traceback, never a table sized by a typo.
+counter, never a traceback, never a table sized by a typo.  A declaration's
+and a profile's numbers (YAML, ``--config``) pass :func:`not_a_float` (through
+:func:`protocol.schema.non_finite`): a NaN, an infinity or an integer too
+large for a float is one line naming the key.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from contracts.errors import InputError, clip
@@ -62,6 +66,21 @@ def int_option(lo: int = 0, hi: int = INT64_MAX, hex_ok: bool = False) -> Callab
 def seed_option(lo: int = 0, hi: int = SEED_SPACE - 1) -> Callable[[str], int]:
     """An argparse ``type`` for one seed: decimal or ``0x`` hex (the seed bank's notation)."""
     return int_option(lo, hi, hex_ok=True)
+
+
+def not_a_float(value: object) -> bool:
+    """Whether a parsed number cannot stand as a finite float: a NaN, an infinity, or an
+    integer too large for a float (YAML and JSON read ``1`` and 400 digits as an ``int``,
+    which every float arithmetic then refuses with a traceback).  Booleans and other types
+    are not numbers here: the schema judges them."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            float(value)
+        except OverflowError:
+            return True
+    return False
 
 
 def finite_option(text: str) -> float:

@@ -23,14 +23,22 @@ Two things can be pinned (docs/claims.md, A leaf from a pinned file):
   ``kind`` says; its pin is the SHA-256 of the array's ``.npy`` stream, the
   number the manifest records (``python -m engines.weights_files FILE``).
 
-Every value must be finite.  Anything else (a missing file, another suffix, a
-wrong length, dtype or shape, a hash other than the pin) is a
-:class:`PinnedError` with one line naming the file.
+Every value must be finite, and a linear vector's leaf values too (no board
+may take them past :data:`~engines.leaves.linear_weights.LEAF_LIMIT`; n-tuple
+values are summed in float64, so finite float32 entries always give a finite
+leaf).  A path must be a regular file or a weights directory, checked before
+anything is read (a device or a FIFO would never end a hash).  A claim may pin
+tables of the layouts A-E only (:data:`~engines.ntuple.layouts.LAYOUTS`; the
+test layouts are for the engine's own tests and benchmarks).  Anything else (a
+missing file, another suffix, a wrong length, dtype or shape, a hash other than
+the pin) is a :class:`PinnedError` with one line naming the file.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,15 +76,57 @@ class PinnedFile:
 
 
 def _vector(values: np.ndarray, where: str) -> np.ndarray:
-    """The weights and intercept, float64[N_TERMS + 1] (intercept 0 when absent)."""
+    """The weights and intercept, float64[N_TERMS + 1] (intercept 0 when absent), refused
+    when not finite or when a leaf value of theirs could overflow."""
+    from engines.leaves.linear_weights import check_leaf_bound
+    from engines.weights_files import WeightsError
+
     if values.ndim != 1 or values.shape[0] not in VECTOR_LENGTHS:
         raise PinnedError(f"{where}: a linear vector holds {N_TERMS} weights or {N_TERMS} and an "
                           f"intercept ({N_TERMS + 1} values), got shape {list(values.shape)}")
     if not np.all(np.isfinite(values)):
         raise PinnedError(f"{where}: non-finite weights")
+    try:
+        check_leaf_bound(values, where)
+    except WeightsError as exc:
+        raise PinnedError(str(exc)) from None
     out = np.zeros(N_TERMS + 1)
     out[:values.shape[0]] = values
     return out
+
+
+def _json_float(value: int | float, path: Path) -> float:
+    """A JSON number as a float; an integer too large for one is refused."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise PinnedError(f"{path}: the integer {str(value)[:12]}... ({len(str(value))} "
+                          "digits) is too large for a float") from None
+
+
+def regular_path(path: str | Path) -> None:
+    """Refuse, before anything reads it, a path that is missing or is neither a regular file
+    nor a directory (a device, a FIFO, a socket: hashing ``/dev/zero`` never ends, opening a
+    FIFO waits for a writer).  A symbolic link is judged by what it names."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise PinnedError(f"{path}: missing") from None
+    except OSError as exc:
+        raise PinnedError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise PinnedError(f"{path}: not a regular file or a weights directory (a device, "
+                          "FIFO or socket is never read)")
+
+
+def check_finite_tables(tables: np.ndarray, where: str, block: int = 1 << 22) -> None:
+    """Refuse n-tuple tables holding a NaN or an infinity (read block by block: no copy of
+    the tables); finite float32 entries give finite leaves (summed in float64)."""
+    for start in range(0, tables.shape[0], block):
+        part = tables[start:start + block]
+        if not np.isfinite(part).all():
+            bad = start + int(np.flatnonzero(~np.isfinite(part))[0])
+            raise PinnedError(f"{where}: non-finite table entry {bad} ({tables[bad]})")
 
 
 def read_vector(path: str | Path) -> np.ndarray:
@@ -92,7 +142,7 @@ def read_vector(path: str | Path) -> np.ndarray:
             if not isinstance(data, list) or not all(
                     isinstance(v, int | float) and not isinstance(v, bool) for v in data):
                 raise PinnedError(f"{path}: not a JSON list of numbers")
-            return _vector(np.array(data, dtype=np.float64), str(path))
+            return _vector(np.array([_json_float(v, path) for v in data]), str(path))
         arr = np.load(path, allow_pickle=False)
     except PinnedError:
         raise
@@ -111,6 +161,7 @@ def inspect_pinned(path: str | Path) -> tuple[str, int]:
     from engines.weights_files import WeightsError, read_manifest
 
     path = Path(path)
+    regular_path(path)
     if path.is_dir():
         try:
             manifest = read_manifest(path)
@@ -123,8 +174,6 @@ def inspect_pinned(path: str | Path) -> tuple[str, int]:
         if not (isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int)):
             raise PinnedError(f"{path / MANIFEST}: key shape: {shape!r} is not one length")
         return (NTUPLE_FILE if kind == "ntuple" else LINEAR_FILE), shape[0]
-    if not path.exists():
-        raise PinnedError(f"{path}: missing")
     if path.suffix not in VECTOR_SUFFIXES:
         raise PinnedError(f"{path}: a pinned leaf is a linear vector (.npy or .json) or a "
                           "weights directory")
@@ -164,14 +213,22 @@ def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | 
     except WeightsError as exc:
         cls = PinnedHashError if "SHA-256" in str(exc) else PinnedError
         raise cls(str(exc)) from None
+    if verify:
+        check_finite_tables(tables, str(path))
     return kind, None, tables, layout
 
 
 def check_pinned(path: str | Path, sha256: str) -> PinnedFile:
-    """Everything a run checks of a pinned file before any job: it exists, has the format
-    its kind needs (length, dtype, layout) and hashes to ``sha256`` (the whole array: a
+    """Everything a run checks of a pinned file before any job: it is a regular file or a
+    weights directory, has the format its kind needs (length, dtype, a claim's layout,
+    finite values whose leaves are finite) and hashes to ``sha256`` (the whole array: a
     wrong table is refused before any block opens, not in the first game job)."""
+    from engines.ntuple.layouts import LAYOUTS
+
     kind, weights, tables, layout = load_pinned(path, sha256, verify=True)
     if tables is None:
         return PinnedFile(kind, str(path), sha256, N_TERMS)
+    if layout.name not in LAYOUTS:
+        raise PinnedError(f"{Path(path) / MANIFEST}: layout {layout.name} is a test layout, "
+                          f"not one a claim may pin ({', '.join(LAYOUTS)})")
     return PinnedFile(kind, str(path), sha256, int(tables.shape[0]), layout.name)

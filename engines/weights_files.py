@@ -235,7 +235,11 @@ def _stream_blocks(path: Path, shape: tuple[int, ...], dtype: np.dtype,
     try:
         with _open_stream(path) as stream, ThreadPoolExecutor(max_workers=1) as hasher:
             head = memoryview(bytearray(len(header)))
-            if _read_exactly(stream, head) != len(header) or bytes(head) != header:
+            got = _read_exactly(stream, head)
+            if got != len(header):
+                raise WeightsError(f"{path}: truncated (the stream ends at {got} of "
+                                   f"{len(header) + expected} bytes)")
+            if bytes(head) != header:
                 raise WeightsError(f"{path}: not the .npy stream of "
                                    f"{np.dtype(dtype).name}{list(shape)}")
             pos, hashed = 0, None
@@ -335,9 +339,18 @@ def save_weights(final: Path, shape: tuple[int, ...], dtype: np.dtype,
     return manifest
 
 
+def _regular(path: Path) -> None:
+    """Refuse a path that exists and is not a regular file (a device or a FIFO: reading it
+    would never end or never start) before it is opened."""
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise WeightsError(f"{path}: not a regular file (a device, FIFO or socket is never "
+                           "read)")
+
+
 def read_manifest(directory: Path) -> dict:
     """Parse a weights directory's manifest (WeightsError on anything wrong)."""
     path = Path(directory) / MANIFEST
+    _regular(path)
     try:
         manifest = json.loads(path.read_text())
     except (FileNotFoundError, NotADirectoryError):
@@ -362,6 +375,7 @@ def _array_facts(directory: Path, manifest: dict) -> tuple[Path, tuple[int, ...]
     if is_packed(path) != packed:
         raise WeightsError(f"{path}: a {manifest.get('format')} manifest names a "
                            f"{'plain' if packed else 'compressed'} file")
+    _regular(path)
     if not path.is_file():
         raise WeightsError(f"{path}: missing")
     return path, shape, dtype, sha

@@ -16,7 +16,6 @@ anywhere in a document before the schema is applied.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -27,6 +26,8 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator, validators
 
+from contracts.cli_numbers import not_a_float
+from contracts.errors import clip
 from contracts.input_file import decode_utf8
 
 
@@ -191,8 +192,9 @@ def read_yaml(path: str | Path) -> Any:
 
 
 def non_finite(value: Any, where: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], float] | None:
-    """The first NaN or infinity in a document (its key path and value), or None."""
-    if isinstance(value, float) and not math.isfinite(value):
+    """The first NaN, infinity or integer too large for a float in a document (its key path
+    and value), or None."""
+    if not_a_float(value):
         return where, value
     items = (value.items() if isinstance(value, Mapping)
              else enumerate(value) if isinstance(value, list | tuple) else ())
@@ -217,8 +219,9 @@ def check(doc: Any, schema: str | Mapping[str, Any],
         raise DeclarationError(f"{source}: must be a mapping of keys, got {type(doc).__name__}")
     bad = non_finite(plain(doc))
     if bad is not None:
-        raise DeclarationError(f"{source}: key {key_path(bad[0])} = {bad[1]!r}: not a finite "
-                               "number")
+        shown = blame(".".join(map(str, bad[0]))) if blame is not None else source
+        raise DeclarationError(f"{shown}: key {key_path(bad[0])} = {clip(repr(bad[1]))}: not a "
+                               "finite number")
     filled = yaml.safe_load(yaml.safe_dump(plain(doc), sort_keys=False))
     validator = _FILLING(load_schema(schema) if isinstance(schema, str) else schema)
     errors = sorted(validator.iter_errors(filled),

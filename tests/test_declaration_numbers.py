@@ -55,10 +55,35 @@ def test_a_profile_number_from_the_command_line_must_be_finite(value) -> None:
                            "key job_minutes = ") and "not a finite number" in line
 
 
+@pytest.mark.parametrize(("value", "shown"), [(math.nan, "nan"), (10**400, "1000000000")],
+                         ids=["nan", "huge-int"])
+def test_a_profile_number_on_the_command_line_is_blamed_on_the_command_line(value,
+                                                                           shown) -> None:
+    from protocol.profile import command_line_origins
+
+    over = {"profile": "smoke", "job_minutes": value}
+    with pytest.raises(DeclarationError) as err:
+        load_plan(REPO, over, command_line_origins([], over))
+    line = str(err.value)
+    assert line.startswith(f"--config: key job_minutes = {shown}") and "\n" not in line
+    assert line.endswith(": not a finite number") and len(line) < 120
+
+
+def test_an_integer_too_large_for_a_float_in_a_claim_is_one_line(tmp_path) -> None:
+    claims = claims_copy(tmp_path / "claims", lambda d: d["readings"]["d3-top1"].update(
+        threshold=10**400), claim="shallow-ordering")
+    with pytest.raises(DeclarationError) as err:
+        load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims)})
+    line = str(err.value)
+    assert "shallow-ordering.yaml: key readings.d3-top1.threshold = 100000" in line
+    assert line.endswith("not a finite number") and "\n" not in line
+
+
 def test_non_finite_finds_the_first_nan_by_its_key_path() -> None:
     assert non_finite({"a": [1.0, {"b": math.nan}], "c": 2}) == (("a", 1, "b"), pytest.approx(
         math.nan, nan_ok=True))
     assert non_finite({"a": [1, 2.5, "nan"], "b": True}) is None
+    assert non_finite({"a": [1, 2**1023], "b": {"c": -(2**1024)}}) == (("b", "c"), -(2**1024))
 
 
 def test_a_claim_that_is_not_utf8_is_refused_naming_the_file(tmp_path) -> None:

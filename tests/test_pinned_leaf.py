@@ -57,6 +57,13 @@ def test_a_vector_reads_from_npy_and_json_with_an_optional_intercept(tmp_path) -
     ("bools.json", lambda p: p.write_text(json.dumps([True] * 18)), "not a JSON list"),
     ("w.txt", lambda p: p.write_text("1 2 3"), "a .npy or .json file"),
     ("junk.npy", lambda p: p.write_bytes(b"not numpy"), "unreadable"),
+    ("huge-int.json", lambda p: p.write_text(json.dumps([10**400] + [0] * 17)),
+     "401 digits.*too large for a float"),
+    ("overflow.json", lambda p: p.write_text(json.dumps([1e308] + [0] * 17)),
+     "leaf values can reach past float64's range"),
+    ("big.npy", lambda p: np.save(p, np.array([0.0] * 16 + [1e299, 0.0])),
+     "leaf values can reach 2.4e\\+302 points, over the bound 1e\\+300"),
+    ("intercept.json", lambda p: p.write_text(json.dumps([0] * 18 + [1e301])), "over the bound"),
 ])
 def test_a_malformed_vector_is_refused_in_one_line(tmp_path, name, write, message) -> None:
     path = tmp_path / name
@@ -120,7 +127,42 @@ def _tables_dir(tmp_path, layout: str = "T1", seed: int = 4):
     return plain, manifest["sha256"], values
 
 
-def test_ntuple_tables_in_a_weights_directory_load_by_their_stream_hash(tmp_path) -> None:
+def test_weights_whose_leaves_stay_in_bounds_are_taken(tmp_path) -> None:
+    """The bound is sound, not tight: any weight vector with ``leaf_bound`` at the limit is
+    taken, and the limit keeps every sum a chance node makes finite."""
+    from engines.leaves.linear_weights import LEAF_LIMIT, TERM_BOUNDS, leaf_bound
+    from engines.search.limits import MAX_REVEALS, MAX_STRATA
+
+    assert np.finfo(np.float64).max > MAX_STRATA * MAX_REVEALS * LEAF_LIMIT * 2
+    (tmp_path / "w.json").write_text(json.dumps([1e290] * 18 + [-1e290]))
+    assert read_vector(tmp_path / "w.json")[0] == 1e290
+    assert leaf_bound(np.ones(N_TERMS)) == TERM_BOUNDS.sum()
+
+
+def test_the_term_bounds_hold_on_the_fullest_boards() -> None:
+    """Every term of the shipped positions and of boards full of each cell kind is within
+    :data:`~engines.leaves.linear_weights.TERM_BOUNDS` (which a pinned vector's check reads)."""
+    from engines.leaves.linear import linear_terms
+    from engines.leaves.linear_weights import TERM_BOUNDS
+    from engines.search.positions import load_positions
+
+    boards = [(cols, mr, disc) for cols, disc, mr in load_positions()]
+    for row in ("1111111", "2222222", "8888888", "9999999", "7777777", "1212121", "2929292"):
+        for mr in (1, 2, 5):
+            for disc in range(1, 8):
+                boards.append((rows_to_cols([row] * 7), mr, disc))
+    boards.append((rows_to_cols(["0000000"] * 7), 1, 1))
+    out = np.zeros(N_TERMS)
+    for cols, mr, disc in boards:
+        linear_terms(np.asarray(cols, dtype=np.int64), mr, disc, out)
+        assert np.all(out >= 0) and np.all(out <= TERM_BOUNDS), (cols, out)
+
+
+def test_ntuple_tables_in_a_weights_directory_load_by_their_stream_hash(tmp_path,
+                                                                      monkeypatch) -> None:
+    from engines.ntuple.layouts import LAYOUTS, TEST_LAYOUTS
+
+    monkeypatch.setitem(LAYOUTS, "T1", TEST_LAYOUTS["T1"])  # a claim pins A-E only (below)
     directory, digest, values = _tables_dir(tmp_path)
     facts = check_pinned(directory, digest)
     assert (facts.kind, facts.entries) == ("ntuple-file", values.shape[0])
@@ -137,6 +179,68 @@ def test_ntuple_tables_in_a_weights_directory_load_by_their_stream_hash(tmp_path
         check_pinned(directory, digest)
     with pytest.raises(ValueError, match="holds a ntuple-file leaf, not linear-file"):
         load_leaf(f"linear-file:{digest}:{directory}")
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_tables_holding_a_non_finite_entry_are_refused(tmp_path, bad) -> None:
+    from engines.ntuple.layouts import get_layout
+    from engines.pinned_leaf import load_pinned
+
+    lay = get_layout("T1")
+    values = np.zeros(lay.entries, dtype=np.float32)
+    values[lay.entries - 3] = bad
+    manifest = save_weights(tmp_path / "t", (lay.entries,), np.float32, array_chunks(values),
+                            {"kind": "ntuple", "layout": "T1", "entries": lay.entries})
+    with pytest.raises(PinnedError, match=f"non-finite table entry {lay.entries - 3} "):
+        check_pinned(tmp_path / "t", manifest["sha256"])
+    with pytest.raises(PolicyError, match="non-finite table entry"):
+        load_policy(f"direct:leaf=ntuple-file:{manifest['sha256']}:{tmp_path / 't'}")
+    assert load_pinned(tmp_path / "t", manifest["sha256"], verify=False)[2] is not None
+
+
+def test_a_test_layout_is_not_a_pinned_leaf_of_a_claim(tmp_path) -> None:
+    for layout in ("T1", "null"):
+        directory, digest, _ = _tables_dir(tmp_path / layout, layout)
+        with pytest.raises(PinnedError, match=f"layout {layout} is a test layout, not one a "
+                                              "claim may pin \\(A, B, C, D, E\\)"):
+            check_pinned(directory, digest)
+        load_leaf(f"ntuple-file:{digest}:{directory}")  # the engine's own tests may
+
+
+def test_a_device_or_fifo_is_refused_before_it_is_read(tmp_path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "fifo.npy")
+    os.symlink("/dev/zero", tmp_path / "zero.npy")
+    for name in ("fifo.npy", "zero.npy"):
+        with pytest.raises(PinnedError, match=f"{name}: not a regular file or a weights "
+                                              "directory"):
+            check_pinned(tmp_path / name, "0" * 64)
+    # inside a weights directory: the manifest and the array
+    directory, digest, _ = _tables_dir(tmp_path)
+    (directory / "tables.npy").unlink()
+    os.mkfifo(directory / "tables.npy")
+    with pytest.raises(PinnedError, match="tables.npy: not a regular file"):
+        check_pinned(directory, digest)
+    (directory / "manifest.json").unlink()
+    os.mkfifo(directory / "manifest.json")
+    with pytest.raises(PinnedError, match="manifest.json: not a regular file"):
+        check_pinned(directory, digest)
+
+
+def test_a_truncated_compressed_vector_is_reported_truncated(tmp_path) -> None:
+    from engines.pinned_leaf import load_pinned
+
+    manifest = save_weights(tmp_path / "lin", (N_TERMS,), np.float64, array_chunks(FAIR_WEIGHTS),
+                            {"kind": "linear", "layout": "linear", "entries": N_TERMS})
+    packed = tmp_path / "lin" / "tables.npy.zst"
+    data = packed.read_bytes()
+    assert load_pinned(tmp_path / "lin", manifest["sha256"])[0] == "linear-file"
+    for cut in (len(data) - 4, len(data) // 2, 12):
+        packed.write_bytes(data[:cut])
+        with pytest.raises(PinnedError, match="truncated|damaged") as err:
+            check_pinned(tmp_path / "lin", manifest["sha256"])
+        assert "not the .npy stream" not in str(err.value)
 
 
 # ---- the claim key ----------------------------------------------------------------------------
@@ -219,6 +323,24 @@ def test_a_missing_or_unknown_pinned_file_is_refused_at_the_plan(tmp_path, monke
         _plan(tmp_path, own)
 
 
+def test_a_claim_pinning_a_fifo_or_a_test_layout_is_refused_in_one_line(tmp_path,
+                                                                        monkeypatch) -> None:
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "w.npy")
+    own, path = _claim(tmp_path, {"file": "w.npy", "sha256": "a" * 64})
+    with pytest.raises(DeclarationError, match=f"^{path}: key arms.fair-d2s7.leaf.file: w.npy: "
+                                               "not a regular file or a weights directory"):
+        _plan(tmp_path, own)
+    directory, digest, _ = _tables_dir(tmp_path)
+    own, path = _claim(tmp_path, {"file": "tables", "sha256": digest})
+    plan = _plan(tmp_path, own)
+    with pytest.raises(DeclarationError, match=f"^{path}: key arms.fair-d2s7.leaf.file: "
+                                               "tables/manifest.json: layout T1 is a test"):
+        before_any_job(plan)
+
+
 def test_the_schema_refuses_a_pin_without_its_hash(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     own, path = _claim(tmp_path, {"file": "w.npy"})
@@ -239,6 +361,24 @@ def test_a_dry_run_refuses_a_wrong_pin_in_one_line(tmp_path) -> None:
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and errors[0].startswith(
         f"error: {path}: key arms.fair-d2s7.leaf.sha256: w/cma.npy: SHA-256 ")
+    assert not (work / "results").exists() and "Traceback" not in result.stderr
+
+
+def test_a_dry_run_refuses_a_fifo_in_one_line_without_waiting_on_it(tmp_path) -> None:
+    import os
+
+    from workflow_support import snakemake
+
+    work = tmp_path / "run"
+    work.mkdir()
+    os.mkfifo(work / "cma.npy")  # no writer: opening it would wait for ever
+    own, path = _claim(tmp_path, {"file": "cma.npy", "sha256": "0" * 64})
+    result = snakemake(work, "-n", "--config", "profile=smoke", f"claims_dir={own}",
+                       timeout=300)
+    assert result.returncode == 2, result.stderr[-2000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == [f"error: {path}: key arms.fair-d2s7.leaf.file: cma.npy: not a regular "
+                      "file or a weights directory (a device, FIFO or socket is never read)"]
     assert not (work / "results").exists() and "Traceback" not in result.stderr
 
 

@@ -7,14 +7,17 @@ reports and Python)::
     search:leaf=LEAF[,d=D][,s=S][,r=M]   (defaults d=3, s=7; r: no factored node)
     direct:leaf=LEAF[,s=S][,r=M]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
-    LEAF = linear | zero | linear-trained:PATH | ntuple:PATH   (engines.leaves.kinds)
+    LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
+         | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
 shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
 of the factored chance node (docs/search.md), last and only when given), and
-``parse -> format`` round-trips.
+``parse -> format`` round-trips.  ``r=1`` plays as no ``r`` does, bit for bit, and
+keeps its spelling: a shipped claim (factored-chance) declares its plain arm so,
+and its protocol hash and records hold ``r=1`` (docs/search.md, the factored node).
 PATH is kept as written (no resolution), so an arm's name does not depend on
 the working directory; it may not contain ``,`` or ``=``.  An external
 COMMAND is words separated by spaces (no quoting, no shell: each word is

@@ -34,11 +34,14 @@ state and its depth alone, and the same state is met again along other
 paths (two moves in the other order, samples that share a board), so each
 decision keeps two exact tables: the *node table* holds the value of every
 inner decision node (canonical board, disc, moves remaining, depth) and the
-*leaf cache* the linear leaf's disc-free part of every frontier board.  A
+*leaf cache* the disc-free part of every frontier board of a leaf kernel
+kind declared ``cached`` (the linear leaf; :data:`engines.search.leaf.KERNEL_KINDS`
+holds each kind's facts, which the kernel reads instead of naming kinds).  A
 hit compares the whole state, so it returns the very float the search
-would compute again.  The n-tuple leaf is not cached: its value is summed
-by difference from the frame of the node above (:mod:`engines.search.ntuple_delta`),
-so the same board under another node may differ in the last bit.
+would compute again.  A ``by_difference`` kind (the n-tuple leaf) is not
+cached: its value is summed by difference from the frame of the node above
+(:mod:`engines.search.ntuple_delta`), so the same board under another node
+may differ in the last bit.
 
 Statistics (``stats``): ``STAT_NODES`` counts moves applied (chance samples
 played), ``STAT_LEAVES`` leaf values used (a disc-free base counts once),
@@ -61,16 +64,20 @@ from engines.drop7.core import OUT_LEN, quick_drop
 from engines.drop7.nibbles import CENTRE, WORD, is_legal
 from engines.drop7.rng import fmix64
 from engines.search.leaf import (
-    LEAF_LINEAR,
-    LEAF_NTUPLE,
+    BASE_PART,
+    BY_DIFFERENCE,
+    CACHED,
+    CANONICAL,
+    KERNEL_KINDS,
     LEAF_ZERO,
-    NTUPLE_SCALE,
     has_disc_part,
+    has_fact,
     leaf_base,
+    leaf_by_difference,
     leaf_disc,
 )
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
-from engines.search.ntuple_delta import child_value, slot_index, work_arrays
+from engines.search.ntuple_delta import slot_index, work_arrays
 
 STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(5)
 STAT_LEN = 8
@@ -127,12 +134,9 @@ def _store(table, values, canon, meta, gen, value) -> None:
 
 
 @njit(cache=True, inline="always")
-def _linear_base(kind, leafbuf, mr2, weights, tables, spec, lc, lcf, gen, stats) -> np.float64:
-    """The linear leaf's disc-free part of a canonical board, from the cache when it is there.
-
-    (``kind`` is ``LEAF_LINEAR``, passed as the kernel's argument: the leaf
-    entry points are compiled for it from Python, see :func:`_compile_leaf_calls`.)
-    """
+def _cached_base(kind, leafbuf, mr2, weights, tables, spec, lc, lcf, gen, stats) -> np.float64:
+    """The disc-free part of a ``cached`` leaf kind at a canonical board, from the leaf cache
+    when it is there (a one-row cache is off: every value is computed)."""
     if lc.shape[0] == 1:
         return leaf_base(kind, leafbuf, mr2, weights, tables, spec)
     slot, hit = _lookup(lc, leafbuf, mr2, gen)
@@ -151,21 +155,31 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
 
     With ``one_sample`` the value for the next disc of sample ``s`` only;
     otherwise the mean over all ``strata`` next discs (the board is shared).
-    ``frame`` is the board the n-tuple leaf differences from: the node's
+    ``frame`` is the board a ``by_difference`` leaf differences from: the node's
     canonical board, or that board risen when the node's moves bring a rise.
+    The leaf kind's facts (:data:`engines.search.leaf.KERNEL_KINDS`) choose the
+    path: by difference, on the canonical board or not, a disc-free part from
+    the cache or not (or none), a next-disc part or not.
     """
     stats[STAT_LEAVES] += 1
-    if kind == LEAF_ZERO:
-        return 0.0
-    if kind == LEAF_NTUPLE:  # no next disc
-        return NTUPLE_SCALE * child_value(child, mr2, frame, tables, spec, slot_j, nt_i, nt_f)
-    canonicalise(child, leafbuf)
-    base = _linear_base(kind, leafbuf, mr2, weights, tables, spec, lc, lcf, gen, stats)
+    if has_fact(BY_DIFFERENCE, kind):  # no next disc, no cache
+        return leaf_by_difference(kind, child, mr2, frame, tables, spec, slot_j, nt_i, nt_f)
+    board = child
+    if has_fact(CANONICAL, kind):
+        canonicalise(child, leafbuf)
+        board = leafbuf
+    base = 0.0
+    if has_fact(CACHED, kind):
+        base = _cached_base(kind, board, mr2, weights, tables, spec, lc, lcf, gen, stats)
+    elif has_fact(BASE_PART, kind):
+        base = leaf_base(kind, board, mr2, weights, tables, spec)
+    if not has_disc_part(kind):
+        return base
     if one_sample:
-        return base + leaf_disc(kind, leafbuf, sample_disc(key, strata, s), weights)
+        return base + leaf_disc(kind, board, sample_disc(key, strata, s), weights)
     acc = 0.0
     for t in range(strata):
-        acc += leaf_disc(kind, leafbuf, sample_disc(key, strata, t), weights)
+        acc += leaf_disc(kind, board, sample_disc(key, strata, t), weights)
     return base + acc / strata
 
 
@@ -197,7 +211,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, table
             stats[STAT_NODE_HITS] += 1
             return ttf[slot, 4], -1, mirrored
     frame = canon
-    if depth == 1 and kind == LEAF_NTUPLE and mr == 1:  # every child has risen
+    if depth == 1 and has_fact(BY_DIFFERENCE, kind) and mr == 1:  # every child has risen
         frame = ws[1]
         for c in range(7):
             frame[c] = ((canon[c] << 4) | SOLID) & WORD
@@ -320,9 +334,10 @@ class Searcher:
     samples per disc stratum where a move reveals); None (or 0) is the plain
     node, which ``M = 1`` equals bit for bit.  With ``reuse`` (the default) a
     decision computes the value of each inner node once (the node table) and
-    the linear leaf of each board once (the leaf cache); without it every
-    value is computed where it is met.  Both give the same values bit for
-    bit.  Not thread-safe: one searcher per thread or process.
+    the disc-free leaf of each board once (the leaf cache, for a ``cached``
+    kernel kind); without it every value is computed where it is met.  Both
+    give the same values bit for bit.  Not thread-safe: one searcher per
+    thread or process.
     """
 
     def __init__(self, leaf, depth: int, strata: int, reuse: bool = True,
@@ -348,7 +363,7 @@ class Searcher:
         self.out = np.zeros(OUT_LEN, dtype=np.int64)
         self.stats = np.zeros(STAT_LEN, dtype=np.int64)
         self.tt, self.ttf = _value_table(node_table_bits(depth, reveals or 1) if reuse else 0)
-        cache = reuse and leaf.kind == LEAF_LINEAR and depth > 1
+        cache = reuse and KERNEL_KINDS[leaf.kind].cached and depth > 1
         self.lc, self.lcf = _value_table(LEAF_CACHE_BITS if cache else 0)
         self.gen = 0
         _compile_leaf_calls(leaf)

@@ -9,7 +9,7 @@ samples:
 * :func:`leaf_base` - the part that does not depend on the next disc;
 * :func:`leaf_disc` - the next-disc part (0 for leaves without one).
 
-The value is ``leaf_base + leaf_disc`` (points).  Leaf kinds:
+The value is ``leaf_base + leaf_disc`` (points).  Kernel kinds:
 
 * ``LEAF_ZERO``: 0 everywhere (search by points alone);
 * ``LEAF_LINEAR``: the ``N_TERMS``-feature linear leaf with a weight vector
@@ -18,11 +18,20 @@ The value is ``leaf_base + leaf_disc`` (points).  Leaf kinds:
   vector that has one), held after the weights as ``weights[N_TERMS]``;
 * ``LEAF_NTUPLE``: an n-tuple value function (units of one rise) times
   17,000; it ignores the next disc (a chance-state value).
+
+Each kernel kind is one :class:`KernelKind` in :data:`KERNEL_KINDS`, with
+the facts the search reads of it (:func:`has_fact` of :data:`BASE_PART`,
+:data:`DISC_PART`, :data:`CANONICAL`, :data:`CACHED`, :data:`BY_DIFFERENCE`;
+docs/search.md, "Leaf kernel kinds"):
+the search branches on facts, never on a kind, so a leaf of new arithmetic is
+its module, its :class:`KernelKind` and its branch in :func:`leaf_base`
+(and :func:`leaf_disc` when it has a next-disc part).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +41,7 @@ from engines.drop7.board import LEVEL_BONUS
 from engines.leaves.kinds import LEAF_KINDS, N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
 from engines.leaves.linear import linear_value_no_disc, next_disc_term
 from engines.ntuple.value import ntuple_value
+from engines.search.ntuple_delta import child_value
 
 LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE = 0, 1, 2
 
@@ -39,10 +49,74 @@ LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE = 0, 1, 2
 NTUPLE_SCALE = np.float64(LEVEL_BONUS)
 
 
+@dataclass(frozen=True)
+class KernelKind:
+    """A leaf kernel kind (the ``kind`` a :class:`Leaf` hands the search) and the facts the
+    search may rely on:
+
+    * ``base_part``: its value has a disc-free part (:func:`leaf_base` is not 0; without
+      either part the leaf is 0 and costs nothing);
+    * ``disc_part``: its value has a next-disc part (:func:`leaf_disc` is not 0), so a chance
+      node draws each sample's next disc even at the frontier;
+    * ``canonical``: it reads the mirror-canonical board, which the search makes for it
+      (false: a constant leaf, or one that canonicalises itself);
+    * ``cached``: its disc-free part is a function of the canonical board and the moves
+      remaining alone, and dear enough to keep in the search's leaf cache (exact reuse);
+    * ``by_difference``: at the frontier it is evaluated by difference from the node's frame
+      (:func:`leaf_by_difference`), not by :func:`leaf_base`.
+    """
+
+    code: int
+    name: str
+    base_part: bool = False
+    disc_part: bool = False
+    canonical: bool = False
+    cached: bool = False
+    by_difference: bool = False
+
+    def __post_init__(self) -> None:
+        if self.by_difference and (self.disc_part or self.cached):
+            raise ValueError(f"kernel kind {self.name}: a leaf evaluated by difference has no "
+                             "next-disc part and no cache")
+        if self.cached and not self.canonical:
+            raise ValueError(f"kernel kind {self.name}: the leaf cache keys canonical boards")
+        if (self.cached or self.by_difference) and not self.base_part:
+            raise ValueError(f"kernel kind {self.name}: only a disc-free part is cached or "
+                             "evaluated by difference")
+
+
+#: every kernel kind, indexed by its code
+KERNEL_KINDS: tuple[KernelKind, ...] = (
+    KernelKind(LEAF_ZERO, "zero"),
+    KernelKind(LEAF_LINEAR, "linear", base_part=True, disc_part=True, canonical=True,
+               cached=True),
+    KernelKind(LEAF_NTUPLE, "ntuple", base_part=True, by_difference=True),
+)
+assert all(k.code == i for i, k in enumerate(KERNEL_KINDS))
+
+
+def _mask(fact: str) -> int:
+    """The kernel kinds that have ``fact``, one bit each (bit ``code``)."""
+    return sum(1 << k.code for k in KERNEL_KINDS if getattr(k, fact))
+
+
+#: each fact as a bit mask over the kernel kinds: compiled kernels read these as constants
+#: (a global integer is frozen into the compiled code, so a test of a fact is arithmetic on
+#: the kind, which the compiler hoists out of the search's loops as it did a test of a kind)
+BASE_PART, DISC_PART, CANONICAL, CACHED, BY_DIFFERENCE = (
+    _mask(fact) for fact in ("base_part", "disc_part", "canonical", "cached", "by_difference"))
+
+
+@njit(cache=True, inline="always")
+def has_fact(mask: int, kind: np.int64) -> bool:
+    """Whether kernel kind ``kind`` has the fact of ``mask`` (:data:`DISC_PART`, ...)."""
+    return (mask >> kind) & 1 != 0
+
+
 @njit(cache=True, inline="always")
 def has_disc_part(kind: np.int64) -> bool:
     """True when the leaf depends on the next disc."""
-    return kind == LEAF_LINEAR
+    return has_fact(DISC_PART, kind)
 
 
 @njit(cache=True)
@@ -60,6 +134,15 @@ def leaf_disc(kind, cols, disc, weights) -> np.float64:
     """The next-disc part of the leaf value (points)."""
     if kind == LEAF_LINEAR:
         return weights[NEXT_DISC_TERM] * next_disc_term(cols, disc)
+    return 0.0
+
+
+@njit(cache=True, inline="always")
+def leaf_by_difference(kind, child, mr2, frame, tables, spec, slot_j, nt_i, nt_f) -> np.float64:
+    """The value (points) of a ``by_difference`` leaf at a resolved child of a frontier node,
+    from the node's ``frame`` (:mod:`engines.search.ntuple_delta`)."""
+    if kind == LEAF_NTUPLE:
+        return NTUPLE_SCALE * child_value(child, mr2, frame, tables, spec, slot_j, nt_i, nt_f)
     return 0.0
 
 
@@ -83,6 +166,9 @@ class Leaf:
 
     def __init__(self, kind: int, name: str, weights: np.ndarray | None = None,
                  tables: np.ndarray | None = None, spec: np.ndarray | None = None) -> None:
+        if not 0 <= int(kind) < len(KERNEL_KINDS):
+            raise ValueError(f"leaf {name}: kernel kind {kind} is not one of KERNEL_KINDS "
+                             "(engines.search.leaf)")
         self.kind = int(kind)
         self.name = name
         w = np.zeros(N_TERMS + 1)
