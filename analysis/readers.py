@@ -41,7 +41,7 @@ and its keys are registered once, in :mod:`analysis.reading_kinds`:
     random one ply, and none falls by more than its interval from the one
     before (:mod:`analysis.health`).
 
-A ranking panel's kinds are read by :mod:`analysis.panel.readings`.
+A ranking panel's kinds are read by :mod:`analysis.panel_readings`.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from typing import Any
 
 from analysis.contrast import SCREEN_CRITERIA
 from analysis.games_table import DEFAULT_METRIC, METRICS
-from analysis.panel.readings import ON
+from analysis.panel_readings import ON
 
 
 def margin_problem(margin: float) -> str | None:
@@ -77,7 +77,7 @@ def threshold_problem(threshold: float) -> str | None:
 
 def on_problem(on: str) -> str | None:
     """Why ``on`` is not what a threshold reading compares (None when it is one of
-    :data:`analysis.panel.readings.ON`)."""
+    :data:`analysis.panel_readings.ON`)."""
     return None if on in ON else f"unknown {on!r} (on: {', '.join(ON)})"
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis import readers
-from analysis.panel.readings import read_beats, read_threshold
+from analysis.panel_readings import read_beats, read_threshold
 
 #: the sources a reading reads
 CONTRAST, CURVE, HEALTH, PANEL = "contrast", "curve", "health", "panel"

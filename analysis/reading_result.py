@@ -1,7 +1,7 @@
 """One reading's result (:class:`Reading`) and the outcome of a reading whose data does not exist.
 
 Its own module, below both registries that return it: :mod:`analysis.readings`
-(every reading kind, the panel's among them) and :mod:`analysis.panel.readings`
+(every reading kind, the panel's among them) and :mod:`analysis.panel_readings`
 (the panel kinds' readers), so the first can take the panel kinds from the
 second without an import cycle.
 """

@@ -3,7 +3,7 @@
 :func:`evaluate` looks a reading's kind up in :mod:`analysis.reading_kinds`
 and calls its reader on the contrasts, validation curves or training health
 that exist; a panel kind's outcome is taken from the panel's readings file
-(read by :mod:`analysis.panel.report`).  Whatever a reading needs and does
+(read by :mod:`analysis.panel_report`).  Whatever a reading needs and does
 not exist gives ``not-run``.  The integrity checks (illegal or unfinished
 decisions, a frozen hash) are not evidence but methodological errors:
 :func:`integrity_errors`.

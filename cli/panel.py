@@ -2,7 +2,7 @@
 
 The engine's actions (``roots``, ``rank``, ``label``, ``merge``) live in
 :mod:`engines.play.panel_cli`, the readings (``read``) in
-:mod:`analysis.panel.report`; each side lists its actions in ``ACTIONS``
+:mod:`analysis.panel_report`; each side lists its actions in ``ACTIONS``
 (help, arguments, run), and this module gives each a sub-parser.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from analysis.panel import report as panel_report
+from analysis import panel_report
 from engines.play import panel_cli
 
 

@@ -2,7 +2,7 @@
 
 ``drop7 panel roots`` writes it (JSON, format :data:`ROOTS_FORMAT`), the
 ranking and labelling commands rebuild the roots from it, and the panel
-readings (:mod:`analysis.panel.report`) read it for the page's boards::
+readings (:mod:`analysis.panel_report`) read it for the page's boards::
 
     {"format": "drop7-panel-roots-v1",
      "policy": "search:leaf=linear,d=3,s=7",   # the policy whose games gave the roots

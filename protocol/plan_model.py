@@ -156,7 +156,7 @@ class ClaimPlan:
 
     def panel_declaration(self) -> dict[str, Any]:
         """What a panel's readings read (``drop7 panel read --declaration``,
-        :func:`analysis.panel.report.read_panel`): the table's names, the recall's k, the work
+        :func:`analysis.panel_report.read_panel`): the table's names, the recall's k, the work
         and the claim's panel readings."""
         assert self.panel is not None
         return {"reference": self.panel.reference, "rankers": list(self.panel.rankers),

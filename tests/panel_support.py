@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from analysis.panel.readings import ranking_order
+from analysis.panel_readings import ranking_order
 from contracts.panel_table import VALUE_COLUMNS
 
 
@@ -48,7 +48,7 @@ def readings_doc(rows=None, reference="ref", rankers=("noisy", "random", "choice
     synthetic panel with the panel readings' own functions: every ranker's figures, the
     reference's against itself, the differences and readings declared, the agreement and
     three roots shown (from different games, boards drawn from the game seed)."""
-    from analysis.panel.readings import (
+    from analysis.panel_readings import (
         choice_agreement,
         difference,
         panel_roots,

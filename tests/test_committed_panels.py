@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.panel.report import read_panel
+from analysis.panel_report import read_panel
 from contracts.hashing import file_sha256
 from contracts.panel_roots import read_roots
 from contracts.panel_table import read_rows

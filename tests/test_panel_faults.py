@@ -13,8 +13,8 @@ from panel_support import readings_doc
 from test_report_panel import panel_run
 from test_report_render import plan as claim_plan
 
-from analysis.panel.faults import fault_errors
-from analysis.panel.report import read_panel
+from analysis.panel_faults import fault_errors
+from analysis.panel_report import read_panel
 from analysis.readings import evaluate_all
 from analysis.report.model import Verdict
 from analysis.report.page import render_claim

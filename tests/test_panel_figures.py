@@ -9,7 +9,7 @@ import pytest
 from matplotlib import image
 from panel_support import make_rows
 
-from analysis.panel.readings import PanelError, choice_agreement, panel_roots, read_ranker
+from analysis.panel_readings import PanelError, choice_agreement, panel_roots, read_ranker
 from analysis.report.panel_figures import agreement_figure, ranker_figure
 
 PNG = b"\x89PNG\r\n\x1a\n"

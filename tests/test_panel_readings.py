@@ -11,7 +11,7 @@ from panel_support import make_rows, row
 from scipy.stats import kendalltau
 
 from analysis.bootstrap import BOOTSTRAP_SEED
-from analysis.panel.readings import (
+from analysis.panel_readings import (
     PanelError,
     difference,
     figure,

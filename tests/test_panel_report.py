@@ -9,7 +9,7 @@ import math
 import pytest
 from panel_support import make_rows
 
-from analysis.panel.readings import (
+from analysis.panel_readings import (
     PanelError,
     choice_agreement,
     difference,
@@ -19,7 +19,7 @@ from analysis.panel.readings import (
     read_ranker,
     read_threshold,
 )
-from analysis.panel.report import READINGS_FORMAT, SHOWN, check_declaration, read_panel
+from analysis.panel_report import READINGS_FORMAT, SHOWN, check_declaration, read_panel
 from cli.main import main
 from contracts.hashing import file_sha256
 from contracts.json_file import json_text

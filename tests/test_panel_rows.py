@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.panel.readings import panel_roots, read_ranker
+from analysis.panel_readings import panel_roots, read_ranker
 from contracts.panel_table import read_rows, write_rows
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out

@@ -14,7 +14,7 @@ from test_panel_declaration import folder, one_line
 from test_panel_report import DECLARATION, R, synthetic_roots
 from test_report_render import contrasts_of, provenance, run_of, synthetic_games
 
-from analysis.panel.report import check_declaration, read_panel
+from analysis.panel_report import check_declaration, read_panel
 from analysis.reading_kinds import CONTRAST, kinds_of, panel_readings
 from analysis.readings import Reading, evaluate_all
 from analysis.report.model import ClaimDescription, Verdict

@@ -6,7 +6,7 @@ policy's games on given seeds), :func:`ranker_rows` asks a player for its
 :class:`~engines.play.rankers.Ranking` at each root, and :func:`outcome_rows`
 gives each root the Monte Carlo outcome labels of
 :mod:`engines.play.labeller`.  Each returns rows of the panel table
-(:mod:`contracts.panel_table`); the readings (:mod:`analysis.panel.readings`)
+(:mod:`contracts.panel_table`); the readings (:mod:`analysis.panel_readings`)
 read them.
 """
 

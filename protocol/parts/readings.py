@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.panel.readings import figure_names
+from analysis.panel_readings import figure_names
 from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, gate_kinds
 from analysis.reading_result import NOT_RUN
 from protocol.parts.base import KeyCheck, names_of

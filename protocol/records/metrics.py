@@ -10,7 +10,7 @@ corrected estimate with its interval and stage-wise p, and the simulated error
 rates; the SHA-256 of every frozen artefact the arms read; a ranking panel's
 figures per ranker, its readings and its roots (:func:`panel_metrics`).  The
 names are the contrast JSON's (analysis/contrast.py) and the panel figures'
-(analysis/panel/readings.py) in the register's camelCase.
+(analysis/panel_readings.py) in the register's camelCase.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def result_metrics(verdict: Mapping[str, Any], contrasts: Mapping[str, Mapping[s
     return out
 
 
-#: a panel figure in ``metrics.panel`` -> the figure's key (analysis.panel.readings.Figure)
+#: a panel figure in ``metrics.panel`` -> the figure's key (analysis.panel_readings.Figure)
 PANEL_FIGURE_KEYS = {"estimate": "estimate", "lower95": "lower", "upper95": "upper",
                      "halves": "halves", "roots": "roots", "games": "games"}
 
@@ -139,7 +139,7 @@ def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
 
 def panel_faults(readings: Mapping[str, Any]) -> dict[str, Any]:
     """``{"rankerFaults": {ranker: {"illegal": n, "unfinished": n}}}`` when the panel's readings
-    file counts faults (analysis.panel.faults.ranker_faults), else nothing: a record of a
+    file counts faults (analysis.panel_faults.ranker_faults), else nothing: a record of a
     panel without faults is the same as before they were recorded."""
     faults = readings.get("faults") or {}
     return {"rankerFaults": {name: dict(c) for name, c in faults.items()}} if faults else {}

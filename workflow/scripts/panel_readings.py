@@ -1,6 +1,6 @@
-"""Adapter: a panel's readings (analysis/panel/report.py) from its closed table and its roots."""
+"""Adapter: a panel's readings (analysis/panel_report.py) from its closed table and its roots."""
 
-from analysis.panel.report import read_panel
+from analysis.panel_report import read_panel
 from contracts.hashing import file_sha256
 from contracts.json_file import write_json
 from contracts.panel_roots import read_roots

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from analysis.panel.faults import fault_errors
+from analysis.panel_faults import fault_errors
 from analysis.readings import evaluate_all, integrity_errors
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run

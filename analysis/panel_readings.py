@@ -59,7 +59,7 @@ from analysis.bootstrap import (
     DEFAULT_CHUNK,
     resample_counts,
 )
-from analysis.panel.faults import faulted
+from analysis.panel_faults import faulted
 from analysis.reading_result import Reading
 from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
 
@@ -108,10 +108,10 @@ def panel_roots(rows: Sequence[Mapping[str, str]], reference: str, ranker: str) 
     valuing other columns than the reference's legal ones; a ranker giving
     values at some roots and not at others.
 
-    A root where the reference has a fault (:func:`analysis.panel.faults.faulted`) is left
+    A root where the reference has a fault (:func:`analysis.panel_faults.faulted`) is left
     out, for every ranker alike; a ranker's faulted root has its centre-first choice and no
     values (its value figures are undefined there), and does not count as a root without
-    values.  Faults are counted by :mod:`analysis.panel.faults`, and make the verdict
+    values.  Faults are counted by :mod:`analysis.panel_faults`, and make the verdict
     invalid.
     """
     by: dict[str, dict[tuple[int, int], Mapping[str, str]]] = {reference: {}, ranker: {}}

@@ -7,7 +7,7 @@ kinds' readings only) and gives the readings file (format
 :data:`READINGS_FORMAT`, docs/panels.md, "Commands and files") that the
 page, the verdict and the records read:
 
-* ``figures``: every figure (:func:`analysis.panel.readings.figure_names`)
+* ``figures``: every figure (:func:`analysis.panel_readings.figure_names`)
   of every ranker against the reference, and ``reference_figures``, the
   reference read against itself (top-1 1, regret 0, tau 1: a check that the
   table is read the right way round);
@@ -16,8 +16,8 @@ page, the verdict and the records read:
   its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
 * ``agreement``: how often each two rankers choose alike;
 * ``faults`` (only when some ranker has one): each faulted ranker's count of
-  ``illegal`` and ``unfinished`` answers (:func:`analysis.panel.faults.ranker_faults`),
-  which make the claim's verdict invalid (:func:`analysis.panel.faults.fault_errors`);
+  ``illegal`` and ``unfinished`` answers (:func:`analysis.panel_faults.ranker_faults`),
+  which make the claim's verdict invalid (:func:`analysis.panel_faults.fault_errors`);
 * ``shown``: up to :data:`SHOWN` roots from different games, drawn as
   boards: in each game the root where the most rankers lose reference value
   (the earliest of equals), and of those the games where most do (the
@@ -37,8 +37,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES
-from analysis.panel.faults import faulted, ranker_faults
-from analysis.panel.readings import (
+from analysis.panel_faults import faulted, ranker_faults
+from analysis.panel_readings import (
     DEFAULT_KS,
     PanelError,
     choice_agreement,
