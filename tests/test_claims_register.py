@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from claims_support import REPO, shipped
+from claims_support import REPO, profile_like, shipped
 
 from protocol.plan import load_plan
 from protocol.plan_model import PILOT, PUBLIC
@@ -75,8 +75,9 @@ def test_a_claims_search_only_shrinks(search, named) -> None:
     assert "\n" not in str(err.value)
 
 
-def test_a_claims_search_never_raises_the_declared_strata() -> None:
-    plan = plan_of("pilot", claims={"depth-five": {"search": {"strata": 64}}})
+def test_a_claims_search_never_raises_the_declared_strata(tmp_path) -> None:
+    plan = plan_of(profile_like(tmp_path, "pilot", claims={"depth-five": {"search": {
+        "strata": 64}}}))
     assert searches(plan, "depth-five")["fair-d5s5"][:2] == (4, 5)
 
 
