@@ -86,17 +86,25 @@ class PlannedArm:
         return getattr(self.arm.spec, "reveals", None)
 
 
+def sharded(name: str, spec: PolicySpec, count: int, seconds: float, prof: ProfileSettings,
+            who: str = "arm", unit: str = "game", **extra: Any) -> PlannedArm:
+    """``count`` games (or roots) of a policy, ``seconds`` of CPU each, cut into shards of
+    about the profile's ``job_minutes`` (at most :data:`protocol.costs.MAX_SHARDS`: the
+    refusal names the ``who`` and its jobs' ``unit``)."""
+    minutes = prof.profile["job_minutes"]
+    shards = costs.shards_for(count, seconds, minutes)
+    if shards > costs.MAX_SHARDS:
+        prof.fail("job_minutes", f"{minutes} cuts {who} {name} into {shards:,} {unit} jobs; "
+                  f"at most {costs.MAX_SHARDS:,} per {who.split()[-1]}")
+    return PlannedArm(Arm(name, spec), count, shards, seconds, **extra)
+
+
 def planned_arm(name: str, spec: PolicySpec, games: int, prof: ProfileSettings,
                 **extra: Any) -> PlannedArm:
     """An arm as this profile plays ``games`` of it: their shards of about ``job_minutes`` and
     seconds a game."""
-    sec = costs.game_seconds(decision_seconds(spec))
-    minutes = prof.profile["job_minutes"]
-    shards = costs.shards_for(games, sec, minutes)
-    if shards > costs.MAX_SHARDS:
-        prof.fail("job_minutes", f"{minutes} cuts arm {name} into {shards:,} game jobs; at "
-                  f"most {costs.MAX_SHARDS:,} per arm")
-    return PlannedArm(Arm(name, spec), games, shards, sec, **extra)
+    return sharded(name, spec, games, costs.game_seconds(decision_seconds(spec)), prof,
+                   **extra)
 
 
 def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, Claim],

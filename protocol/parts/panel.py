@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from contracts.panel_table import OUTCOME_REFERENCE
-from engines.play.spec import EXTERNAL, Arm, PolicySpec
+from engines.play.spec import EXTERNAL, PolicySpec
 from protocol import costs
 from protocol.arms import decision_seconds, play_kind
 from protocol.claim import Claim
-from protocol.parts.arm import PlannedArm, played
+from protocol.parts.arm import PlannedArm, played, sharded
 from protocol.parts.base import KeyCheck, ProfileSettings, names_of
 from protocol.paths import Paths
 
@@ -156,12 +156,7 @@ def _root_arm(name: str, spec: PolicySpec, roots: int, seconds: float, prof: Pro
               **reads: Any) -> PlannedArm:
     """A ranker of a panel over its roots: ``seconds`` of CPU per root, its roots cut into
     shards of about ``job_minutes``."""
-    minutes = prof.profile["job_minutes"]
-    shards = costs.shards_for(roots, seconds, minutes)
-    if shards > costs.MAX_SHARDS:
-        prof.fail("job_minutes", f"{minutes} cuts panel ranker {name} into {shards:,} root "
-                  f"jobs; at most {costs.MAX_SHARDS:,} per ranker")
-    return PlannedArm(Arm(name, spec), roots, shards, seconds, **reads)
+    return sharded(name, spec, roots, seconds, prof, who="panel ranker", unit="root", **reads)
 
 
 def panel_games(claim: Claim, prof: ProfileSettings) -> int:
