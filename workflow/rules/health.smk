@@ -29,7 +29,7 @@ rule health_point:
         # the arms a point plays: a point played with other arms is played again
         arms=",".join(HEALTH_ARMS),
     shell:
-        "{params.command} --out {output:q} 2> {log:q}"
+        "{params.command} --out {output:q} > {log:q} 2>&1"
 
 
 def health_points(wc):
