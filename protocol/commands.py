@@ -55,10 +55,9 @@ def panel_merge(names: list[str]) -> str:
     return line("drop7", "panel", "merge", "--rankers", ",".join(names))
 
 
-def train(recipe: Mapping[str, Any], end: int, out: str, start: int,
-          init: Mapping[str, Any] | None) -> str:
+def train(recipe: Mapping[str, Any], end: int, out: str, start: int) -> str:
     """``drop7 train`` of one segment of a claim's weights, from ``start`` moves to ``end``
-    (``recipe``: the planned training's; ``init``: a warm start's source, a pinned file's
+    (``recipe``: the planned training's, its ``init`` a warm start's source, a pinned file's
     ``{path, sha256}`` or an artefact's ``{path, record}``); the state it started from is
     discarded once its own is written.  The rule adds ``--threads``."""
     words: list[object] = [
@@ -67,6 +66,7 @@ def train(recipe: Mapping[str, Any], end: int, out: str, start: int,
         "--log-every", 30, "--lanes", recipe.get("lanes", 1)]
     if recipe["alpha"] is not None:
         words += ["--alpha", recipe["alpha"]]
+    init = recipe.get("init")
     if init:
         words += ["--init", init["path"]]
         words += (["--init-sha256", init["sha256"]] if init.get("sha256")

@@ -177,9 +177,9 @@ def load_plan(basedir: str | Path, overrides: Mapping[str, Any],
     claims and those of the profile's ``claims_dir`` (relative paths from the working
     directory), if it names a folder of one's own (``origins``: where the overrides come
     from, to name them in errors)."""
-    from protocol.profile import check_size_overrides, load_profile, profile_names
+    from protocol.profile import load_profile_deferring_sizes, profile_names
 
-    profile = load_profile(basedir, overrides, origins, sizes=False)
+    profile, check_sizes = load_profile_deferring_sizes(basedir, overrides, origins)
     own = profile["claims_dir"]
     shipped = Path(basedir) / DEFAULT_CLAIMS_DIR
     if own == DEFAULT_CLAIMS_DIR:
@@ -187,6 +187,6 @@ def load_plan(basedir: str | Path, overrides: Mapping[str, Any],
     claims, plan_own, replaces = load_claim_set(shipped, own, profile["claims_dir"])
     check_pins(claims, profile_names(basedir))
     plan = build_plan(profile, claims, blamer(profile_source(profile), origins))
-    check_size_overrides(basedir, overrides, origins)
+    check_sizes()
     plan.own, plan.replaces = plan_own, replaces
     return plan

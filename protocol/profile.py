@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -153,28 +154,36 @@ def _read(basedir: str | Path, overrides: Mapping[str, Any], origins: Origins | 
     return own, profile, path.as_posix(), blame
 
 
-def load_profile(basedir: str | Path, overrides: Mapping[str, Any],
-                 origins: Origins | None = None, sizes: bool = True) -> dict[str, Any]:
-    """The merged, validated profile of a run (``overrides``: Snakemake's ``config``;
-    ``origins``: where its overrides come from, :func:`command_line_origins`; ``sizes``:
-    refuse here the overrides :func:`check_size_overrides` refuses, else the caller does
-    once the claims are planned, so that a bad value is named for what is wrong with it)."""
+def load_profile_deferring_sizes(basedir: str | Path, overrides: Mapping[str, Any],
+                                 origins: Origins | None = None
+                                 ) -> tuple[dict[str, Any], Callable[[], None]]:
+    """The merged, validated profile of a run, its guards and blocks checked, and the check of
+    its size overrides (:func:`check_size_overrides`) for the caller to run once the claims
+    are planned, so that a bad value is first named for what is wrong with it."""
     own, profile, path, blame = _read(basedir, overrides, origins)
     check_overrides(own, profile, path, blame, basedir)
     check_guards(profile, blame, basedir)
-    if sizes:
-        check_size_overrides(basedir, overrides, origins)
+    return profile, partial(check_size_overrides, own, profile, path, blame, basedir)
+
+
+def load_profile(basedir: str | Path, overrides: Mapping[str, Any],
+                 origins: Origins | None = None) -> dict[str, Any]:
+    """The merged, validated profile of a run (``overrides``: Snakemake's ``config``;
+    ``origins``: where its overrides come from, :func:`command_line_origins`), every
+    override checked."""
+    profile, check_sizes = load_profile_deferring_sizes(basedir, overrides, origins)
+    check_sizes()
     return profile
 
 
-def check_size_overrides(basedir: str | Path, overrides: Mapping[str, Any],
-                         origins: Origins | None = None) -> None:
+def check_size_overrides(own: Mapping[str, Any], merged: Mapping[str, Any], path: str,
+                         blame: Callable[[str], str], basedir: str | Path | None = None
+                         ) -> None:
     """Refuse an override of a key under :data:`FILE_ONLY_TREES` (a screen's size, search
-    or statistics) on a profile whose file names the committed ledger: a block opened under
-    a protocol shrunk on the command line is lost to the declared one."""
-    own, profile, path, blame = _read(basedir, overrides, origins)
+    or statistics) on a profile whose file (``own``) names the committed ledger: a block
+    opened under a protocol shrunk on the command line is lost to the declared one."""
     if is_committed(own["ledger"], basedir):
-        _refuse_changes(_leaves_of(own), _leaves_of(profile), path, blame)
+        _refuse_changes(_leaves_of(own), _leaves_of(merged), path, blame, basedir)
 
 
 def evidence_limits(profile: Mapping[str, Any], basedir: str | Path | None = None

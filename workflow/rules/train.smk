@@ -68,8 +68,7 @@ for _name, (_tables, _manifest, _state), _temp in _SEGMENT_RULES:
                 training(wc).layout, int(wc.end) - segment_start(wc), training(wc).entries)),
         params:
             command=lambda wc: commands.train(training(wc).recipe(), int(wc.end),
-                                              training(wc).dir, segment_start(wc),
-                                              training(wc).init_source()),
+                                              training(wc).dir, segment_start(wc)),
         shell:
             "{params.command} --threads {threads} > {log:q} 2>&1"
 
