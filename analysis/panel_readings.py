@@ -40,6 +40,12 @@ games where a figure is defined nowhere are left out of that figure, so no
 resample divides by zero.  Lower and upper bounds are the 0.05 and 0.95
 quantiles (one-sided 95%, as the screens).  The halves are the figure on the
 first ``G // 2`` games in seed order and on the rest (the screens' halves).
+
+Every figure above is read under ``conventions`` (:mod:`analysis.panel_conventions`): the
+rules stated here are ``harness``'s; under ``register`` the pick is the first best of the
+ranker's values, top-1 asks for the reference's first best column, a ranker tie scores 0 in
+pairwise, roots with fewer than two legal columns are left out, and the halves split the games
+by a hash of their seed.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from analysis.bootstrap import (
     DEFAULT_CHUNK,
     resample_counts,
 )
+from analysis.panel_conventions import DEFAULT, first_half, rules
 from analysis.panel_faults import faulted
 from analysis.reading_result import Reading
 from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
@@ -176,16 +183,32 @@ def ranking_order(values: np.ndarray) -> list[int]:
     return sorted(legal, key=lambda c: (-values[c], place[c]))
 
 
-def per_root(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS) -> dict[str, np.ndarray]:
-    """Every figure at every root (NaN where undefined, or for a value figure of a ranker
-    that gives its choice alone)."""
+def picks(roots: PanelRoots, conventions: str = DEFAULT) -> np.ndarray:
+    """The column each root's figures read as the ranker's: its played choice, or under a
+    convention that picks by values the first column of its highest value (its choice where
+    it gives none: a ranker without values, a faulted root)."""
+    pick = roots.choice.copy()
+    if rules(conventions).pick_by_values and roots.values is not None:
+        valued = ~np.isnan(roots.values).all(axis=1)
+        pick[valued] = np.nanargmax(roots.values[valued], axis=1)  # first of equals
+    return pick
+
+
+def per_root(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS,
+             conventions: str = DEFAULT) -> dict[str, np.ndarray]:
+    """Every figure at every root under ``conventions`` (NaN where undefined, for a value
+    figure of a ranker that gives its choice alone, and for every figure but work at a root
+    the convention leaves out)."""
+    rule = rules(conventions)
     ref = roots.reference
     n = ref.shape[0]
     best, worst = np.nanmax(ref, axis=1), np.nanmin(ref, axis=1)
-    chosen = ref[np.arange(n), roots.choice]
+    pick = picks(roots, conventions)
+    chosen = ref[np.arange(n), pick]
     regret = best - chosen
     spread = best - worst
-    out = {"top1": (chosen == best).astype(np.float64), "regret": regret,
+    top1 = (np.nanargmax(ref, axis=1) == pick) if rule.pick_by_values else (chosen == best)
+    out = {"top1": top1.astype(np.float64), "regret": regret,
            "regret_frac": np.divide(regret, spread, out=np.zeros(n), where=spread > 0)}
     for k in ks:
         out[f"recall@{k}"] = np.full(n, np.nan)
@@ -201,15 +224,19 @@ def per_root(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS) -> dict[str, np.
             tops = {c for c in legal if r[c] == best[i]}
             for k in ks:
                 out[f"recall@{k}"][i] = float(bool(tops & set(order[:k])))
-            out["pairwise"][i] = _pairwise(r[legal], v[legal])
+            out["pairwise"][i] = _pairwise(r[legal], v[legal], rule.tie_credit)
             if legal.size >= 2 and np.ptp(r[legal]) > 0 and np.ptp(v[legal]) > 0:
                 out["tau"][i] = kendalltau(r[legal], v[legal]).statistic
+    left_out = (~np.isnan(ref)).sum(axis=1) < rule.min_legal
+    for x in out.values():
+        x[left_out] = np.nan
     out["work"] = roots.work.astype(np.float64)
     return out
 
 
-def _pairwise(ref: np.ndarray, mine: np.ndarray) -> float:
-    """Fraction of the reference's ordered pairs the ranker orders alike (its ties: 1/2)."""
+def _pairwise(ref: np.ndarray, mine: np.ndarray, tie_credit: float) -> float:
+    """Fraction of the reference's ordered pairs the ranker orders alike (a pair it ties
+    scores ``tie_credit``)."""
     dr = np.sign(ref[:, None] - ref[None, :])
     dm = np.sign(mine[:, None] - mine[None, :])
     upper = np.triu(np.ones_like(dr, dtype=bool), 1) & (dr != 0)
@@ -218,7 +245,7 @@ def _pairwise(ref: np.ndarray, mine: np.ndarray) -> float:
         return math.nan
     agree = (dr == dm) & upper
     ties = (dm == 0) & upper
-    return float((agree.sum() + 0.5 * ties.sum()) / pairs)
+    return float((agree.sum() + tie_credit * ties.sum()) / pairs)
 
 
 @dataclass(frozen=True)
@@ -269,17 +296,18 @@ def game_bootstrap(sums: np.ndarray, counts: np.ndarray, n_resamples: int = BOOT
 
 def figure(games: np.ndarray, x: np.ndarray, weights: np.ndarray | None = None,
            n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
-           alpha: float = ALPHA) -> Figure:
+           alpha: float = ALPHA, conventions: str = DEFAULT) -> Figure:
     """The mean of the per-root ``x`` over its defined roots (or ``sum(x) / sum(weights)``),
-    with bounds from resampling games and the two halves of the games in seed order."""
+    with bounds from resampling games and the two halves of the games
+    (:func:`analysis.panel_conventions.first_half` under ``conventions``)."""
     ids, sums, counts = _game_sums(games, x, weights)
     if ids.size == 0:
         return Figure(None, None, None, (None, None), 0, 0, n_resamples, seed)
     roots = int((~np.isnan(x) if weights is None else ~np.isnan(x) & ~np.isnan(weights)).sum())
     estimate = float(sums.sum() / counts.sum())
-    half = ids.size // 2
+    first = first_half(ids, conventions)
     halves = tuple(float(s.sum() / c.sum()) if c.sum() > 0 else None
-                   for s, c in ((sums[:half], counts[:half]), (sums[half:], counts[half:])))
+                   for s, c in ((sums[first], counts[first]), (sums[~first], counts[~first])))
     means = game_bootstrap(sums, counts, n_resamples, seed)
     lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
     return Figure(estimate, float(lo), float(hi), halves, roots, int(ids.size), n_resamples,
@@ -288,18 +316,20 @@ def figure(games: np.ndarray, x: np.ndarray, weights: np.ndarray | None = None,
 
 def read_ranker(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS,
                 n_resamples: int = BOOTSTRAP_RESAMPLES,
-                seed: int = BOOTSTRAP_SEED) -> dict[str, Figure]:
-    """Every figure of one ranker against the reference; a figure the ranker cannot have
-    (values it does not give, work it does not report) has no roots."""
-    rows = per_root(roots, ks)
-    out = {name: figure(roots.games, x, None, n_resamples, seed) for name, x in rows.items()}
+                seed: int = BOOTSTRAP_SEED, conventions: str = DEFAULT) -> dict[str, Figure]:
+    """Every figure of one ranker against the reference under ``conventions``; a figure the
+    ranker cannot have (values it does not give, work it does not report) has no roots."""
+    rows = per_root(roots, ks, conventions)
+    out = {name: figure(roots.games, x, None, n_resamples, seed, conventions=conventions)
+           for name, x in rows.items()}
     out["work_ratio"] = figure(roots.games, roots.work, roots.reference_work, n_resamples,
-                               seed)
+                               seed, conventions=conventions)
     return out
 
 
 def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFAULT_KS,
-               n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> Figure:
+               n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+               conventions: str = DEFAULT) -> Figure:
     """Ranker ``a``'s figure minus ranker ``b``'s on the same roots, paired by root and
     resampled by game (roots where either is undefined are left out); ``work_ratio``'s is
     ``sum(work_a - work_b) / sum(reference work)``, the difference of the two ratios."""
@@ -307,9 +337,11 @@ def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFA
                                                                   equal_nan=True):
         raise PanelError("the two rankers are not read on the same roots")
     if name == "work_ratio":
-        return figure(a.games, a.work - b.work, a.reference_work, n_resamples, seed)
-    return figure(a.games, per_root(a, ks)[name] - per_root(b, ks)[name], None, n_resamples,
-                  seed)
+        return figure(a.games, a.work - b.work, a.reference_work, n_resamples, seed,
+                      conventions=conventions)
+    return figure(a.games, per_root(a, ks, conventions)[name]
+                  - per_root(b, ks, conventions)[name], None, n_resamples, seed,
+                  conventions=conventions)
 
 
 # ---- reading kinds: a figure, its bound or its halves against a declared threshold, and one

@@ -14,6 +14,9 @@ page, the verdict and the records read:
 * ``differences``: one per reading of a paired kind (``ranker-beats``), the
   paired difference it reads; ``readings``: every declared reading through
   its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
+* ``conventions``: the rules every figure and reading above is read under (the
+  declaration's, :mod:`analysis.panel_conventions`), and ``side``: the figures, differences
+  and readings under the other convention, shown beside on the page and deciding nothing;
 * ``agreement``: how often each two rankers choose alike;
 * ``faults`` (only when some ranker has one): each faulted ranker's count of
   ``illegal`` and ``unfinished`` answers (:func:`analysis.panel_faults.ranker_faults`),
@@ -37,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES
+from analysis.panel_conventions import CONVENTIONS, DEFAULT, other
 from analysis.panel_faults import faulted, ranker_faults
 from analysis.panel_readings import (
     DEFAULT_KS,
@@ -87,6 +91,9 @@ def check_declaration(declaration: Any) -> None:
         raise PanelError(f"recall: must be distinct whole numbers 1..{N_COLUMNS - 1}")
     if declaration.get("work", WORK[0]) not in WORK:
         raise PanelError(f"work: must be one of {', '.join(WORK)}")
+    if declaration.get("conventions", DEFAULT) not in CONVENTIONS:
+        raise PanelError(f"conventions: {declaration['conventions']!r} is not one of "
+                         f"{', '.join(CONVENTIONS)}")
     readings = declaration["readings"]
     if not isinstance(readings, Mapping):
         raise PanelError("readings: must be an object of readings by name")
@@ -177,6 +184,32 @@ def _faults(rows: Sequence[Mapping[str, str]], names: Sequence[str]) -> dict[str
     return {"faults": faults} if faults else {}
 
 
+def _read_under(conventions: str, aligned: Mapping[str, Any], declaration: Mapping[str, Any],
+                recall: Sequence[int], n_resamples: int) -> dict[str, Any]:
+    """``figures``, ``reference_figures``, ``differences`` and ``readings`` of the readings
+    file, every figure read under ``conventions``."""
+    reference, rankers = declaration["reference"], declaration["rankers"]
+    read = {name: read_ranker(aligned[name], recall, n_resamples, conventions=conventions)
+            for name in aligned}
+    differences, readings = {}, {}
+    for name, spec in declaration["readings"].items():
+        kind = READING_KINDS[spec["kind"]]
+        ranker, figure = spec[kind.of_role("ranker")[0].key], spec[kind.of_role("figure")[0].key]
+        if kind.paired:
+            against = spec[kind.of_role("ranker")[1].key]
+            diff = difference(aligned[ranker], aligned[against], figure, recall, n_resamples,
+                              conventions=conventions)
+            differences[name] = diff.to_dict()
+            reading = kind.reader(name, spec, diff)
+        else:
+            reading = kind.reader(name, spec, read[ranker][figure])
+        readings[name] = reading.to_dict()
+    return {"figures": {name: {f: fig.to_dict() for f, fig in read[name].items()}
+                        for name in rankers},
+            "reference_figures": {f: fig.to_dict() for f, fig in read[reference].items()},
+            "differences": differences, "readings": readings}
+
+
 def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
                declaration: Mapping[str, Any], n_resamples: int = BOOTSTRAP_RESAMPLES,
                table_sha256: str | None = None) -> dict[str, Any]:
@@ -190,22 +223,12 @@ def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
     check_declaration(declaration)
     reference, rankers = declaration["reference"], list(declaration["rankers"])
     recall = tuple(declaration.get("recall", DEFAULT_KS))
+    conventions = declaration.get("conventions", DEFAULT)
     names = [reference, *rankers]
     _check_table(rows, roots_doc, names)
     aligned = {name: panel_roots(rows, reference, name) for name in names}
-    read = {name: read_ranker(aligned[name], recall, n_resamples) for name in names}
-    differences, readings = {}, {}
-    for name, spec in declaration["readings"].items():
-        kind = READING_KINDS[spec["kind"]]
-        ranker, figure = spec[kind.of_role("ranker")[0].key], spec[kind.of_role("figure")[0].key]
-        if kind.paired:
-            other = spec[kind.of_role("ranker")[1].key]
-            diff = difference(aligned[ranker], aligned[other], figure, recall, n_resamples)
-            differences[name] = diff.to_dict()
-            reading = kind.reader(name, spec, diff)
-        else:
-            reading = kind.reader(name, spec, read[ranker][figure])
-        readings[name] = reading.to_dict()
+    read = _read_under(conventions, aligned, declaration, recall, n_resamples)
+    side = _read_under(other(conventions), aligned, declaration, recall, n_resamples)
     roots = roots_doc["roots"]
     sha = table_sha256 or hashlib.sha256(table_text(rows).encode("utf-8")).hexdigest()
     out = {
@@ -215,10 +238,7 @@ def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
         "roots": {"policy": roots_doc["policy"], "seeds": list(roots_doc["seeds"]),
                   "every": roots_doc["every"], "limit": roots_doc["limit"],
                   "count": len(roots), "games": len({e["game"] for e in roots})},
-        "figures": {name: {f: fig.to_dict() for f, fig in read[name].items()}
-                    for name in rankers},
-        "reference_figures": {f: fig.to_dict() for f, fig in read[reference].items()},
-        "differences": differences, "readings": readings,
+        **read, "conventions": conventions, "side": {"conventions": other(conventions), **side},
         "agreement": {"names": names, "matrix": choice_agreement(rows, names).tolist()},
         "shown": _shown(rows, roots_doc, names),
         "table_sha256": sha,

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from analysis.panel_conventions import CONVENTIONS
 from analysis.reading_kinds import READING_KINDS
 from contracts.panel_table import WORK
 from engines.leaves.kinds import LEAF_KINDS
@@ -66,8 +67,10 @@ def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
     plays, :data:`protocol.arms.PLAY_KINDS`), the leaves named without a path (the leaf kinds
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
-    (:data:`analysis.reading_kinds.READING_KINDS`) and a panel's work kinds
-    (:data:`contracts.panel_table.WORK`): each is listed once, where it is registered."""
+    (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
+    (:data:`contracts.panel_table.WORK`) and its conventions
+    (:data:`analysis.panel_conventions.CONVENTIONS`): each is listed once, where it is
+    registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
@@ -76,6 +79,7 @@ def claim_schema() -> dict[str, Any]:
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
     reading["kind"]["enum"] = list(READING_KINDS)
     schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
+    schema["properties"]["panel"]["properties"]["conventions"]["enum"] = list(CONVENTIONS)
     return schema
 
 

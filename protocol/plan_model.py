@@ -161,6 +161,7 @@ class ClaimPlan:
         assert self.panel is not None
         return {"reference": self.panel.reference, "rankers": list(self.panel.rankers),
                 "recall": list(self.panel.recall), "work": self.panel.work,
+                "conventions": self.panel.conventions,
                 "readings": panel_readings(self.readings)}
 
     def screened_contrasts(self) -> set[str]:

@@ -5,7 +5,9 @@ written by ``drop7 panel read``; the report job reads it back here once,
 checks its shape (one line naming the file and the key), and the page reads
 the section by attribute: how the roots were drawn, every ranker's figures
 (:class:`~analysis.panel_readings.Figure`), the panel readings, the rankers'
-agreement and the roots shown as boards.  The one-line summary per ranker
+agreement and the roots shown as boards; the conventions they were read under, and the
+figures and readings under the other convention (:class:`SideReading`, a display that
+decides nothing).  The one-line summary per ranker
 (:meth:`PanelSection.summary`) is what answers "does d2 order the moves like
 d4?" at the top of the section.
 """
@@ -18,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.panel_conventions import CONVENTIONS, DEFAULT, RULES
 from analysis.panel_readings import VALUE_FIGURES, Figure
 from analysis.readings import Reading
 from contracts.panel_table import FAULTS
@@ -121,6 +124,59 @@ def _shown(doc: Any, source: str, key: str) -> ShownRoot:
     return root
 
 
+def _figures(doc: Mapping[str, Any], rankers: list[str], source: str, prefix: str = ""
+             ) -> dict[str, dict[str, Figure]]:
+    figures_doc = _key(doc, "figures", source, dict)
+    figures = {}
+    for name in rankers:
+        if not isinstance(figures_doc.get(name), Mapping):
+            raise PanelReadingsError(f"{source}: {prefix}figures.{name}: missing")
+        figures[name] = {f: _figure(d, source, f"{prefix}figures.{name}.{f}")
+                         for f, d in figures_doc[name].items()}
+    return figures
+
+
+def _readings(doc: Mapping[str, Any], source: str, prefix: str = "") -> dict[str, Reading]:
+    readings = {}
+    for name, r in _key(doc, "readings", source, dict).items():
+        try:
+            readings[str(name)] = Reading(**r)
+        except TypeError as exc:
+            raise PanelReadingsError(f"{source}: {prefix}readings.{name}: {exc}") from None
+    return readings
+
+
+def _conventions(doc: Mapping[str, Any], source: str, key: str) -> str:
+    name = doc.get("conventions", DEFAULT)
+    if name not in CONVENTIONS:
+        raise PanelReadingsError(f"{source}: {key}: {name!r} is not one of "
+                                 f"{', '.join(CONVENTIONS)}")
+    return str(name)
+
+
+@dataclass(frozen=True)
+class SideReading:
+    """The panel read under the convention it was not declared with: every ranker's figures,
+    the ``ranker-beats`` differences and the readings' outcomes, shown beside the deciding
+    ones (they decide nothing)."""
+
+    conventions: str
+    figures: dict[str, dict[str, Figure]]
+    differences: dict[str, Figure]
+    readings: dict[str, Reading]
+
+    @classmethod
+    def from_json(cls, doc: Any, rankers: list[str], source: str) -> SideReading:
+        """The readings file's ``side``; refused in one line naming ``source`` and the key."""
+        if not isinstance(doc, Mapping):
+            raise PanelReadingsError(f"{source}: side: expected an object")
+        return cls(conventions=_conventions(doc, source, "side.conventions"),
+                   figures=_figures(doc, rankers, source, "side."),
+                   differences={n: _figure(d, source, f"side.differences.{n}")
+                                for n, d in doc.get("differences", {}).items()},
+                   readings=_readings(doc, source, "side."))
+
+
 @dataclass(frozen=True)
 class PanelSection:
     """A panel's readings file, typed: the reference and the rankers (table names), who gives
@@ -143,6 +199,10 @@ class PanelSection:
     table_sha256: str
     #: each faulted ranker's counts of ``illegal`` and ``unfinished`` answers (:func:`faults_of`)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the rules the figures and readings above were read under (analysis.panel_conventions)
+    conventions: str = DEFAULT
+    #: the same panel read under the other convention (None: a file written before it had one)
+    side: SideReading | None = None
 
     @classmethod
     def from_json(cls, doc: Any, source: str = "readings.json") -> PanelSection:
@@ -157,13 +217,7 @@ class PanelSection:
         rankers = [str(r) for r in _key(doc, "rankers", source, list)]
         reference = str(_key(doc, "reference", source, str))
         values = {str(k): bool(v) for k, v in _key(doc, "values", source, dict).items()}
-        figures_doc = _key(doc, "figures", source, dict)
-        figures = {}
-        for name in rankers:
-            if not isinstance(figures_doc.get(name), Mapping):
-                raise PanelReadingsError(f"{source}: figures.{name}: missing")
-            figures[name] = {f: _figure(d, source, f"figures.{name}.{f}")
-                             for f, d in figures_doc[name].items()}
+        figures = _figures(doc, rankers, source)
         roots = _key(doc, "roots", source, dict)
         try:
             drawn = RootsDrawn(policy=str(roots["policy"]), seeds=[int(x) for x in roots["seeds"]],
@@ -178,12 +232,8 @@ class PanelSection:
         if np.shape(matrix) != (len(names), len(names)):
             raise PanelReadingsError(f"{source}: agreement.matrix: expected {len(names)} x "
                                      f"{len(names)}, one row and column per name")
-        readings = {}
-        for name, r in _key(doc, "readings", source, dict).items():
-            try:
-                readings[str(name)] = Reading(**r)
-            except TypeError as exc:
-                raise PanelReadingsError(f"{source}: readings.{name}: {exc}") from None
+        readings = _readings(doc, source)
+        side = doc.get("side")
         return cls(
             reference=reference, rankers=rankers, values=values,
             work=str(doc.get("work", "nodes")), recall=[int(k) for k in doc.get("recall", [])],
@@ -195,7 +245,9 @@ class PanelSection:
             readings=readings, agreement_names=names, agreement=matrix,
             shown=[_shown(d, source, f"shown[{i}]")
                    for i, d in enumerate(_key(doc, "shown", source, list))],
-            table_sha256=str(doc.get("table_sha256", "")), faults=faults_of(doc, source))
+            table_sha256=str(doc.get("table_sha256", "")), faults=faults_of(doc, source),
+            conventions=_conventions(doc, source, "conventions"),
+            side=None if side is None else SideReading.from_json(side, rankers, source))
 
     @property
     def figure_names(self) -> list[str]:
@@ -234,6 +286,27 @@ class PanelSection:
         """The bootstrap's resamples (every figure's)."""
         return next((f.n_resamples for figs in self.figures.values() for f in figs.values()),
                     None)
+
+    @property
+    def register_rules(self) -> bool:
+        """Whether the deciding figures were read under the register's rules."""
+        return self.conventions != DEFAULT
+
+    def convention_lines(self) -> dict[str, str]:
+        """Each convention's rules in words, by name (the page's conventions table)."""
+        words = {}
+        for name, rule in RULES.items():
+            pick = ("the first column of the ranker's highest value" if rule.pick_by_values
+                    else "the ranker's played choice")
+            top1 = ("the reference's first best column" if rule.pick_by_values
+                    else "any column the reference values best")
+            halves = ("a hash of the game seed (mix32 of its low 32 bits, bit 0)"
+                      if rule.halves == "origin-hash" else "the games in seed order")
+            roots = (f"roots with fewer than {rule.min_legal} legal columns left out"
+                     if rule.min_legal > 1 else "every root")
+            words[name] = (f"pick: {pick}; top-1: the pick is {top1}; a ranker tie in "
+                           f"pairwise scores {rule.tie_credit:g}; {roots}; halves: {halves}")
+        return words
 
     def summary(self, ranker: str) -> str:
         """One line of the ranker's orderings against the reference: each :data:`SUMMARY`

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from analysis.panel_conventions import HARNESS, REGISTER
 from contracts.panel_table import OUTCOME_REFERENCE
 from engines.play.spec import EXTERNAL, PolicySpec
 from protocol import costs
@@ -21,6 +22,17 @@ from protocol.claim import Claim
 from protocol.parts.arm import PlannedArm, played, sharded
 from protocol.parts.base import KeyCheck, ProfileSettings, names_of
 from protocol.paths import Paths
+from protocol.records.ids import THEORY_ID
+
+
+def panel_conventions(doc: Mapping[str, Any]) -> str:
+    """The conventions a claim's panel is read under (:mod:`analysis.panel_conventions`): its
+    ``panel.conventions``, else ``register`` for a claim whose ``theory`` is a register record
+    id (it reads that theory's gates, computed the register's way), else ``harness``."""
+    declared = doc["panel"].get("conventions")
+    if declared is not None:
+        return str(declared)
+    return REGISTER if THEORY_ID.match(str(doc.get("theory") or "")) else HARNESS
 
 
 def reference_name(panel: Mapping[str, Any]) -> str:
@@ -130,6 +142,8 @@ class PlannedPanel:
     work: str  #: nodes | leaves
     recall: tuple[int, ...]
     arms: dict[str, PlannedArm]
+    #: the rules the figures are read under (:func:`panel_conventions`)
+    conventions: str = HARNESS
 
     def names(self) -> list[str]:
         """The panel table's rankers in order: the reference, then the rankers."""
@@ -146,6 +160,7 @@ class PlannedPanel:
             "every": self.every, "limit": self.limit, "roots": self.roots,
             "reference": self.reference, "outcome": self.outcome,
             "rankers": list(self.rankers), "work": self.work, "recall": list(self.recall),
+            "conventions": self.conventions,
             "arms": {n: {"policy": a.policy, "roots": a.games, "shards": a.shards,
                          "artefact": a.artefact.key if a.artefact else None,
                          **({"pinned": a.pinned.describe()} if a.pinned else {})}
@@ -225,4 +240,5 @@ def plan_panel(claim: Claim, prof: ProfileSettings, arms: Mapping[str, PlannedAr
         out[name] = _root_arm(name, spec, count, decision_seconds(spec), prof, **reads)
     return PlannedPanel(roots["policy"], games, (start, games), roots["every"], limit, count,
                         reference_name(panel), outcome, tuple(panel["rankers"]),
-                        panel["work"], tuple(panel["recall"]), out)
+                        panel["work"], tuple(panel["recall"]), out,
+                        panel_conventions(claim.doc))

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from analysis.panel_conventions import DEFAULT as DEFAULT_CONVENTIONS
 from contracts.hashing import canonical_sha256
 
 #: record kind -> format identifier (the schema file is ``records/<kind>-v1``)
@@ -102,9 +103,13 @@ PANEL_DECIDING = ("roots_arm", "games", "seeds", "every", "limit", "reference",
 
 
 def _panel_document(panel: Mapping[str, Any]) -> dict[str, Any]:
-    """A planned panel's deciding parts: :data:`PANEL_DECIDING` and each of its arms' policy."""
+    """A planned panel's deciding parts: :data:`PANEL_DECIDING`, each of its arms' policy and
+    its conventions when they are not ``harness`` (a panel hashed without them was read under
+    ``harness``, the only rules before they could be declared, so its hash stands)."""
+    conventions = panel.get("conventions", DEFAULT_CONVENTIONS)
     return {**{k: panel.get(k) for k in PANEL_DECIDING},
-            "arms": {n: a["policy"] for n, a in panel.get("arms", {}).items()}}
+            "arms": {n: a["policy"] for n, a in panel.get("arms", {}).items()},
+            **({"conventions": conventions} if conventions != DEFAULT_CONVENTIONS else {})}
 
 
 def protocol_sha256(plan: Mapping[str, Any]) -> str:
