@@ -43,11 +43,14 @@ def row(game, root, ranker, choice, work, values):
 
 
 def readings_doc(rows=None, reference="ref", rankers=("noisy", "random", "choice-only"),
-                 declared=None, n_resamples=200, recall=(2, 3)):
+                 declared=None, n_resamples=200, recall=(2, 3), conventions="harness",
+                 side=True):
     """A panel's readings file (``drop7-panel-readings-v1``, docs/panels.md) computed from a
     synthetic panel with the panel readings' own functions: every ranker's figures, the
     reference's against itself, the differences and readings declared, the agreement and
-    three roots shown (from different games, boards drawn from the game seed)."""
+    three roots shown (from different games, boards drawn from the game seed); every figure
+    under ``conventions``, and with ``side`` the same under the other convention."""
+    from analysis.panel_conventions import other
     from analysis.panel_readings import (
         choice_agreement,
         difference,
@@ -60,12 +63,13 @@ def readings_doc(rows=None, reference="ref", rankers=("noisy", "random", "choice
     rows = make_rows(games=8, roots=5) if rows is None else rows
     declared = DECLARED if declared is None else declared
     roots = {name: panel_roots(rows, reference, name) for name in (reference, *rankers)}
-    figures = {name: read_ranker(roots[name], recall, n_resamples) for name in roots}
+    figures = {name: read_ranker(roots[name], recall, n_resamples, conventions=conventions)
+               for name in roots}
     readings, differences = {}, {}
     for name, d in declared.items():
         if d["kind"] == "ranker-beats":
             diff = difference(roots[d["ranker"]], roots[d["other"]], d["figure"], recall,
-                              n_resamples)
+                              n_resamples, conventions=conventions)
             differences[name] = diff.to_dict()
             readings[name] = read_beats(name, d["ranker"], d["other"], d["figure"], diff)
         else:
@@ -100,7 +104,12 @@ def readings_doc(rows=None, reference="ref", rankers=("noisy", "random", "choice
         "readings": {name: r.to_dict() for name, r in readings.items()},
         "agreement": {"names": names,
                       "matrix": choice_agreement(rows, names).tolist()},
-        "shown": shown, "table_sha256": "ab" * 32,
+        "shown": shown, "table_sha256": "ab" * 32, "conventions": conventions,
+        **({"side": {"conventions": other(conventions), **{
+            k: v for k, v in readings_doc(rows, reference, rankers, declared, n_resamples, recall,
+                                          other(conventions), False).items()
+            if k in ("figures", "reference_figures", "differences", "readings")}}}
+           if side else {}),
     }
 
 

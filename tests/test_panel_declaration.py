@@ -21,7 +21,7 @@ from protocol.declaration import claim_schema, load_claims
 from protocol.ledger import COMMITTED
 from protocol.paths import Paths
 from protocol.plan import load_plan
-from protocol.records.ids import protocol_sha256
+from protocol.records.ids import protocol_document, protocol_sha256
 from protocol.schema import DeclarationError
 
 ID = "my-panel"
@@ -373,6 +373,8 @@ REFUSALS = {
     "unknown panel key": (_set("panel.games", 4), "panel.games", "unknown key"),
     "unknown roots key": (_set("panel.roots.seed", 4), "panel.roots.seed", "unknown key"),
     "work unknown": (_set("panel.work", "seconds"), "panel.work", "is not one of"),
+    "conventions unknown": (_set("panel.conventions", "mine"), "panel.conventions",
+                            "is not one of"),
 }
 
 
@@ -524,3 +526,37 @@ def test_the_protocol_hash_reads_the_panel_as_planned_not_its_shards(tmp_path) -
     assert sliced.panel.arms["fair-d4s7"].shards > plan_of(tmp_path).claims[ID].panel.arms[
         "fair-d4s7"].shards
     assert protocol_sha256(sliced.describe()) == base
+
+
+#: the register's record id of the theory whose ordering gates shallow-ordering asks
+REGISTER_THEORY = "TH-20260823-nnue-class-holds-d4-ordering-c7b397a5"
+
+
+def test_the_conventions_default_to_the_registers_for_a_register_theory_and_join_the_hash(
+        tmp_path) -> None:
+    """Absent, a claim naming a register theory reads register, any other harness; the hash
+    gains the conventions only where they are not harness, so a claim declared before the key
+    (shallow-ordering, pinned) hashes as it did."""
+    def theory(name):
+        return _set("theory", name)
+
+    plain = plan_of(tmp_path).claims[ID]
+    assert plain.panel.conventions == "harness"
+    assert plain.panel_declaration()["conventions"] == "harness"
+    assert "conventions" not in protocol_document(
+        plain.describe())["panel"]
+    register = plan_of(tmp_path, theory(REGISTER_THEORY)).claims[ID]
+    assert register.panel.conventions == "register"
+    assert register.panel_declaration()["conventions"] == "register"
+    assert protocol_sha256(register.describe()) != protocol_sha256(plain.describe())
+    # a theory of our own (not the register's id pattern) reads ours
+    ours = plan_of(tmp_path, theory("TH-20261201-my-own-ordering")).claims[ID]
+    assert ours.panel.conventions == "harness"
+    assert protocol_sha256(ours.describe()) == protocol_sha256(plain.describe())
+    # declared, the key wins over the theory and joins the hash through the declaration
+    declared = plan_of(tmp_path, _both(theory(REGISTER_THEORY),
+                                       _set("panel.conventions", "harness"))).claims[ID]
+    assert declared.panel.conventions == "harness"
+    assert protocol_sha256(declared.describe()) != protocol_sha256(plain.describe())
+    shipped = load_plan(REPO, {"profile": "pilot"}).claims["shallow-ordering"]
+    assert shipped.panel.conventions == "harness"  # its block was opened under our rules

@@ -123,6 +123,30 @@ def test_the_panel_section_shows_summary_boards_no_values_and_a_figure_per_readi
     assert run.verdict.verdict == "supported-as-tested"
 
 
+@pytest.mark.parametrize("conventions", ["harness", "register"])
+def test_the_page_states_its_conventions_and_shows_the_others_beside_deciding_nothing(
+        conventions) -> None:
+    doc = json.loads(json.dumps(readings_doc(conventions=conventions)))
+    doc["roots"]["seeds"] = [claim_plan("fourth-ply").seeds[0], doc["roots"]["games"]]
+    section = render_claim(panel_run(doc)).split("<h2>Ranking panel</h2>")[1]
+    side = "register" if conventions == "harness" else "harness"
+    said = re.search(r"The verdict reads every figure and reading of this section under the "
+                     r"<b>(\w+)</b> conventions", section)
+    assert said and said[1] == conventions
+    assert "pick: the first column of the ranker" in section  # the register's, in words
+    assert "exact d4 at five strata" in section  # the register's reference
+    beside = section.split(f"Beside, deciding nothing: the {side} conventions")[1]
+    beside = beside.split("</table>\n<table>")[0]
+    for name, r in doc["side"]["readings"].items():
+        assert re.search(rf"<td class=\"l\">{re.escape(name)}</td><td class=\"l "
+                         rf"{r['outcome']}\">{r['outcome']}", beside), name
+    # a readings file with an unknown convention is refused naming the key
+    bad = copy.deepcopy(doc)
+    bad["side"]["conventions"] = "mine"
+    with pytest.raises(PanelReadingsError, match="r.json: side.conventions: 'mine' is not one"):
+        PanelSection.from_json(bad, "r.json")
+
+
 def test_a_panel_only_claim_renders_with_no_contrasts_and_its_roots_arm_alone(doc) -> None:
     run = panel_run(doc, contrasts=False)
     figures = build_figures(run)
