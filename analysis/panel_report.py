@@ -2,7 +2,7 @@
 
 :func:`read_panel` reads a panel table (:mod:`contracts.panel_table`) with
 its roots file (:mod:`contracts.panel_roots`) and the panel's declaration
-(``{"reference", "rankers", "recall", "work", "readings"}``, the panel
+(``{"reference", "rankers", "recall", "work", "conventions", "readings"}``, the panel
 kinds' readings only) and gives the readings file (format
 :data:`READINGS_FORMAT`, docs/panels.md, "Commands and files") that the
 page, the verdict and the records read:
@@ -251,7 +251,8 @@ def _read_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", required=True, metavar="PANEL_CSV", help="the panel table")
     parser.add_argument("--roots", required=True, metavar="ROOTS_JSON", help="its roots file")
     parser.add_argument("--declaration", required=True, metavar="PANEL_JSON",
-                        help='{"reference", "rankers", "recall", "work", "readings"}')
+                        help='{"reference", "rankers", "recall", "work", "conventions", '
+                             '"readings"}')
     parser.add_argument("--resamples", type=int_option(1, MAX_RESAMPLES),
                         default=BOOTSTRAP_RESAMPLES, metavar="N",
                         help=f"bootstrap resamples (default {BOOTSTRAP_RESAMPLES:,})")
