@@ -129,3 +129,26 @@ def test_the_theory_page_lists_the_registers_28_theories() -> None:
     assert "depth-gradient-beyond-fair-d4" in text and "config/claims/depth-five.yaml" in text
     linked = Path(REPO / "README.md").read_text() + (REPO / "docs" / "architecture.md").read_text()
     assert "from-theory-to-claim.md" in linked
+
+
+def test_the_treestrap_refit_pins_the_registers_published_weights() -> None:
+    """The pinned vector is the register's refit (18 weights in the leaf's term order, then the
+    intercept), its hash is the declared one, and the pilot plays it one ply shallower."""
+    import hashlib
+    import json
+
+    from engines.leaves.linear import TERM_NAMES
+
+    doc = shipped("treestrap-linear-leaf-refit")
+    leaf = doc["arms"]["refit-d4s7"]["leaf"]
+    data = (REPO / leaf["file"]).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == leaf["sha256"]
+    weights = json.loads(data)
+    assert len(weights) == len(TERM_NAMES) + 1
+    assert weights[TERM_NAMES.index("open_columns")] == -4232.479724649859
+    assert weights[TERM_NAMES.index("next_disc_vertical_options")] == 58.67259282191178
+    assert weights[-1] == 45744.30990941367
+    plan = plan_of("pilot")
+    assert searches(plan, "treestrap-linear-leaf-refit") == {"refit-d4s7": (3, 7, 256),
+                                                             "fair-d4s7": (3, 7, 256)}
+    assert plan.claims["treestrap-linear-leaf-refit"].block == 1060
