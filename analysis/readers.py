@@ -3,8 +3,9 @@
 A reader takes the statistics the harness already computed (a contrast's
 JSON from :mod:`analysis.contrast`, a validation curve's points, a training's
 health from :mod:`analysis.health`) and gives an *outcome*, a one-line reason
-whose figures carry the contrast's unit (points, or moves for a contrast of
-``metric: moves``) and its numbers.  Which kind a reader serves, its outcomes
+whose figures carry the contrast's unit and are printed at its metric's precision
+(:func:`analysis.metrics.figure_text`: whole points, moves to two decimals, a per-move
+rate to four) and its numbers.  Which kind a reader serves, its outcomes
 and its keys are registered once, in :mod:`analysis.reading_kinds`:
 
 ``screen`` (pass / fail)
@@ -51,7 +52,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.contrast import SCREEN_CRITERIA
-from analysis.games_table import DEFAULT_METRIC, METRICS
+from analysis.metrics import DEFAULT_METRIC, figure_text, unit_of
 from analysis.panel_readings import ON
 
 
@@ -81,22 +82,23 @@ def on_problem(on: str) -> str | None:
     return None if on in ON else f"unknown {on!r} (on: {', '.join(ON)})"
 
 
-def _f(x: float | None) -> str:
-    return "-" if x is None else f"{x:+,.0f}"
+def _f(x: float | None, c: Mapping[str, Any] | None = None) -> str:
+    """A signed figure in the units of contrast ``c``'s metric (None: points, whole)."""
+    return figure_text(x, (c or {}).get("metric", DEFAULT_METRIC), signed=True)
 
 
 def _unit(c: Mapping[str, Any]) -> str:
-    """The unit of a contrast's statistics (points, or moves)."""
-    return METRICS[c.get("metric", DEFAULT_METRIC)]
+    """The unit of a contrast's statistics (points, moves, or a per-move rate's)."""
+    return unit_of(c.get("metric", DEFAULT_METRIC))
 
 
 def _stats(c: Mapping[str, Any]) -> str:
     """The contrast's figures; prefixed by its metric when it is not the default score."""
     metric = c.get("metric", DEFAULT_METRIC)
     where = "" if metric == DEFAULT_METRIC else f"{metric}: "
-    return (f"{where}n {c['n']}, mean delta {_f(c['mean_delta'])}, "
-            f"bootstrap LB {_f(c['bootstrap_lb'])}, UB {_f(c['bootstrap_ub'])}, "
-            f"t LB {_f(c['t_lb'])}")
+    return (f"{where}n {c['n']}, mean delta {_f(c['mean_delta'], c)}, "
+            f"bootstrap LB {_f(c['bootstrap_lb'], c)}, UB {_f(c['bootstrap_ub'], c)}, "
+            f"t LB {_f(c['t_lb'], c)}")
 
 
 def screen_failures(c: Mapping[str, Any]) -> list[str]:
@@ -141,20 +143,20 @@ def read_screen(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
 def read_upper_below_zero(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """Refuted when the bootstrap upper bound is below 0."""
     if c["bootstrap_ub"] < 0:
-        return "refuted", f"bootstrap UB {_f(c['bootstrap_ub'])} < 0 ({_stats(c)})", _numbers(c)
-    return "not-refuted", f"bootstrap UB {_f(c['bootstrap_ub'])} >= 0", _numbers(c)
+        return "refuted", f"bootstrap UB {_f(c['bootstrap_ub'], c)} < 0 ({_stats(c)})", _numbers(c)
+    return "not-refuted", f"bootstrap UB {_f(c['bootstrap_ub'], c)} >= 0", _numbers(c)
 
 
 def read_lower_above_zero(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """Passes when the bootstrap lower bound is above 0."""
     if c["bootstrap_lb"] > 0:
-        return "pass", f"bootstrap LB {_f(c['bootstrap_lb'])} > 0 ({_stats(c)})", _numbers(c)
-    return "fail", f"bootstrap LB {_f(c['bootstrap_lb'])} <= 0 ({_stats(c)})", _numbers(c)
+        return "pass", f"bootstrap LB {_f(c['bootstrap_lb'], c)} > 0 ({_stats(c)})", _numbers(c)
+    return "fail", f"bootstrap LB {_f(c['bootstrap_lb'], c)} <= 0 ({_stats(c)})", _numbers(c)
 
 
 def read_three_way(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """Supported / refuted / inconclusive, with the detection floor."""
-    floor = f"detection floor {c['detection_floor']:,.0f}"
+    floor = f"detection floor {figure_text(c['detection_floor'], c.get('metric', DEFAULT_METRIC))}"
     if c["bootstrap_lb"] > 0 and c["t_lb"] > 0:
         return "supported", f"both lower bounds above 0 ({_stats(c)}; {floor})", _numbers(c)
     if c["bootstrap_ub"] < 0:
@@ -168,7 +170,7 @@ def read_passes_while_not(c: Mapping[str, Any], other: Mapping[str, Any]
     """Fails when ``c`` passes the screen while ``other`` does not."""
     c_passes, other_passes = not screen_failures(c), not screen_failures(other)
     arms = f"{c['candidate']} vs {c['baseline']}"
-    what = f"{arms}: mean delta {_f(c['mean_delta'])}"
+    what = f"{arms}: mean delta {_f(c['mean_delta'], c)}"
     if c_passes and not other_passes:
         return "fail", f"{what} passes while {other['candidate']} does not", _numbers(c)
     if c_passes:
@@ -180,7 +182,7 @@ def read_non_inferior(c: Mapping[str, Any], margin: float) -> tuple[str, str, di
     """Passes when the bootstrap lower bound is above the declared ``margin`` (below 0): the
     candidate loses no more than the margin."""
     numbers = {**_numbers(c), "margin": margin}
-    bound = f"bootstrap LB {_f(c['bootstrap_lb'])} {{}} margin {_f(margin)} {_unit(c)}"
+    bound = f"bootstrap LB {_f(c['bootstrap_lb'], c)} {{}} margin {_f(margin, c)} {_unit(c)}"
     if c["bootstrap_lb"] > margin:
         return "pass", f"{bound.format('>')}: non-inferior ({_stats(c)})", numbers
     return "fail", f"{bound.format('<=')}: not shown non-inferior ({_stats(c)})", numbers
