@@ -31,6 +31,11 @@ and its keys are registered once, in :mod:`analysis.reading_kinds`:
     the bootstrap 95% lower bound is above the declared ``margin`` (finite,
     below 0, in the contrast's units): the candidate loses no more than the
     margin.
+``arm-at-most`` / ``arm-at-least`` (pass / fail)
+    an arm's own figure (``figure``: ``mean``, ``median``, ``q25``, ``q75`` or ``moves``,
+    :mod:`analysis.arm_figures`) is at most / at least ``threshold``: by default its one-sided
+    95% bootstrap bound (the upper for at-most, the lower for at-least; a mean's only), or
+    (``on``) its estimate, or its value in both halves of the seeds.
 ``margin-positive`` (pass / fail)
     some validation point of ``weights`` has a positive margin over the
     comparator (the training-signal gate).
@@ -51,6 +56,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from analysis.arm_figures import ARM_FIGURES
 from analysis.contrast import SCREEN_CRITERIA
 from analysis.metrics import DEFAULT_METRIC, figure_text, unit_of
 from analysis.panel_readings import ON
@@ -186,6 +192,38 @@ def read_non_inferior(c: Mapping[str, Any], margin: float) -> tuple[str, str, di
     if c["bootstrap_lb"] > margin:
         return "pass", f"{bound.format('>')}: non-inferior ({_stats(c)})", numbers
     return "fail", f"{bound.format('<=')}: not shown non-inferior ({_stats(c)})", numbers
+
+
+def read_arm_threshold(at_least: bool, figs: Mapping[str, Any], figure: str,
+                       threshold: float, on: str) -> tuple[str, str, dict[str, Any]]:
+    """An arm's figure against ``threshold`` (``at_least``: it must be at least, else at most),
+    on its bound, estimate or both halves (``on``); ``figs``: the arm's figures
+    (:func:`analysis.arm_figures.figures_of_arms`)."""
+    metric, arm = ARM_FIGURES[figure][0], figs["arm"]
+    if figure not in figs:
+        return "not-run", f"{arm} has no {figure} (its games table has no {metric}): not run", {}
+    fig = figs[figure]
+    if on == "halves":
+        got, what = list(fig["halves"]), "both halves"
+    elif on == "bound":
+        got = [fig["lower" if at_least else "upper"]]
+        what = "the 95% bootstrap lower bound" if at_least else "the 95% bootstrap upper bound"
+    else:
+        got, what = [fig["estimate"]], "the estimate"
+    ok = all(x >= threshold if at_least else x <= threshold for x in got)
+    sign = ">=" if at_least else "<="
+    numbers = {"arm": arm, "figure": figure, "threshold": threshold, "on": on, "n": figs["n"],
+               "contrast": figs["contrast"], **fig}
+
+    def f(x: float) -> str:
+        return figure_text(x, metric)
+
+    bounds = f", bound {f(fig['lower'])} to {f(fig['upper'])}" if "lower" in fig else ""
+    reason = (f"{arm} {figure}: {what} {' / '.join(map(f, got))} {'' if ok else 'not '}{sign} "
+              f"{f(threshold)} {unit_of(metric)} (estimate {f(fig['estimate'])}{bounds}, halves "
+              f"{' / '.join(map(f, fig['halves']))}, over {figs['n']} games of contrast "
+              f"{figs['contrast']})")
+    return ("pass" if ok else "fail"), reason, numbers
 
 
 def _margins(curve: Mapping[str, Any], budget: int | None = None) -> list[tuple[int, float]]:
