@@ -2,6 +2,7 @@
 and as ``drop7 records rebuild`` computes it again from a bundle's per-game rows.
 
 A difference contrast pairs its two arms; an interaction pairs two pairs on the same seeds.
+Every arm's own figures on those seeds go with it (:mod:`analysis.arm_figures`).
 A screened contrast gets its operating characteristic (``oc_sims`` > 0); the contrast a
 sequential screen stops on gets its looks, corrected estimate and simulated error rates
 (:func:`analysis.sequential.screen.screen_section`) and reads the seeds up to its stopping
@@ -15,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.arm_figures import arm_figures
 from analysis.contrast import Hashes, contrast_interaction, contrast_paired
 from analysis.games_table import DEFAULT_METRIC, pair_arms, select_block
 from analysis.power import operating_characteristic
@@ -41,6 +43,7 @@ def block_contrast(table: pd.DataFrame, *, kind: str, arms: Sequence[str], start
         result = contrast_paired(pairs[0], hashes=hashes, n_resamples=resamples).to_dict()
     else:
         result = contrast_interaction(*pairs, hashes=hashes, n_resamples=resamples).to_dict()
+    result["arm_figures"] = arm_figures(games, arms, resamples)
     if oc_sims:
         oc = operating_characteristic(pairs[0].candidate_scores, pairs[0].baseline_scores,
                                       n_sims=oc_sims)

@@ -17,6 +17,7 @@ from typing import Any
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from analysis.contrast import CRITERIA, Contrast, contrast_paired
 from analysis.games_table import DEFAULT_METRIC, METRICS, pair_arms, read_games
+from analysis.metrics import figure_text
 from analysis.power import OC_SEED, OC_SIMS, operating_characteristic
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import SEED_SPACE, int_option
@@ -74,23 +75,25 @@ def stats_payload(args: argparse.Namespace) -> tuple[Contrast, dict[str, Any], b
 
 def format_text(c: Contrast) -> str:
     """A short human-readable summary of a contrast."""
-    def f(x: float | None) -> str:
-        return "-" if x is None else f"{x:,.1f}"
+    def f(x: float | None, signed: bool = False, metric: str | None = None) -> str:
+        """At least one decimal, more where the metric's precision asks (analysis.metrics)."""
+        return figure_text(x, metric or c.metric, signed, at_least=1)
 
     lines = [
         f"{c.candidate} vs {c.baseline}: n = {c.n} pairs, metric {c.metric} "
-        f"({METRICS[c.metric]})",
+        f"({METRICS[c.metric].unit})",
         f"  mean        {f(c.mean_candidate):>14} {f(c.mean_baseline):>14}",
         f"  median      {f(c.median_candidate):>14} {f(c.median_baseline):>14}",
         f"  Q25 / Q75   {f(c.q25_candidate):>14} {f(c.q25_baseline):>14}  /"
         f" {f(c.q75_candidate)} {f(c.q75_baseline)}",
-        f"  moves/game  {f(c.mean_moves_candidate):>14} {f(c.mean_moves_baseline):>14}",
-        f"  mean delta {c.mean_delta:+,.1f}  sd {c.sd_delta:,.1f}  "
-        f"detection floor {c.detection_floor:,.1f}",
-        f"  bootstrap 95% LB {c.bootstrap_lb:+,.1f}  UB {c.bootstrap_ub:+,.1f}  "
+        f"  moves/game  {f(c.mean_moves_candidate, metric='moves'):>14} "
+        f"{f(c.mean_moves_baseline, metric='moves'):>14}",
+        f"  mean delta {f(c.mean_delta, True)}  sd {f(c.sd_delta)}  "
+        f"detection floor {f(c.detection_floor)}",
+        f"  bootstrap 95% LB {f(c.bootstrap_lb, True)}  UB {f(c.bootstrap_ub, True)}  "
         f"({c.n_bootstrap} resamples, seed {c.bootstrap_seed})",
-        f"  t LB {c.t_lb:+,.1f} (t_0.95({c.n - 1}) = {c.t_critical:.4f})",
-        f"  halves {c.halves[0]:+,.1f} / {c.halves[1]:+,.1f}   "
+        f"  t LB {f(c.t_lb, True)} (t_0.95({c.n - 1}) = {c.t_critical:.4f})",
+        f"  halves {f(c.halves[0], True)} / {f(c.halves[1], True)}   "
         f"W-T-L {c.wins}-{c.ties}-{c.losses}",
         "  criteria: " + ", ".join(f"{k} {c.criteria[k]}" for k in CRITERIA),
         f"  {'PASS' if c.passed else 'FAIL (' + ', '.join(c.failed) + ')'}",

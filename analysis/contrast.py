@@ -2,8 +2,8 @@
 
 Formulas (docs/statistics.md has the full text), with per-game deltas ``d_i``
 in seed order (``a_i - b_i`` for a difference, ``(a_i - b_i) - (c_i - d_i)``
-for an interaction) of the contrast's metric (the final score by default, or
-the game's length in moves: :data:`analysis.games_table.METRICS`):
+for an interaction) of the contrast's metric (the final score by default, the
+game's length in moves, or a per-move rate: :data:`analysis.metrics.METRICS`):
 
 * mean delta ``dbar``, paired sd ``s`` (ddof 1);
 * percentile bootstrap (:mod:`analysis.bootstrap`): lower bound = 0.05
@@ -53,7 +53,7 @@ class Contrast:
     For an interaction ``(a - b) - (c - d)``, ``candidate`` and ``baseline``
     name the two differences, ``mean_candidate`` / ``mean_baseline`` are their
     means, and the per-arm quartiles are None.  Every statistic is in the units
-    of ``metric`` (points for ``score``, moves for ``moves``).
+    of ``metric`` (points for ``score``, moves for ``moves``, a rate's own).
     """
 
     candidate: str
@@ -99,13 +99,16 @@ class Contrast:
     oc: dict[str, Any] | None = None
     #: the sequential screen's section of the contrast it stops on
     sequential: SequentialSection | None = None
+    #: each arm's own figures on the contrast's seeds, as the contrast job computes them
+    #: (:func:`analysis.arm_figures.arm_figures`)
+    arm_figures: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (plain Python types; ``halves`` as a two-item list; ``oc`` and
-        ``sequential`` only when there are)."""
+        """A JSON-ready dict (plain Python types; ``halves`` as a two-item list; ``oc``,
+        ``sequential`` and ``arm_figures`` only when there are)."""
         out = asdict(self)
         out["halves"] = list(self.halves)
-        for key in ("oc", "sequential"):
+        for key in ("oc", "sequential", "arm_figures"):
             if out[key] is None:
                 del out[key]
         return out

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.metrics import DEFAULT_METRIC, METRICS
 from contracts.games_table import (
     REQUIRED_COLUMNS,
     USED_COLUMNS,
@@ -35,11 +36,6 @@ WHOLE_COLUMNS = ("game", "score", "moves", "levels", "clears", "popped", "decisi
 WHOLE_MAX = 2**53
 #: fewest pairs a contrast accepts (a t bound and two halves of two games)
 MIN_PAIRS = 4
-#: what a contrast may compare, game by game: a column of the games table, with its unit
-#: (``score``, the final score, is the default; ``moves``, the game's length, its lifetime)
-METRICS = {"score": "points", "moves": "moves"}
-#: the metric of a contrast that declares none
-DEFAULT_METRIC = "score"
 
 _TRUE = {"true": 1.0, "false": 0.0}
 
@@ -200,6 +196,17 @@ class PairedGames:
         return int(self.seeds.size)
 
 
+def metric_values(games: pd.DataFrame, metric: str, source: str = "games") -> np.ndarray:
+    """Each game's value of ``metric`` (:data:`METRICS`) in ``games``' row order: its column,
+    or for a rate the ratio of its two (refused naming ``source``: a game with none of the
+    rate's denominator)."""
+    m = METRICS[metric]
+    try:
+        return m.values(*(games[c].to_numpy(np.float64) for c in m.columns))
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+
+
 def select_block(df: pd.DataFrame, arms: Sequence[str], start: int, count: int) -> pd.DataFrame:
     """The games of ``arms`` on seeds ``start .. start+count-1`` (validated), all of them.
 
@@ -229,8 +236,13 @@ def pair_arms(df: pd.DataFrame, candidate: str, baseline: str,
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r} (metrics: {', '.join(METRICS)})")
     games = validate_games(df)
-    if metric not in games.columns:
-        raise ValueError(f"games table lacks column {metric!r}, the contrast's metric")
+    m = METRICS[metric]
+    for column in m.columns:
+        if column not in games.columns:
+            raise ValueError(f"games table lacks column {column!r}, read by the contrast's "
+                             f"metric {metric}")
+        if column not in ("score", *USED_COLUMNS):
+            games[column] = _numeric(games, column, "games table")
     if candidate == baseline:
         raise ValueError(f"candidate and baseline are the same arm {candidate!r}")
     arms = sorted(games["arm"].unique())
@@ -256,8 +268,8 @@ def pair_arms(df: pd.DataFrame, candidate: str, baseline: str,
         candidate=candidate,
         baseline=baseline,
         seeds=seeds,
-        candidate_scores=cand[metric].to_numpy(np.float64),
-        baseline_scores=base[metric].to_numpy(np.float64),
+        candidate_scores=metric_values(cand, metric, f"games table, arm {candidate!r}"),
+        baseline_scores=metric_values(base, metric, f"games table, arm {baseline!r}"),
         extra_candidate={c: cand[c].to_numpy(np.float64) for c in used},
         extra_baseline={c: base[c].to_numpy(np.float64) for c in used},
         metric=metric,

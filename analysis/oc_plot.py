@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from analysis.games_table import DEFAULT_METRIC, METRICS  # noqa: E402
+from analysis.metrics import figure_text  # noqa: E402
 from analysis.power import OperatingCharacteristic  # noqa: E402
 from contracts.atomic import atomic_write  # noqa: E402
 
@@ -40,10 +41,10 @@ def oc_figure_png(oc: OperatingCharacteristic, title: str | None = None, dpi: in
             ax.plot(oc.true_delta, probs, label=LABELS.get(key, key), **STYLES.get(key, {}))
         ax.axvline(0.0, color="grey", linewidth=0.9)
         ax.axvline(oc.observed_delta, color="tab:red", linewidth=1.2, linestyle=":",
-                   label=f"observed delta {oc.observed_delta:+,.0f}")
+                   label=f"observed delta {figure_text(oc.observed_delta, metric, True)}")
         ax.axhline(0.05, color="grey", linewidth=0.6, linestyle=":")
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel(f"true mean {metric} delta ({METRICS[metric]})")
+        ax.set_xlabel(f"true mean {metric} delta ({METRICS[metric].unit})")
         ax.set_ylabel("probability of passing")
         ax.grid(alpha=0.3)
         se = oc.se

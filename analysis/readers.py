@@ -3,8 +3,9 @@
 A reader takes the statistics the harness already computed (a contrast's
 JSON from :mod:`analysis.contrast`, a validation curve's points, a training's
 health from :mod:`analysis.health`) and gives an *outcome*, a one-line reason
-whose figures carry the contrast's unit (points, or moves for a contrast of
-``metric: moves``) and its numbers.  Which kind a reader serves, its outcomes
+whose figures carry the contrast's unit and are printed at its metric's precision
+(:func:`analysis.metrics.figure_text`: whole points, moves to two decimals, a per-move
+rate to four) and its numbers.  Which kind a reader serves, its outcomes
 and its keys are registered once, in :mod:`analysis.reading_kinds`:
 
 ``screen`` (pass / fail)
@@ -30,6 +31,11 @@ and its keys are registered once, in :mod:`analysis.reading_kinds`:
     the bootstrap 95% lower bound is above the declared ``margin`` (finite,
     below 0, in the contrast's units): the candidate loses no more than the
     margin.
+``arm-at-most`` / ``arm-at-least`` (pass / fail)
+    an arm's own figure (``figure``: ``mean``, ``median``, ``q25``, ``q75`` or ``moves``,
+    :mod:`analysis.arm_figures`) is at most / at least ``threshold``: by default its one-sided
+    95% bootstrap bound (the upper for at-most, the lower for at-least; a mean's only), or
+    (``on``) its estimate, or its value in both halves of the seeds.
 ``margin-positive`` (pass / fail)
     some validation point of ``weights`` has a positive margin over the
     comparator (the training-signal gate).
@@ -50,8 +56,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from analysis.arm_figures import ARM_FIGURES
 from analysis.contrast import SCREEN_CRITERIA
-from analysis.games_table import DEFAULT_METRIC, METRICS
+from analysis.metrics import DEFAULT_METRIC, figure_text, unit_of
 from analysis.panel_readings import ON
 
 
@@ -81,22 +88,23 @@ def on_problem(on: str) -> str | None:
     return None if on in ON else f"unknown {on!r} (on: {', '.join(ON)})"
 
 
-def _f(x: float | None) -> str:
-    return "-" if x is None else f"{x:+,.0f}"
+def _f(x: float | None, c: Mapping[str, Any] | None = None) -> str:
+    """A signed figure in the units of contrast ``c``'s metric (None: points, whole)."""
+    return figure_text(x, (c or {}).get("metric", DEFAULT_METRIC), signed=True)
 
 
 def _unit(c: Mapping[str, Any]) -> str:
-    """The unit of a contrast's statistics (points, or moves)."""
-    return METRICS[c.get("metric", DEFAULT_METRIC)]
+    """The unit of a contrast's statistics (points, moves, or a per-move rate's)."""
+    return unit_of(c.get("metric", DEFAULT_METRIC))
 
 
 def _stats(c: Mapping[str, Any]) -> str:
     """The contrast's figures; prefixed by its metric when it is not the default score."""
     metric = c.get("metric", DEFAULT_METRIC)
     where = "" if metric == DEFAULT_METRIC else f"{metric}: "
-    return (f"{where}n {c['n']}, mean delta {_f(c['mean_delta'])}, "
-            f"bootstrap LB {_f(c['bootstrap_lb'])}, UB {_f(c['bootstrap_ub'])}, "
-            f"t LB {_f(c['t_lb'])}")
+    return (f"{where}n {c['n']}, mean delta {_f(c['mean_delta'], c)}, "
+            f"bootstrap LB {_f(c['bootstrap_lb'], c)}, UB {_f(c['bootstrap_ub'], c)}, "
+            f"t LB {_f(c['t_lb'], c)}")
 
 
 def screen_failures(c: Mapping[str, Any]) -> list[str]:
@@ -141,20 +149,20 @@ def read_screen(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
 def read_upper_below_zero(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """Refuted when the bootstrap upper bound is below 0."""
     if c["bootstrap_ub"] < 0:
-        return "refuted", f"bootstrap UB {_f(c['bootstrap_ub'])} < 0 ({_stats(c)})", _numbers(c)
-    return "not-refuted", f"bootstrap UB {_f(c['bootstrap_ub'])} >= 0", _numbers(c)
+        return "refuted", f"bootstrap UB {_f(c['bootstrap_ub'], c)} < 0 ({_stats(c)})", _numbers(c)
+    return "not-refuted", f"bootstrap UB {_f(c['bootstrap_ub'], c)} >= 0", _numbers(c)
 
 
 def read_lower_above_zero(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """Passes when the bootstrap lower bound is above 0."""
     if c["bootstrap_lb"] > 0:
-        return "pass", f"bootstrap LB {_f(c['bootstrap_lb'])} > 0 ({_stats(c)})", _numbers(c)
-    return "fail", f"bootstrap LB {_f(c['bootstrap_lb'])} <= 0 ({_stats(c)})", _numbers(c)
+        return "pass", f"bootstrap LB {_f(c['bootstrap_lb'], c)} > 0 ({_stats(c)})", _numbers(c)
+    return "fail", f"bootstrap LB {_f(c['bootstrap_lb'], c)} <= 0 ({_stats(c)})", _numbers(c)
 
 
 def read_three_way(c: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """Supported / refuted / inconclusive, with the detection floor."""
-    floor = f"detection floor {c['detection_floor']:,.0f}"
+    floor = f"detection floor {figure_text(c['detection_floor'], c.get('metric', DEFAULT_METRIC))}"
     if c["bootstrap_lb"] > 0 and c["t_lb"] > 0:
         return "supported", f"both lower bounds above 0 ({_stats(c)}; {floor})", _numbers(c)
     if c["bootstrap_ub"] < 0:
@@ -168,7 +176,7 @@ def read_passes_while_not(c: Mapping[str, Any], other: Mapping[str, Any]
     """Fails when ``c`` passes the screen while ``other`` does not."""
     c_passes, other_passes = not screen_failures(c), not screen_failures(other)
     arms = f"{c['candidate']} vs {c['baseline']}"
-    what = f"{arms}: mean delta {_f(c['mean_delta'])}"
+    what = f"{arms}: mean delta {_f(c['mean_delta'], c)}"
     if c_passes and not other_passes:
         return "fail", f"{what} passes while {other['candidate']} does not", _numbers(c)
     if c_passes:
@@ -180,10 +188,42 @@ def read_non_inferior(c: Mapping[str, Any], margin: float) -> tuple[str, str, di
     """Passes when the bootstrap lower bound is above the declared ``margin`` (below 0): the
     candidate loses no more than the margin."""
     numbers = {**_numbers(c), "margin": margin}
-    bound = f"bootstrap LB {_f(c['bootstrap_lb'])} {{}} margin {_f(margin)} {_unit(c)}"
+    bound = f"bootstrap LB {_f(c['bootstrap_lb'], c)} {{}} margin {_f(margin, c)} {_unit(c)}"
     if c["bootstrap_lb"] > margin:
         return "pass", f"{bound.format('>')}: non-inferior ({_stats(c)})", numbers
     return "fail", f"{bound.format('<=')}: not shown non-inferior ({_stats(c)})", numbers
+
+
+def read_arm_threshold(at_least: bool, figs: Mapping[str, Any], figure: str,
+                       threshold: float, on: str) -> tuple[str, str, dict[str, Any]]:
+    """An arm's figure against ``threshold`` (``at_least``: it must be at least, else at most),
+    on its bound, estimate or both halves (``on``); ``figs``: the arm's figures
+    (:func:`analysis.arm_figures.figures_of_arms`)."""
+    metric, arm = ARM_FIGURES[figure][0], figs["arm"]
+    if figure not in figs:
+        return "not-run", f"{arm} has no {figure} (its games table has no {metric}): not run", {}
+    fig = figs[figure]
+    if on == "halves":
+        got, what = list(fig["halves"]), "both halves"
+    elif on == "bound":
+        got = [fig["lower" if at_least else "upper"]]
+        what = "the 95% bootstrap lower bound" if at_least else "the 95% bootstrap upper bound"
+    else:
+        got, what = [fig["estimate"]], "the estimate"
+    ok = all(x >= threshold if at_least else x <= threshold for x in got)
+    sign = ">=" if at_least else "<="
+    numbers = {"arm": arm, "figure": figure, "threshold": threshold, "on": on, "n": figs["n"],
+               "contrast": figs["contrast"], **fig}
+
+    def f(x: float) -> str:
+        return figure_text(x, metric)
+
+    bounds = f", bound {f(fig['lower'])} to {f(fig['upper'])}" if "lower" in fig else ""
+    reason = (f"{arm} {figure}: {what} {' / '.join(map(f, got))} {'' if ok else 'not '}{sign} "
+              f"{f(threshold)} {unit_of(metric)} (estimate {f(fig['estimate'])}{bounds}, halves "
+              f"{' / '.join(map(f, fig['halves']))}, over {figs['n']} games of contrast "
+              f"{figs['contrast']})")
+    return ("pass" if ok else "fail"), reason, numbers
 
 
 def _margins(curve: Mapping[str, Any], budget: int | None = None) -> list[tuple[int, float]]:

@@ -4,8 +4,9 @@ A reading kind is one :class:`ReadingKind` in :data:`READING_KINDS`, added by
 :func:`register_reading`: its name, its outcomes (and which of them mean its
 criterion held), its parameters (each key with what it names and its default
 or value check), its source (a screen ``contrast``, a validation ``curve``,
-training ``health`` or a ranking ``panel``), whether it reads the paired
-difference of two rankers, a declaration check of its own and its reader.
+training ``health``, an ``arm``'s own figures on a contrast's games or a ranking
+``panel``), whether it reads the paired difference of two rankers, a declaration
+check of its own and its reader.
 The declaration, the schema's enum of kinds, the evaluation of readings, a
 panel's reader dispatch, the records and ``drop7 records rebuild`` all read
 this registry, so a new kind is one entry (docs/claims.md, "A new reading
@@ -19,15 +20,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis import readers
+from analysis.arm_figures import ARM_FIGURES, figure_problem
 from analysis.panel_readings import read_beats, read_threshold
 
-#: the sources a reading reads
-CONTRAST, CURVE, HEALTH, PANEL = "contrast", "curve", "health", "panel"
-SOURCES = (CONTRAST, CURVE, HEALTH, PANEL)
+#: the sources a reading reads (``arm``: an arm's figures, which its contrasts carry)
+CONTRAST, CURVE, HEALTH, PANEL, ARM = "contrast", "curve", "health", "panel", "arm"
+SOURCES = (CONTRAST, CURVE, HEALTH, PANEL, ARM)
 #: what a parameter names: a declared contrast, trained weights (a validation curve or its
-#: health), a ranker of the panel's table (a ranker or the reference), a figure of the panel;
-#: or it carries a value
-ROLES = ("contrast", "weights", "ranker", "figure", "value")
+#: health), a ranker of the panel's table (a ranker or the reference), a figure of the panel,
+#: a screen arm; or it carries a value
+ROLES = ("contrast", "weights", "ranker", "figure", "arm", "value")
 #: a parameter without a default must be declared
 REQUIRED = object()
 
@@ -151,6 +153,34 @@ def _difference_contrasts(spec: Mapping[str, Any], doc: Mapping[str, Any],
                  f"quartiles); {spec[p.key]!r} is an interaction")
 
 
+def _arm_read(spec: Mapping[str, Any], doc: Mapping[str, Any],
+              fail: Callable[[str, str], None]) -> None:
+    """The arm is read by a contrast (its figures are computed on a contrast's games), and a
+    bound is read only of a figure that has one (a mean)."""
+    contrasts = doc.get("contrasts", {})
+    reading = [n for n, c in contrasts.items() if spec["arm"] in _contrast_arms(c)]
+    if not reading:
+        fail("arm", f"{spec['arm']!r} is in no contrast: an arm's figures are computed on a "
+             f"contrast's games (contrasts: {', '.join(contrasts) or 'none'})")
+    if spec["on"] == "bound" and spec["figure"] in ARM_FIGURES and not ARM_FIGURES[
+            spec["figure"]][2]:
+        bounded = ", ".join(f for f, (_, _, b) in ARM_FIGURES.items() if b)
+        fail("on", f"{spec['figure']} has no bootstrap bound (only {bounded}): read it on "
+             "estimate or halves")
+
+
+def _contrast_arms(c: Mapping[str, Any]) -> list[str]:
+    """The arms a declared contrast reads."""
+    return list(c["difference"]) if "difference" in c else [a for p in c["interaction"]
+                                                            for a in p]
+
+
+def _arm_threshold(at_least: bool) -> Callable[..., Any]:
+    def read(figs: Mapping[str, Any], figure: str, threshold: float, on: str) -> Any:
+        return readers.read_arm_threshold(at_least, figs, figure, float(threshold), on)
+    return read
+
+
 def _threshold(kind: str) -> Callable[..., Any]:
     def read(name: str, spec: Mapping[str, Any], fig: Any) -> Any:
         return read_threshold(name, kind, spec["ranker"], spec["figure"], fig,
@@ -170,6 +200,8 @@ _WEIGHTS = Parameter("weights", "weights")
 _RANKER, _FIGURE = Parameter("ranker", "ranker"), Parameter("figure", "figure")
 _THRESHOLD = (_RANKER, _FIGURE, Parameter("threshold", "value", problem=readers.threshold_problem),
               Parameter("on", "value", "bound", readers.on_problem))
+_ARM_THRESHOLD = (Parameter("arm", "arm"), Parameter("figure", "value", problem=figure_problem),
+                  *_THRESHOLD[2:])
 
 for _kind in (
     ReadingKind("screen", _PF, (_CONTRAST,), CONTRAST, readers.read_screen,
@@ -184,6 +216,10 @@ for _kind in (
     ReadingKind("non-inferior", _PF,
                 (_CONTRAST, Parameter("margin", "value", problem=readers.margin_problem)),
                 CONTRAST, readers.read_non_inferior),
+    ReadingKind("arm-at-most", _PF, _ARM_THRESHOLD, ARM, _arm_threshold(False),
+                check=_arm_read),
+    ReadingKind("arm-at-least", _PF, _ARM_THRESHOLD, ARM, _arm_threshold(True),
+                check=_arm_read),
     ReadingKind("margin-positive", _PF, (_WEIGHTS,), CURVE, readers.read_margin_positive),
     ReadingKind("margin-below", _PF, (_WEIGHTS, Parameter("reference", "weights")), CURVE,
                 readers.read_margin_below),

@@ -1,11 +1,11 @@
 """Evaluating a claim's readings: each declared reading on what its kind reads, or ``not-run``.
 
 :func:`evaluate` looks a reading's kind up in :mod:`analysis.reading_kinds`
-and calls its reader on the contrasts, validation curves or training health
-that exist; a panel kind's outcome is taken from the panel's readings file
-(read by :mod:`analysis.panel_report`).  Whatever a reading needs and does
-not exist gives ``not-run``.  The integrity checks (illegal or unfinished
-decisions, a frozen hash) are not evidence but methodological errors:
+and calls its reader on the contrasts, validation curves, training health or
+arms' figures (which the contrasts carry) that exist; a panel kind's outcome is
+taken from the panel's readings file (read by :mod:`analysis.panel_report`).
+Whatever a reading needs and does not exist gives ``not-run``.  The integrity
+checks (illegal or unfinished decisions, a frozen hash) are not evidence but methodological errors:
 :func:`integrity_errors`.
 """
 
@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from analysis.arm_figures import figures_of_arms
 from analysis.contrast import FAIL
-from analysis.reading_kinds import CONTRAST, CURVE, HEALTH, PANEL, reading_kind
+from analysis.reading_kinds import ARM, CONTRAST, CURVE, HEALTH, PANEL, reading_kind
 from analysis.reading_result import NOT_RUN, Reading
 
 __all__ = ["NOT_RUN", "Reading", "evaluate", "evaluate_all", "integrity_errors", "outcomes_of",
@@ -52,8 +53,11 @@ def evaluate(name: str, spec: Mapping[str, Any], contrasts: Mapping[str, Mapping
     if kind.source == PANEL:
         return panel_reading(name, spec, panel)
     title = spec.get("title") or f"{name} ({kind.name})"
-    source, what = {CONTRAST: (contrasts, "contrast"), CURVE: (curves, "validation curve"),
-                    HEALTH: (health or {}, "training health of")}[kind.source]
+    if kind.source == ARM:
+        source, what = figures_of_arms(contrasts), "figures of arm"
+    else:
+        source, what = {CONTRAST: (contrasts, "contrast"), CURVE: (curves, "validation curve"),
+                        HEALTH: (health or {}, "training health of")}[kind.source]
     names = [p for p in kind.parameters if p.role != "value"]
     missing = [spec[p.key] for p in names if spec[p.key] not in source]
     if missing:

@@ -101,9 +101,11 @@ def test_an_interaction_follows_its_metric_and_refuses_two() -> None:
 
 def test_an_unknown_metric_or_a_table_without_its_column_is_one_line() -> None:
     frame = disagreeing()
-    with pytest.raises(ValueError, match="unknown metric 'lifetime' .metrics: score, moves."):
+    with pytest.raises(ValueError, match="unknown metric 'lifetime' .metrics: score, moves, "
+                       "clears_per_move, reveals_per_move."):
         pair_arms(frame, "cand", "base", "lifetime")
-    with pytest.raises(ValueError, match="lacks column 'moves', the contrast's metric"):
+    with pytest.raises(ValueError, match="lacks column 'moves', read by the contrast's metric "
+                       "moves"):
         pair_arms(frame[["arm", "seed", "score"]], "cand", "base", "moves")
 
 
@@ -165,9 +167,11 @@ def test_a_declared_metric_is_planned_and_an_unknown_one_refused(tmp_path) -> No
         load_claims(bad)
     message = str(err.value)
     assert message.startswith(f"{bad / 'my-first-claim.yaml'}: key contrasts.ply.metric: "
-                              "unknown metric 'lifetime' (metrics: score (points), moves (moves))")
+                              "unknown metric 'lifetime' (metrics: score (points), moves (moves), "
+                              "clears_per_move (clears per move), reveals_per_move (reveals "
+                              "per move))")
     assert "\n" not in message
-    assert set(METRICS) == {"score", "moves"}
+    assert set(METRICS) == {"score", "moves", "clears_per_move", "reveals_per_move"}
 
 
 def test_the_shipped_plans_keep_their_protocol_hash() -> None:
@@ -205,10 +209,10 @@ def test_a_moves_claim_with_a_non_inferiority_reading_runs_end_to_end(tmp_path) 
     assert contrast["metric"] == "moves" and contrast["mean_delta"] == pytest.approx(d.mean())
     verdict = load(work / plan.paths.path("verdict", claim=p.id))
     reading = next(r for r in verdict["readings"] if r["name"] == "ply-lives")
-    assert reading["outcome"] in ("pass", "fail") and "margin -5 moves" in reading["reason"]
+    assert reading["outcome"] in ("pass", "fail") and "margin -5.00 moves" in reading["reason"]
     assert (reading["outcome"] == "pass") == (contrast["bootstrap_lb"] > -5)
     page = (work / plan.paths.path("page", claim=p.id)).read_text()
-    assert "<b>moves</b> (moves)" in page and "margin -5 moves" in page
+    assert "<b>moves</b> (moves)" in page and "margin -5.00 moves" in page
 
 
 def test_the_page_says_each_contrasts_metric() -> None:
@@ -226,7 +230,7 @@ def test_the_page_says_each_contrasts_metric() -> None:
     summary = run_summary(run, "p.html")
     assert summary["contrast"]["unit"] == "moves"
     index = render_index({}, [{**summary, "href": "pilot/p.html"}])
-    assert f"{summary['contrast']['mean_delta']:+,.1f} moves" in index
+    assert f"{summary['contrast']['mean_delta']:+,.2f} moves" in index
 
 
 def test_the_operating_characteristic_figure_takes_the_metric() -> None:
@@ -266,3 +270,48 @@ def test_a_sequential_screen_on_moves_looks_at_the_games_lengths(tmp_path) -> No
         d.mean())
     entry = load(work / plan.profile["ledger"])["blocks"][str(p.block)][0]
     assert entry["looks"][0]["seeds"] == first["seeds"]
+
+
+def with_rates() -> pd.DataFrame:
+    """:func:`disagreeing` with clears and reveals that differ game by game and by arm."""
+    frame = disagreeing()
+    rng = np.random.default_rng(5)
+    frame["clears"] = (frame["moves"] * rng.uniform(0.2, 0.5, len(frame))).round().astype(int)
+    frame["reveals"] = (frame["moves"] * rng.uniform(0.05, 0.3, len(frame))).round().astype(int)
+    return frame
+
+
+@pytest.mark.parametrize(("metric", "column"), [("clears_per_move", "clears"),
+                                                 ("reveals_per_move", "reveals")])
+def test_a_per_move_contrast_is_the_ratio_of_each_games_columns(metric, column) -> None:
+    frame = with_rates()
+
+    def rate(arm: str) -> np.ndarray:
+        rows = frame[frame.arm == arm].sort_values("seed")
+        return rows[column].to_numpy(float) / rows["moves"].to_numpy(float)
+
+    c = contrast_games(frame, "cand", "base", metric, n_resamples=2000)
+    d = rate("cand") - rate("base")
+    assert c.metric == metric and c.n == N
+    assert c.mean_delta == pytest.approx(d.mean())
+    assert c.sd_delta == pytest.approx(d.std(ddof=1))
+    assert c.halves == pytest.approx((d[:N // 2].mean(), d[N // 2:].mean()))
+    assert c.mean_candidate == pytest.approx(rate("cand").mean())
+    assert c.q25_baseline == pytest.approx(np.quantile(rate("base"), 0.25))
+    assert c.wins == int((d > 0).sum()) and c.losses == int((d < 0).sum())
+    typed = c.to_dict()
+    r = evaluate("rate", {"kind": "lower-above-zero", "contrast": "c"}, {"c": typed}, {})
+    assert f"mean delta {d.mean():+.4f}," in r.reason  # a rate prints at four decimals
+    np.testing.assert_allclose(figures.deltas(frame, replace(
+        c, seed_first=100, seed_last=100 + N - 1)), d)
+
+
+def test_a_rate_of_a_game_without_moves_is_refused_naming_the_arm() -> None:
+    frame = with_rates()
+    frame.loc[(frame.arm == "base") & (frame.seed == 103), "moves"] = 0
+    with pytest.raises(ValueError, match=r"^games table, arm 'base': 1 game\(s\) have moves 0: "
+                       r"no clears_per_move \(a rate needs at least one of moves\)$"):
+        pair_arms(frame, "cand", "base", "clears_per_move")
+    with pytest.raises(ValueError, match="lacks column 'reveals', read by the contrast's metric "
+                       "reveals_per_move"):
+        pair_arms(frame.drop(columns="reveals"), "cand", "base", "reveals_per_move")

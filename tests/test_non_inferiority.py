@@ -53,7 +53,7 @@ def test_it_passes_strictly_above_the_margin_and_fails_at_it() -> None:
 
 def test_its_reason_carries_the_contrasts_unit_and_a_missing_contrast_is_not_run() -> None:
     r = evaluate("ni", spec(-5), {"c": contrast(-1, metric="moves")}, {})
-    assert "margin -5 moves" in r.reason and "(moves: n 64" in r.reason
+    assert "margin -5.00 moves" in r.reason and "(moves: n 64" in r.reason
     missing = evaluate("ni", spec(-5), {}, {})
     assert missing.outcome == NOT_RUN and "no contrast c" in missing.reason
 

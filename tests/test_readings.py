@@ -105,5 +105,6 @@ def test_integrity_errors_come_from_the_contrasts_criteria() -> None:
 
 @pytest.mark.parametrize("kind", sorted(READING_KINDS))
 def test_titles_default_to_name_and_kind(kind) -> None:
-    spec = {"kind": kind, "contrast": "c", "while_not": "c", "weights": "A", "reference": "A"}
+    spec = {"kind": kind, "contrast": "c", "while_not": "c", "weights": "A", "reference": "A",
+            "arm": "a"}
     assert evaluate("x", spec, {}, {}).title == f"x ({kind})"

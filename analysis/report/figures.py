@@ -19,8 +19,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from analysis.contrast import Contrast  # noqa: E402
-from analysis.games_table import DEFAULT_METRIC, METRICS  # noqa: E402
+from analysis.games_table import DEFAULT_METRIC, METRICS, metric_values  # noqa: E402
 from analysis.health import TrainingHealth  # noqa: E402
+from analysis.metrics import figure_text  # noqa: E402
 from analysis.power import OperatingCharacteristic  # noqa: E402
 
 DPI = 100
@@ -39,6 +40,17 @@ def _png(fig: Any) -> bytes:
 
 def _points(ax: Any) -> None:
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+
+
+def _ticks(axis: Any, metric: str) -> None:
+    """Tick labels of ``axis`` at ``metric``'s precision."""
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _: figure_text(v, metric)))
+
+
+def _finest(contrasts: Mapping[str, Contrast]) -> str:
+    """The metric of these contrasts printed at the most decimals (their shared axis')."""
+    return max((c.metric for c in contrasts.values()), key=lambda m: METRICS[m].decimals)
 
 
 def _moves(v: float, _: Any = None) -> str:
@@ -172,7 +184,7 @@ def training_throughput(manifests: Mapping[str, Sequence[Mapping[str, Any]]]) ->
 
 def metric_of(contrast: Contrast) -> tuple[str, str]:
     """``(metric, unit)`` of a contrast's statistics (the final score in points by default)."""
-    return contrast.metric, METRICS[contrast.metric]
+    return contrast.metric, METRICS[contrast.metric].unit
 
 
 def _units(contrasts: Mapping[str, Contrast]) -> str:
@@ -185,10 +197,9 @@ def deltas(games: pd.DataFrame, contrast: Contrast) -> np.ndarray:
     maybe)."""
     lo, hi = np.uint64(contrast.seed_first), np.uint64(contrast.seed_last)
     inside = games[(games["seed"] >= lo) & (games["seed"] <= hi)]
-    column = metric_of(contrast)[0]
-
     def scores(arm: str) -> np.ndarray:
-        return inside[inside["arm"] == arm].sort_values("seed")[column].to_numpy(float)
+        return metric_values(inside[inside["arm"] == arm].sort_values("seed"),
+                             contrast.metric, f"arm {arm!r}")
 
     a = contrast.arms
     d = scores(a[0]) - scores(a[1])
@@ -203,19 +214,22 @@ def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Contrast],
     p = contrasts[primary]
     d = deltas(games, p)
     ax.hist(d, bins=min(40, max(8, d.size // 6)), color="lightsteelblue", edgecolor="white")
+    def f(x: float) -> str:
+        return figure_text(x, p.metric, signed=True)
+
     for x, style, label in (
         (0.0, {"color": "grey"}, "0"),
-        (p.mean_delta, {"color": "black", "linewidth": 2}, f"mean {p.mean_delta:+,.0f}"),
+        (p.mean_delta, {"color": "black", "linewidth": 2}, f"mean {f(p.mean_delta)}"),
         (p.bootstrap_lb, {"color": "tab:blue", "linestyle": "--"},
-         f"bootstrap LB {p.bootstrap_lb:+,.0f}"),
-        (p.t_lb, {"color": "tab:cyan", "linestyle": ":"}, f"t LB {p.t_lb:+,.0f}"),
+         f"bootstrap LB {f(p.bootstrap_lb)}"),
+        (p.t_lb, {"color": "tab:cyan", "linestyle": ":"}, f"t LB {f(p.t_lb)}"),
     ):
         ax.axvline(x, label=label, **style)
     metric, unit = metric_of(p)
     ax.set_xlabel(f"{metric} delta per game, {unit} ({p.candidate} - {p.baseline})")
     ax.set_ylabel("games")
     ax.set_title(f"Paired deltas, {primary} contrast (n = {p.n})", fontsize=10)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    _ticks(ax.xaxis, p.metric)
     ax.legend(fontsize=7)
     names = list(contrasts)
     ys = np.arange(len(names))[::-1]
@@ -233,7 +247,7 @@ def paired_deltas(games: pd.DataFrame, contrasts: Mapping[str, Contrast],
     bx.set_ylim(-0.7, len(names) - 0.3)
     bx.set_xlabel(f"mean delta ({_units(contrasts)}); bar: bootstrap LB to UB; |: t LB")
     bx.set_title("Every contrast", fontsize=10)
-    bx.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    _ticks(bx.xaxis, _finest(contrasts))
     bx.grid(alpha=0.3, axis="x")
     return _png(fig)
 
@@ -243,17 +257,17 @@ def score_distributions(games: pd.DataFrame, metric: str = DEFAULT_METRIC) -> by
     quartile marked."""
     fig, ax = plt.subplots(figsize=(7.2, 4.2))
     for i, arm in enumerate(dict.fromkeys(games["arm"])):
-        s = np.sort(games.loc[games["arm"] == arm, metric].to_numpy(float))
+        s = np.sort(metric_values(games.loc[games["arm"] == arm], metric, f"arm {arm!r}"))
         colour = COLOURS[i % len(COLOURS)]
         ax.step(s, np.arange(1, s.size + 1) / s.size, where="post", color=colour,
-                label=f"{arm} (mean {s.mean():,.0f})")
+                label=f"{arm} (mean {figure_text(s.mean(), metric)})")
         ax.plot([np.quantile(s, 0.25)], [0.25], marker="v", color=colour)
     ax.axhline(0.25, color="grey", linewidth=0.7, linestyle=":")
-    what = "final score" if metric == DEFAULT_METRIC else f"{metric} ({METRICS[metric]})"
+    what = "final score" if metric == DEFAULT_METRIC else f"{metric} ({METRICS[metric].unit})"
     ax.set_xlabel(what)
     ax.set_ylabel(f"fraction of games with {metric} <= x")
     ax.set_title(f"{metric.capitalize()} distribution per arm (triangles: Q25)", fontsize=10)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    _ticks(ax.xaxis, metric)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     return _png(fig)
@@ -272,7 +286,7 @@ def halves(contrasts: Mapping[str, Contrast]) -> bytes:
     ax.set_xticks(x, names)
     ax.set_ylabel(f"mean delta ({_units(contrasts)})")
     ax.set_title("Split halves: both must be positive", fontsize=10)
-    _points(ax)
+    _ticks(ax.yaxis, _finest(contrasts))
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     return _png(fig)

@@ -34,6 +34,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from analysis.contrast import Contrast
 from analysis.health import TrainingHealth
+from analysis.metrics import figure_text
 from analysis.report import figures as fig
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from analysis.report.panel_figures import agreement_figure, ranker_figure
@@ -222,6 +223,9 @@ def _environment() -> Environment:
     env.filters["short"] = lambda s, n=12: "-" if not s else str(s)[:n]
     env.filters["seedhex"] = seed_hex
     env.filters["pnum"] = _panel_num
+    # a figure in a metric's units at its precision (analysis.metrics): value | mnum(metric)
+    env.filters["mnum"] = lambda x, metric, at_least=0: figure_text(x, metric, False, at_least)
+    env.filters["msnum"] = lambda x, metric, at_least=0: figure_text(x, metric, True, at_least)
     return env
 
 
@@ -242,7 +246,7 @@ def run_summary(run: ClaimRun, page: str) -> dict[str, Any]:
         "hashes": run.opened["hashes"] if run.opened else {},
         "contrast": first and {"candidate": first.candidate, "baseline": first.baseline,
                                "n": first.n, "mean_delta": first.mean_delta,
-                               "unit": fig.metric_of(first)[1]},
+                               "unit": fig.metric_of(first)[1], "metric": first.metric},
         "commit": run.provenance.get("commit"), "generated_utc": _now(),
     }
 

@@ -34,7 +34,7 @@ def check_contrasts(doc: dict[str, Any], chk: KeyCheck) -> None:
             chk.fail(f"contrasts.{name}.interaction", "the two differences are the same arms")
         if "metric" in c and c["metric"] not in METRICS:
             chk.fail(f"contrasts.{name}.metric", f"unknown metric {c['metric']!r} (metrics: "
-                     f"{', '.join(f'{m} ({u})' for m, u in METRICS.items())})")
+                     f"{', '.join(f'{m} ({u.unit})' for m, u in METRICS.items())})")
 
 
 @dataclass(frozen=True)

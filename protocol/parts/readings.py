@@ -23,7 +23,7 @@ from protocol.parts.panel import reference_name
 _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
                                                               "trained weights"),
            "ranker": ("ranker", "the panel's rankers and reference"),
-           "figure": ("figure", "the panel's figures")}
+           "figure": ("figure", "the panel's figures"), "arm": ("arm", "arms")}
 
 
 def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -31,7 +31,8 @@ def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
     panel = doc.get("panel")
     return {"contrast": doc.get("contrasts", {}), "weights": doc.get("weights", {}),
             "ranker": [reference_name(panel), *panel["rankers"]] if panel else [],
-            "figure": list(figure_names(panel["recall"])) if panel else []}
+            "figure": list(figure_names(panel["recall"])) if panel else [],
+            "arm": doc["arms"]}
 
 
 def _reading_keys() -> list[str]:

@@ -38,7 +38,7 @@ from typing import Any
 
 from analysis.block_contrast import block_contrast
 from analysis.games_table import pair_arms, read_games
-from analysis.reading_kinds import CONTRAST, kinds_of
+from analysis.reading_kinds import ARM, CONTRAST, kinds_of
 from analysis.readings import evaluate_all
 from analysis.report.page import record_link, refresh_page, write_public
 from analysis.sequential.screen import look_record
@@ -178,9 +178,9 @@ def _contrasts(plan: Any, profile: Mapping[str, Any], table: Path,
 
 def _check_readings(plan: Any, contrasts: Mapping[str, Any],
                     verdict: Mapping[str, Any]) -> None:
-    """Every reading the contrasts decide (a kind whose source is a contrast) gives again what
-    the bundle recorded."""
-    wanted, decided = {r["name"]: r for r in verdict["readings"]}, kinds_of(CONTRAST)
+    """Every reading the contrasts decide (a kind whose source is a contrast, or an arm's
+    figures, which the contrasts carry) gives again what the bundle recorded."""
+    wanted, decided = {r["name"]: r for r in verdict["readings"]}, kinds_of(CONTRAST, ARM)
     for r in evaluate_all(plan.readings, contrasts, {}, {}):
         if r.kind not in decided or r.name not in wanted:
             continue
