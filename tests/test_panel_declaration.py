@@ -157,7 +157,9 @@ def test_a_pilot_like_profile_shrinks_the_panel_and_says_so(tmp_path) -> None:
         "panel: roots from 16 of the declared 32 games",
         "panel: at most 200 roots (declared: 1024)",
         "panel: the outcome reference plays 4 of the declared 8 continuations per column",
-        "arm fair-d2s7: search d1s7 instead of d2s7"]
+        "arm fair-d2s7: search d1s7 instead of d2s7",
+        "panel: fair-d1s7 and fair-d2s7 play one policy in this profile "
+        "(search:leaf=linear,d=1,s=7): reading one against the other compares it with itself"]
     assert p.tier == "pilot"
 
 
