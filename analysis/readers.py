@@ -85,7 +85,7 @@ def threshold_problem(threshold: float) -> str | None:
 def on_problem(on: str) -> str | None:
     """Why ``on`` is not what a threshold reading compares (None when it is one of
     :data:`analysis.panel_readings.ON`)."""
-    return None if on in ON else f"unknown {on!r} (on: {', '.join(ON)})"
+    return None if on in ON else f"unknown {on!r} (one of {', '.join(ON)})"
 
 
 def _f(x: float | None, c: Mapping[str, Any] | None = None) -> str:

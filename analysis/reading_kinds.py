@@ -165,7 +165,7 @@ def _arm_read(spec: Mapping[str, Any], doc: Mapping[str, Any],
     if spec["on"] == "bound" and spec["figure"] in ARM_FIGURES and not ARM_FIGURES[
             spec["figure"]][2]:
         bounded = ", ".join(f for f, (_, _, b) in ARM_FIGURES.items() if b)
-        fail("on", f"{spec['figure']} has no bootstrap bound (only {bounded}): read it on "
+        fail("over", f"{spec['figure']} has no bootstrap bound (only {bounded}): read it on "
              "estimate or halves")
 
 

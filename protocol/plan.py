@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from engines.seedbank import load_bank
 from protocol.declaration import DEFAULT_CLAIMS_DIR, Claim, check_pins, load_claim_set
-from protocol.parts.arm import check_artefact_pins, plan_screen_arms
+from protocol.parts.arm import check_artefact_pins, pairing_notes, plan_screen_arms
 from protocol.parts.base import ProfileSettings, dtag, moves_text
 from protocol.parts.contrasts import plan_contrasts
 from protocol.parts.panel import plan_panel
@@ -57,6 +57,10 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     arms = plan_screen_arms(claim, prof, games, claims, paths, shrunk)
     sequential = plan_sequential(claim, prof, games, arms, shrunk)
     panel = plan_panel(claim, prof, arms, start, claims, paths, shrunk)
+    shrunk += pairing_notes(claim, arms, {f"contrast {n}": claim.contrast_arms(n)
+                                          for n in claim.contrasts})
+    if panel is not None:
+        shrunk += pairing_notes(claim, panel.arms, {"panel": list(panel.arms)})
     check_artefact_pins(claim, [*arms.values(), *(panel.arms.values() if panel else ())])
     vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
     return ClaimPlan(claim, blocks[0], blocks, (start, games), shares, trained, vgames, vseeds,

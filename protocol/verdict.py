@@ -17,7 +17,11 @@ of the claim and nothing of any frozen artefact it reads (another claim's
 tables: their training, and the validation that selected and gated them),
 and it writes the committed ledger with every guard on; else ``pilot``; the
 verdict lists what lowered it under ``tier_lowered_by``
-(:attr:`protocol.plan_model.ClaimPlan.lowered_by`).
+(:attr:`protocol.plan_model.ClaimPlan.lowered_by`).  A sequential screen whose
+simulated type I error exceeds the declared alpha beyond Monte Carlo error
+(:func:`analysis.sequential.screen.exceeded_errors`) is ``pilot`` too, whatever
+the profile, and the verdict names the rate (docs/statistics.md, "When the
+simulated error rate exceeds alpha").
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 
 from analysis.readings import Reading
 from analysis.report.model import Verdict
+from protocol.plan_model import PILOT
 
 SUPPORTED = "supported-as-tested"
 NOT_SUPPORTED = "not-supported-as-tested"
@@ -70,10 +75,14 @@ def _conditions(rule: Mapping[str, Any]) -> str:
 
 
 def decide(verdict: Mapping[str, Any], readings: Sequence[Reading], errors: Sequence[str],
-           tier: str, lowered_by: Sequence[str] = ()) -> dict[str, Any]:
+           tier: str, lowered_by: Sequence[str] = (),
+           exceeded: Sequence[str] = ()) -> dict[str, Any]:
     """The verdict of a claim as JSON (:class:`~analysis.report.model.Verdict`; ``verdict``:
     its declaration's ``verdict`` mapping; ``lowered_by``: what the profile shrank of the
-    claim and of the artefacts it reads)."""
+    claim and of the artefacts it reads; ``exceeded``: the simulated error rates above
+    their declared ones, which limit the tier to ``pilot``)."""
+    if exceeded:
+        tier, lowered_by = PILOT, [*lowered_by, *exceeded]
     outcomes = {r.name: r.outcome for r in readings}
 
     def decided(name: str, reason: str, rule: int | None) -> dict[str, Any]:

@@ -46,7 +46,7 @@ def panel_claim() -> dict[str, Any]:
                   "rankers": ["fair-d1s7", "fair-d2s7", "fair-d3s7"]},
         "readings": {
             "d3-top1": {"kind": "figure-at-least", "ranker": "fair-d3s7", "figure": "top1",
-                        "threshold": 0.6, "on": "halves"},
+                        "threshold": 0.6, "over": "halves"},
             "d3-regret": {"kind": "figure-at-most", "ranker": "fair-d3s7",
                           "figure": "regret_frac", "threshold": 0.13},
             "d2-over-d1": {"kind": "ranker-beats", "ranker": "fair-d2s7", "other": "fair-d1s7",
@@ -157,7 +157,9 @@ def test_a_pilot_like_profile_shrinks_the_panel_and_says_so(tmp_path) -> None:
         "panel: roots from 16 of the declared 32 games",
         "panel: at most 200 roots (declared: 1024)",
         "panel: the outcome reference plays 4 of the declared 8 continuations per column",
-        "arm fair-d2s7: search d1s7 instead of d2s7"]
+        "arm fair-d2s7: search d1s7 instead of d2s7",
+        "panel: fair-d1s7 and fair-d2s7 play one policy in this profile "
+        "(search:leaf=linear,d=1,s=7): reading one against the other compares it with itself"]
     assert p.tier == "pilot"
 
 
@@ -235,14 +237,24 @@ def test_the_panel_kinds_are_registered_once_and_read_from_the_panel_file(tmp_pa
             "d3-top1": {**got, "kind": "figure-at-most"}}})
 
 
-def test_the_key_on_is_read_as_a_key_not_a_boolean(tmp_path) -> None:
-    """YAML 1.1 reads ``on`` as true; a claim is read with YAML 1.2's booleans."""
+def test_a_reading_declares_over_which_every_yaml_reader_reads_alike(tmp_path) -> None:
+    """``over: halves`` is a key to YAML 1.1 and 1.2 alike; the plan keeps the name ``on``
+    its protocol hashes were computed with."""
+    directory = folder(tmp_path)
+    text = (directory / f"{ID}.yaml").read_text()
+    assert "over: halves" in text and "on:" not in text
+    assert load_claims(directory)[ID].readings["d3-top1"]["on"] == "halves"
+
+
+def test_the_old_key_on_is_refused_naming_the_new_one(tmp_path) -> None:
+    """YAML 1.1 reads a bare ``on`` as true: the key is refused, one line naming ``over``."""
     directory = folder(tmp_path)
     path = directory / f"{ID}.yaml"
-    text = path.read_text().replace("'on': halves", "on: halves")
-    assert "\n    on: halves" in text
-    path.write_text(text)
-    assert load_claims(directory)[ID].readings["d3-top1"]["on"] == "halves"
+    path.write_text(path.read_text().replace("over: halves", "on: halves"))
+    with pytest.raises(DeclarationError) as err:
+        load_claims(directory)
+    line = str(err.value)
+    assert "key readings.d3-top1.on: renamed 'over'" in line and "\n" not in line
 
 
 # ---- refusals: one line naming the file and the key
@@ -315,11 +327,11 @@ REFUSALS = {
                           "readings.x.threshold", "missing: a figure-at-most reading needs "
                           "ranker, figure, threshold"),
     "unknown on": (_reading(kind="figure-at-least", ranker="fair-d3s7", figure="tau",
-                            threshold=0.5, on="median"), "readings.x.on",
-                   "unknown 'median' (on: estimate, bound, halves)"),
+                            threshold=0.5, over="median"), "readings.x.over",
+                   "unknown 'median' (one of estimate, bound, halves)"),
     "on of ranker-beats": (_reading(kind="ranker-beats", ranker="fair-d3s7",
-                                    other="fair-d1s7", figure="tau", on="bound"),
-                           "readings.x.on", "a ranker-beats reading takes"),
+                                    other="fair-d1s7", figure="tau", over="bound"),
+                           "readings.x.over", "a ranker-beats reading takes"),
     "ranker not in the panel": (_reading(kind="figure-at-least", ranker="one-ply",
                                          figure="tau", threshold=0.5), "readings.x.ranker",
                                 "no ranker 'one-ply'"),

@@ -184,7 +184,7 @@ def test_the_readings_file_round_trips_through_json(panel, tmp_path) -> None:
     (lambda d: d["readings"]["noisy-top1"].update(threshold=math.inf),
      r"^readings\.noisy-top1\.threshold: inf is not a finite number"),
     (lambda d: d["readings"]["noisy-top1"].update(on="median"),
-     r"^readings\.noisy-top1\.on: unknown 'median' \(on: estimate, bound, halves\)"),
+     r"^readings\.noisy-top1\.on: unknown 'median' \(one of estimate, bound, halves\)"),
     (lambda d: d["readings"]["noisy-top1"].update(kind="screen"),
      r"^readings\.noisy-top1\.kind: 'screen' is not a panel reading kind"),
     (lambda d: d["readings"]["noisy-over-random"].update(other="noisy"),

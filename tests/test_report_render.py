@@ -291,3 +291,25 @@ def test_the_training_table_names_a_warm_start() -> None:
     warm({"file": "f.npy", "sha256": "e" * 64, "kind": "linear-file"})
     assert f"(warm start from f.npy, SHA-256 {'e' * 64}, accumulators fresh)" in \
         render_claim(run)
+
+
+def test_a_sequential_screen_above_its_alpha_says_so_at_the_top() -> None:
+    from analysis.sequential.screen import look_record, screen_section
+
+    run = run_of("fourth-ply")
+    p = plan("fourth-ply")
+    design, (a, b) = p.sequential.design, p.contrasts["primary"].arms
+    pair = pair_arms(run.games, a, b)
+    d = pair.candidate_scores - pair.baseline_scores
+    looks = [look_record(d[:n], k, design, p.seeds[0]) for k, n in
+             enumerate(design.looks, start=1)]
+    c = run.contrasts["primary"].to_dict()
+    c["sequential"] = screen_section(d, c, design, looks, n_sims=200, n_resamples=500)
+    null = c["sequential"]["operating"][0]
+    for rate, flagged in ((0.1071, True), (0.0480, False)):
+        null.update(rejection_rate=rate, n_sims=20_000)
+        run.contrasts["primary"] = Contrast.from_dict(c)
+        html = render_claim(run)
+        top = html.split("<h2>Readings</h2>")[0]
+        assert ("The simulated error rate exceeds the declared one" in top) is flagged
+        assert ("type I error 0.1071" in top) is flagged

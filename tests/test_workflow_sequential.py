@@ -8,6 +8,7 @@ import yaml
 from claims_support import claims_copy, sequential_claim
 from workflow_support import load, ok, plan_of, snakemake
 
+from analysis.sequential.screen import exceeded_error
 from contracts.cli_numbers import seed_hex
 from protocol.records.check import check_bundle
 
@@ -48,6 +49,11 @@ def test_a_decisive_sequential_screen_stops_at_its_first_look(tmp_path) -> None:
     null = c["sequential"]["operating"][0]
     assert null["shift"] == 0 and null["n_sims"] == plan.profile["statistics"]["oc_sims"]
     assert null["rejection_rate"] <= 0.05 + 3 * null["mc_se"]  # the simulated type I error
+    # the verdict job names an excess over alpha exactly when the contrast's rates show one
+    seq = c["sequential"]
+    said = exceeded_error("skill", seq["design"]["alpha"], seq["operating"])
+    named = [s for s in verdict["tier_lowered_by"] if "type I error" in s]
+    assert named == ([said] if said else [])
     html = (work / paths.path("page", claim=p.id)).read_text()
     for text in ("<h2>Sequential screen</h2>", "Stopped at look 1 of 2", "were never read",
                  f'the ledger records seeds <span class="mono">{seed_hex(start + 16)}:16'

@@ -39,6 +39,7 @@ from analysis.report import figures as fig
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from analysis.report.panel_figures import agreement_figure, ranker_figure
 from analysis.report.panel_model import PanelSection, reading_plots
+from analysis.sequential.screen import exceeded_error
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 
@@ -121,6 +122,18 @@ class ClaimRun:
     def arms(self) -> list[ArmSummary]:
         """Every screen arm's summary, computed once (none when the screen stayed closed)."""
         return arm_summaries(self.plan, self.games)
+
+    @property
+    def exceeded(self) -> list[str]:
+        """What the page says at its top of each sequential screen whose simulated type I error
+        exceeds its declared alpha beyond Monte Carlo error."""
+        out = []
+        for name, c in self.contrasts.items():
+            seq = c.sequential
+            said = seq and exceeded_error(name, seq.design["alpha"], seq.operating)
+            if said:
+                out.append(said)
+        return out
 
     @property
     def pair_means(self) -> dict[str, tuple[float, float]]:

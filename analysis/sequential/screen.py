@@ -33,7 +33,7 @@ from analysis.bootstrap import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, boots
 from analysis.games_table import MIN_PAIRS
 from analysis.sequential.design import STOP_EFFICACY, SequentialDesign, decide
 from analysis.sequential.estimate import estimate
-from analysis.sequential.sim import SEQUENTIAL_SEED, simulate
+from analysis.sequential.sim import EXCESS_CONFIDENCE, SEQUENTIAL_SEED, rate_lower_bound, simulate
 
 #: the criteria of a sequential screen at its stopping look, in report order
 SEQUENTIAL_CRITERIA = ("efficacy", "bootstrap_lb", "halves", "lower_quartile")
@@ -164,6 +164,36 @@ def _operating(deltas: np.ndarray, design: SequentialDesign, effect: float,
         r = simulate(deltas, design, shift, n_sims, SEQUENTIAL_SEED)
         rows.append({"at": label, **r.to_dict()})
     return rows
+
+
+def exceeded_error(contrast: str, alpha: float,
+                   operating: Sequence[Mapping[str, Any]]) -> str | None:
+    """What the simulated type I error of a sequential screen says when it exceeds the
+    declared ``alpha`` beyond Monte Carlo error (its :func:`rate_lower_bound` above alpha),
+    else None (``operating``: the section's rows; none simulated: None)."""
+    null = next((r for r in operating if r["at"] == "null"), None)
+    if null is None:
+        return None
+    rate, n = float(null["rejection_rate"]), int(null["n_sims"])
+    low = rate_lower_bound(rate, n)
+    if low <= alpha:
+        return None
+    return (f"contrast {contrast}: the design's simulated type I error {rate:.4f} (one-sided "
+            f"{EXCESS_CONFIDENCE:.0%} lower bound {low:.4f} over {n:,} simulated screens) "
+            f"exceeds the declared alpha {alpha:g} (the fixed screen's on the same draws: "
+            f"{float(null['fixed_rejection_rate']):.4f}), so a pass is weaker evidence than "
+            "its alpha says")
+
+
+def exceeded_errors(contrasts: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """:func:`exceeded_error` of every contrast JSON that carries a sequential section."""
+    out = []
+    for name, c in contrasts.items():
+        seq = c.get("sequential")
+        said = seq and exceeded_error(name, seq["design"]["alpha"], seq["operating"])
+        if said:
+            out.append(said)
+    return out
 
 
 def screen_section(deltas: np.ndarray, contrast: Mapping[str, Any], design: SequentialDesign,

@@ -28,6 +28,8 @@ from analysis.sequential.design import SequentialDesign, check_deltas
 SEQUENTIAL_SEED = 20_260_907
 #: default simulated screens
 SEQUENTIAL_SIMS = 20_000
+#: one-sided confidence of :func:`rate_lower_bound`, the "beyond Monte Carlo error" test
+EXCESS_CONFIDENCE = 0.95
 _CHUNK = 1_024
 
 
@@ -120,3 +122,15 @@ def simulate(deltas: np.ndarray, design: SequentialDesign, shift: float = 0.0,
         futility_rate=futile / n_sims, stop_fraction=tuple(float(s) / n_sims for s in stops),
         fixed_rejection_rate=fixed_rate,
         fixed_mc_se=math.sqrt(fixed_rate * (1 - fixed_rate) / n_sims), fixed_games=n_last)
+
+
+def rate_lower_bound(rate: float, n_sims: int, confidence: float = EXCESS_CONFIDENCE) -> float:
+    """The exact one-sided (Clopper-Pearson) lower bound of a rate simulated as ``rate`` over
+    ``n_sims`` screens: a simulated error rate exceeds a declared one beyond Monte Carlo
+    error when this bound is above it."""
+    if isinstance(n_sims, bool) or not isinstance(n_sims, int | np.integer) or n_sims < 1:
+        raise ValueError(f"n_sims: {n_sims!r} is not a positive integer")
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"rate: {rate!r} is not in [0, 1]")
+    k = int(round(rate * n_sims))
+    return 0.0 if k == 0 else float(stats.beta.ppf(1.0 - confidence, k, n_sims - k + 1))

@@ -9,7 +9,7 @@ games, their shards and seconds, what it reads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,7 @@ class PlannedArm:
     step: int | None = None  # ... and the checkpoint
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
     pinned: Pinned | None = None  # a leaf from a pinned file
+    declared: str | None = None  # a search this profile shrank: its declared dDsS(rR)
 
     @property
     def name(self) -> str:
@@ -112,7 +113,7 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
     """An arm's spec as this profile plays it (a search's shrink listed in ``shrunk``), and
     what it reads (``artefact``, ``pinned``, ``entries`` of :class:`PlannedArm`)."""
     a = claim.arms[name]
-    played = dict(a)
+    played, extra = dict(a), {}
     if "strata" in play_kind(a["play"]).takes:  # a search: the profile may shrink it
         depth, strata = a.get("depth"), a.get("strata", DEFAULT_STRATA)
         reveals = a.get("reveals")
@@ -125,6 +126,7 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
             now = (dtag(depth_e, strata_e, reveals_e) if depth_e
                    else dtag(0, strata_e, reveals_e)[2:])
             shrunk.append(f"arm {name}: search {now} instead of {was}")
+            extra["declared"] = was
         played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
     leaf = a.get("leaf")
     pinned = plan_pinned(claim, f"arms.{name}.leaf", leaf)
@@ -132,7 +134,7 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
                 if isinstance(leaf, Mapping) and not pinned else None)
     return arm_spec(played, played_leaf(leaf, artefact, pinned)), {
         "artefact": artefact, "pinned": pinned,
-        "entries": artefact.entries if artefact else pinned.entries if pinned else 0}
+        "entries": artefact.entries if artefact else pinned.entries if pinned else 0, **extra}
 
 
 def plan_screen_arms(claim: Claim, prof: ProfileSettings, games: int, claims: Mapping[str, Claim],
@@ -148,6 +150,34 @@ def plan_screen_arms(claim: Claim, prof: ProfileSettings, games: int, claims: Ma
             shrunk.append(f"arm {name}: plays the first {n} of the screen's seeds (declared: "
                           f"{declared})")
         out[name] = planned_arm(name, spec, n, prof, **reads)
+    return out
+
+
+def pairing_notes(claim: Claim, arms: Mapping[str, PlannedArm],
+                  groups: Mapping[str, Sequence[str]]) -> list[str]:
+    """What a profile's shrink did to arms read against each other (``groups``: ``what ->
+    its arms``, e.g. a contrast's or a panel's): two declared arms now playing one policy, and
+    a search it shrank read against an arm it cannot shrink (an external program, whose own
+    search a profile never sees, or a baseline), which is no longer the declared pair."""
+    out = []
+    for what, names in groups.items():
+        by_policy: dict[str, list[str]] = {}
+        for n in names:
+            by_policy.setdefault(arms[n].policy, []).append(n)
+        for policy, same in by_policy.items():
+            if len(same) > 1:
+                out.append(f"{what}: {' and '.join(same)} play one policy in this profile "
+                           f"({policy}): reading one against the other compares it with "
+                           "itself")
+        cut = [n for n in names if arms[n].declared]
+        kept = [n for n in names
+                if n in claim.arms and "strata" not in play_kind(claim.arms[n]["play"]).takes]
+        if cut and kept:
+            shallower = ", ".join(f"{n} searches shallower than declared ({arms[n].declared})"
+                                  for n in cut)
+            as_declared = ", ".join(f"{n} ({claim.arms[n]['play']})" for n in kept)
+            out.append(f"{what}: {shallower}, but {as_declared} plays as declared (a profile "
+                       "shrinks only our own searches): the pair is not the declared one")
     return out
 
 

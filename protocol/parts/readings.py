@@ -6,6 +6,12 @@ distinct rankers for a kind that reads their paired difference.  A gate is
 a reading of a validation curve or of training health; a verdict rule names
 declared readings and outcomes their kinds can give; ``recorded`` names
 declared arms, contrasts and weights.
+
+A threshold reading declares what it reads as ``over`` (:data:`DECLARED_AS`): a
+YAML 1.1 reader (PyYAML's ``yaml.safe_load``, many editors and linters) reads
+a bare ``on`` key as the boolean true, so the declaration names it otherwise.
+The planned declaration keeps the name ``on``, which the shipped claims'
+protocol hashes were computed with.
 """
 
 from __future__ import annotations
@@ -35,6 +41,27 @@ def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
             "arm": doc["arms"]}
 
 
+#: ``planned key -> declared key`` of a reading parameter whose planned name a YAML 1.1
+#: reader misreads
+DECLARED_AS = {"on": "over"}
+
+
+def _declared_names(r: dict[str, Any], key: str, chk: KeyCheck) -> None:
+    """A reading's :data:`DECLARED_AS` keys to their planned names; the planned name given in
+    a declaration is refused."""
+    for planned, declared in DECLARED_AS.items():
+        if planned in r:
+            chk.fail(f"{key}.{planned}", f"renamed {declared!r} (a YAML 1.1 reader reads a "
+                     f"bare {planned!r} key as true): write {declared}: {r[planned]}")
+        if declared in r:
+            r[planned] = r.pop(declared)
+
+
+def _shown(planned: str) -> str:
+    """A reading parameter's key as a declaration writes it (:data:`DECLARED_AS`)."""
+    return DECLARED_AS.get(planned, planned)
+
+
 def _reading_keys() -> list[str]:
     """Every key some registered reading kind takes, in registration order."""
     return list(dict.fromkeys(p.key for k in READING_KINDS.values() for p in k.parameters))
@@ -46,6 +73,7 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
     pools, keys = _pools(doc), _reading_keys()
     for name, r in doc["readings"].items():
         kind, key = READING_KINDS[r["kind"]], f"readings.{name}"
+        _declared_names(r, key, chk)
         if kind.source == PANEL and "panel" not in doc:
             chk.fail(f"{key}.kind", f"a {kind.name} reading reads a ranking panel; this claim "
                      "declares no panel:")
@@ -55,14 +83,15 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
                 r[p.key] = p.default
         for param in keys:
             if param in r and param not in wanted:
-                chk.fail(f"{key}.{param}", f"a {kind.name} reading takes {', '.join(wanted)}")
+                chk.fail(f"{key}.{_shown(param)}", f"a {kind.name} reading takes "
+                         f"{', '.join(map(_shown, wanted))}")
             if param in wanted and param not in r:
-                chk.fail(f"{key}.{param}", f"missing: a {kind.name} reading needs "
+                chk.fail(f"{key}.{_shown(param)}", f"missing: a {kind.name} reading needs "
                          f"{', '.join(p.key for p in kind.parameters if p.default is REQUIRED)}")
         for p in kind.parameters:
             why = p.problem(r[p.key]) if p.problem else None
             if why:
-                chk.fail(f"{key}.{p.key}", why)
+                chk.fail(f"{key}.{_shown(p.key)}", why)
         for p in kind.parameters:
             pool = pools.get(p.role, ())
             if p.role != "value" and r[p.key] not in pool:

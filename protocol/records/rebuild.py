@@ -15,7 +15,9 @@ rows, the ledger and its git history, and the declaration (docs/records.md,
   bootstrap and simulations), and every reading they decide must give the
   outcome and reason the bundle recorded, else nothing is written;
 * the verdict is the bundle's (readings, outcomes, errors, tier, summary);
-  its rule the first declared rule that holds for those outcomes;
+  its rule the first declared rule that holds for those outcomes; what lowered
+  its tier is what the plan shrank and, from the contrasts computed again, a
+  simulated type I error above the declared alpha;
 * a ranking panel's figures are the bundle's (``metrics.panel``): its table
   and readings file are not committed, so they are kept, not computed again;
 * the run's commit, dirtiness and command are the bundle's; its diff hash and
@@ -41,7 +43,7 @@ from analysis.games_table import pair_arms, read_games
 from analysis.reading_kinds import ARM, CONTRAST, kinds_of
 from analysis.readings import evaluate_all
 from analysis.report.page import record_link, refresh_page, write_public
-from analysis.sequential.screen import look_record
+from analysis.sequential.screen import exceeded_errors, look_record
 from contracts.games_table import GAMES_COLUMNS, write_rows
 from protocol.ledger import COMMITTED, read_ledger, replays
 from protocol.plan import load_plan
@@ -244,6 +246,7 @@ def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITT
     finally:
         work.unlink(missing_ok=True)
     _check_readings(plan, contrasts, verdict)
+    verdict["tier_lowered_by"] += exceeded_errors(contrasts)
     first = _first_commit(repo, entry["opened_utc"], ledger)
     result = write_bundle(
         target, described, verdict, provenance,

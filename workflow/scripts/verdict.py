@@ -4,6 +4,7 @@ from pathlib import Path
 
 from analysis.panel_faults import fault_errors
 from analysis.readings import evaluate_all, integrity_errors
+from analysis.sequential.screen import exceeded_errors
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
 from protocol.ledger import replay_errors
@@ -29,7 +30,7 @@ def main() -> None:
                                    reused=bool(opened and opened["reused"]), frozen=frozen,
                                    replayed=replay_errors(closed["entries"]) if closed else ())
     write_json(S.output[0], decide(S.params.rule, readings, errors, S.params.tier,
-                                   S.params.lowered_by))
+                                   S.params.lowered_by, exceeded_errors(contrasts)))
 
 
 with log_to(S.log[0]):
