@@ -151,4 +151,4 @@ def test_the_treestrap_refit_pins_the_registers_published_weights() -> None:
     plan = plan_of("pilot")
     assert searches(plan, "treestrap-linear-leaf-refit") == {"refit-d4s7": (3, 7, 256),
                                                              "fair-d4s7": (3, 7, 256)}
-    assert plan.claims["treestrap-linear-leaf-refit"].block == 1060
+    assert plan.claims["treestrap-linear-leaf-refit"].block == 1055
