@@ -30,14 +30,17 @@ from contracts.input_file import decode_utf8, read_input_bytes
 #: every column of a games table, in file order
 GAMES_COLUMNS = (
     "arm", "policy", "seed", "game", "score", "moves", "levels", "clears", "censored",
-    "popped", "reveals", "chain_max", "chain_mean", "decisions", "nodes", "leaves", "illegal",
-    "unfinished",
+    "popped", "reveals", "chain_max", "chain_mean", "decisions", "nodes", "leaves",
+    "filter_applied", "filter_changed", "illegal", "unfinished",
     "wall_s", "trajectory",
 )  # fmt: skip
 #: the columns the statistics cannot do without
 REQUIRED_COLUMNS = ("arm", "seed", "score")
 #: optional numeric columns the contrast uses when present
 USED_COLUMNS = ("moves", "censored", "illegal", "unfinished")
+#: a root filter's counts of a game (empty for an arm without one): decisions at which it
+#: refused a column, and those at which it changed the column played (docs/search.md)
+FILTER_COLUMNS = ("filter_applied", "filter_changed")
 #: the columns a row holds as integers the reader checks
 INTEGER_COLUMNS = ("seed", "game")
 #: what a game's reading decides by: two readings of a block played the same games when these

@@ -91,6 +91,7 @@ def table_rows(path: Path) -> list[dict[str, str]]:
             "decisions": "",
             "nodes": "" if g["nodesOrTransitions"] is None else str(g["nodesOrTransitions"]),
             "leaves": "" if g["modelInferences"] is None else str(g["modelInferences"]),
+            "filter_applied": "", "filter_changed": "",
             "illegal": str(g["illegalDecisions"]), "unfinished": str(g["incompleteDecisions"]),
             "wall_s": repr(g["wallSeconds"]), "trajectory": g["trajectoryChecksum"]})
     return [{c: r[c] for c in GAMES_COLUMNS} for r in rows]
