@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engines.drop7 import core
 from engines.drop7.board import rows_to_cols, unpack
 from engines.drop7.nibbles import legal_mask
 from engines.filters.root import refusals
@@ -14,6 +15,7 @@ from engines.filters.survival_ref import refused_columns
 from engines.play.games import play_game
 from engines.play.policy import load_policy
 from engines.play.positions import game_states
+from engines.play.rankers import rank
 from engines.play.spec import PolicyError, SearchSpec, parse_policy
 from engines.search.expectimax import STAT_LEN, Searcher
 from engines.search.leaf import load_leaf
@@ -140,3 +142,10 @@ def test_games_count_what_the_filter_did() -> None:
         seen_change |= b["filter_changed"] > 0
     assert seen_change
     assert play_game(load_policy("lowest-column"), 3)["filter_applied"] == ""
+
+
+def test_a_ranker_refuses_a_filtered_policy() -> None:
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    with pytest.raises(PolicyError, match="a ranker values every legal column"):
+        rank(load_policy("direct:leaf=linear,s=3,f=survival"), state,
+             rows_to_cols(["0000000"] * 6 + ["8888888"]))

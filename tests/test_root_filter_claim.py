@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from claims_support import own_claim, shipped, write_claim
+from claims_support import claims_copy, own_claim, shipped, write_claim
 from test_panel_declaration import one_line
 from workflow_support import load, ok, plan_of, snakemake
 
@@ -56,6 +56,21 @@ def test_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key, message
         load_claims(claims)
     text = one_line(err, f"{claims / 'my-first-claim.yaml'}: key {key}")
     assert message in text
+
+
+@pytest.mark.parametrize(("arm", "key"), [("fair-d2s7", "panel.rankers[1]"),
+                                         ("fair-d4s7", "panel.reference")])
+def test_a_panel_ranks_without_a_filter(tmp_path, arm, key) -> None:
+    claims = claims_copy(tmp_path / "c")
+    path = claims / "shallow-ordering.yaml"  # edited as text: the file spells a key `on`
+    text = path.read_text()
+    assert f"  {arm}: {{play: search," in text
+    path.write_text(text.replace(f"  {arm}: {{play: search,",
+                                 f"  {arm}: {{filter: survival, play: search,"))
+    with pytest.raises(DeclarationError) as err:
+        load_claims(claims)
+    message = one_line(err, f"{path}: key {key}")
+    assert f"arm {arm!r} declares a root filter" in message
 
 
 def _games(changed: list[int], applied: list[int] | None = None) -> pd.DataFrame:
