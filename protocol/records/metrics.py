@@ -34,9 +34,11 @@ CONTRAST_FIGURES = {
     "lowerQuartileRegression": "quartile_regression",
     "wins": "wins", "ties": "ties", "losses": "losses",
     "bootstrapResamples": "n_bootstrap", "bootstrapSeed": "bootstrap_seed",
-    # an arm's root filter (decisions, applied, changed, rate): only where the arm has one
-    "filterCandidate": "filter_candidate", "filterBaseline": "filter_baseline",
 }
+#: an arm's root filter (decisions, applied, changed, rate) -> the contrast JSON's key: only
+#: where the arm has one
+FILTER_FIGURES = {"filterCandidate": "filter_candidate", "filterBaseline": "filter_baseline"}
+CONTRAST_FIGURES.update(FILTER_FIGURES)
 #: a look of a sequential screen -> the look record's key
 LOOK_FIGURES = {"look": "look", "n": "n", "meanDelta": "mean_delta", "statistic": "statistic",
                 "efficacyBound": "efficacy_bound", "futilityBound": "futility_bound",

@@ -18,6 +18,8 @@ rows, the ledger and its git history, and the declaration (docs/records.md,
   its rule the first declared rule that holds for those outcomes;
 * a ranking panel's figures are the bundle's (``metrics.panel``): its table
   and readings file are not committed, so they are kept, not computed again;
+  so are a root filter's counts (``filterCandidate``, ``filterBaseline``): the
+  per-game rows are the register's format, which has no field for them;
 * the run's commit, dirtiness and command are the bundle's; its diff hash and
   CPU are unknown (said so); its wall the ledger's span; the machine record is
   the bundle's, said to be captured when the records were written;
@@ -48,6 +50,7 @@ from protocol.plan import load_plan
 from protocol.records.bundle import write_bundle
 from protocol.records.check import bundle_files, check_bundle
 from protocol.records.ids import FORMATS, GAMES_FILE, RecordError, protocol_sha256
+from protocol.records.metrics import FILTER_FIGURES
 from protocol.verdict import INVALIDATED
 
 
@@ -244,6 +247,10 @@ def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITT
         contrasts = _contrasts(plan, loaded.profile, work, entry)
     finally:
         work.unlink(missing_ok=True)
+    kept = old["result"]["metrics"].get("contrasts", {})
+    for name, c in contrasts.items():
+        c.update({key: kept[name][figure] for figure, key in FILTER_FIGURES.items()
+                  if figure in kept.get(name, {})})
     _check_readings(plan, contrasts, verdict)
     first = _first_commit(repo, entry["opened_utc"], ledger)
     result = write_bundle(
