@@ -118,6 +118,8 @@ class SearchPolicy(Policy):
     def warm_up(self) -> None:
         self.searcher.choose(opening_cols(), 1, 5)
         self.searcher.stats[:] = 0
+        if self.spec.filter is not None:  # its rule's kernel too
+            refusals(self.spec.filter, opening_cols(), 3)
 
     def work(self) -> tuple[int | None, int | None]:
         return int(self.searcher.stats[STAT_NODES]), int(self.searcher.stats[STAT_LEAVES])
