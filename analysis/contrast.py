@@ -95,6 +95,10 @@ class Contrast:
     unfinished: int | None = None
     seed_first: int | None = None
     seed_last: int | None = None
+    #: each arm's root filter over the paired games (:func:`filter_summary`; None: the arm has
+    #: no root filter)
+    filter_candidate: dict[str, Any] | None = None
+    filter_baseline: dict[str, Any] | None = None
     #: a screened contrast's operating characteristic (``OperatingCharacteristic.to_dict``)
     oc: dict[str, Any] | None = None
     #: the sequential screen's section of the contrast it stops on
@@ -105,10 +109,11 @@ class Contrast:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (plain Python types; ``halves`` as a two-item list; ``oc``,
-        ``sequential`` and ``arm_figures`` only when there are)."""
+        ``sequential``, ``arm_figures`` and the filter summaries only when there are)."""
         out = asdict(self)
         out["halves"] = list(self.halves)
-        for key in ("oc", "sequential", "arm_figures"):
+        for key in ("oc", "sequential", "arm_figures", "filter_candidate",
+                    "filter_baseline"):
             if out[key] is None:
                 del out[key]
         return out
@@ -153,6 +158,19 @@ def _extras_total(extras: Sequence[Mapping[str, np.ndarray]], name: str) -> int 
     if not any(name in e for e in extras):
         return None
     return int(sum(float(np.sum(e[name])) for e in extras if name in e))
+
+
+def filter_summary(extras: Mapping[str, np.ndarray]) -> dict[str, Any] | None:
+    """An arm's root filter over its games: ``decisions``, ``applied`` (decisions at which it
+    refused a column), ``changed`` (those at which the search without it would have played a
+    refused column) and ``rate`` = changed / decisions (the register's coverage); None
+    without a filter."""
+    if "filter_changed" not in extras:
+        return None
+    decisions = int(np.sum(extras["decisions"]))
+    applied, changed = int(np.sum(extras["filter_applied"])), int(np.sum(extras["filter_changed"]))
+    return {"decisions": decisions, "applied": applied, "changed": changed,
+            "rate": changed / decisions if decisions else 0.0}
 
 
 def _contrast(d: np.ndarray, *, candidate: str, baseline: str, mean_candidate: float,
@@ -240,6 +258,7 @@ def contrast_scores(
     out.mean_moves_candidate, out.mean_moves_baseline = mean_of(ec, "moves"), mean_of(eb, "moves")
     out.censored_candidate = count_of(ec, "censored")
     out.censored_baseline = count_of(eb, "censored")
+    out.filter_candidate, out.filter_baseline = filter_summary(ec), filter_summary(eb)
     return out
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 
 from analysis.metrics import DEFAULT_METRIC, METRICS
 from contracts.games_table import (
+    FILTER_COLUMNS,
     REQUIRED_COLUMNS,
     USED_COLUMNS,
     read_text,
@@ -270,7 +271,30 @@ def pair_arms(df: pd.DataFrame, candidate: str, baseline: str,
         seeds=seeds,
         candidate_scores=metric_values(cand, metric, f"games table, arm {candidate!r}"),
         baseline_scores=metric_values(base, metric, f"games table, arm {baseline!r}"),
-        extra_candidate={c: cand[c].to_numpy(np.float64) for c in used},
-        extra_baseline={c: base[c].to_numpy(np.float64) for c in used},
+        extra_candidate={**{c: cand[c].to_numpy(np.float64) for c in used},
+                         **filter_counts(cand, candidate)},
+        extra_baseline={**{c: base[c].to_numpy(np.float64) for c in used},
+                        **filter_counts(base, baseline)},
         metric=metric,
     )
+
+
+def filter_counts(games: pd.DataFrame, arm: str) -> dict[str, np.ndarray]:
+    """An arm's per-game ``decisions`` and root filter counts (:data:`FILTER_COLUMNS`) when
+    its games carry them (an arm with a root filter), else nothing; a filter count missing
+    in some of its games only, or larger than the game's decisions, is refused."""
+    if not set(FILTER_COLUMNS) <= set(games.columns) or "decisions" not in games.columns:
+        return {}
+    counts = {c: pd.to_numeric(games[c], errors="coerce").to_numpy(np.float64)
+              for c in ("decisions", *FILTER_COLUMNS)}
+    given = [np.isfinite(counts[c]) for c in FILTER_COLUMNS]
+    if not any(g.any() for g in given):
+        return {}
+    if not all(g.all() for g in given) or not np.isfinite(counts["decisions"]).all():
+        raise ValueError(f"arm {arm!r}: root filter counts ({', '.join(FILTER_COLUMNS)}) or "
+                         "decisions missing in some of its games only")
+    applied, changed = counts["filter_applied"], counts["filter_changed"]
+    if ((changed > applied) | (applied > counts["decisions"]) | (changed < 0)).any():
+        raise ValueError(f"arm {arm!r}: a game whose filter_changed exceeds its filter_applied "
+                         "or whose filter_applied exceeds its decisions")
+    return counts

@@ -82,6 +82,28 @@ def threshold_problem(threshold: float) -> str | None:
     return None if math.isfinite(threshold) else f"{threshold} is not a finite number"
 
 
+def rate_problem(rate: float) -> str | None:
+    """Why ``rate`` cannot be a share of decisions (None when it can): a number in 0..1."""
+    problem = threshold_problem(rate)
+    return problem or (None if 0 <= rate <= 1 else f"{rate} is not a share in 0..1")
+
+
+def read_filter_rate(c: Mapping[str, Any], threshold: float) -> tuple[str, str, dict[str, Any]]:
+    """Passes when the candidate arm's root filter changed the choice at a share of its
+    decisions at least ``threshold`` (the register's coverage bar)."""
+    f = c.get("filter_candidate")
+    if f is None:
+        return "fail", f"{c['candidate']} has no root filter counts", {}
+    numbers = {"rate": f["rate"], "changed": f["changed"], "applied": f["applied"],
+               "decisions": f["decisions"], "threshold": threshold}
+    said = (f"{c['candidate']}'s filter changed the choice at {f['changed']:,} of "
+            f"{f['decisions']:,} decisions ({f['rate']:.2%}; refused a column at "
+            f"{f['applied']:,})")
+    if f["rate"] >= threshold:
+        return "pass", f"{said} >= {threshold:.2%}", numbers
+    return "fail", f"{said} < {threshold:.2%}", numbers
+
+
 def on_problem(on: str) -> str | None:
     """Why ``on`` is not what a threshold reading compares (None when it is one of
     :data:`analysis.panel_readings.ON`)."""

@@ -181,6 +181,18 @@ def _arm_threshold(at_least: bool) -> Callable[..., Any]:
     return read
 
 
+def _filtered_candidate(spec: Mapping[str, Any], doc: Mapping[str, Any],
+                        fail: Callable[[str, str], None]) -> None:
+    """The contrast read is a difference whose candidate arm declares a root filter."""
+    contrast = doc.get("contrasts", {})[spec["contrast"]]
+    if "difference" not in contrast:
+        fail("contrast", f"a {spec['kind']} reading reads the candidate arm of a difference; "
+             f"{spec['contrast']!r} is an interaction")
+    elif "filter" not in doc["arms"].get(contrast["difference"][0], {}):
+        fail("contrast", f"the candidate arm {contrast['difference'][0]!r} of "
+             f"{spec['contrast']!r} declares no root filter")
+
+
 def _threshold(kind: str) -> Callable[..., Any]:
     def read(name: str, spec: Mapping[str, Any], fig: Any) -> Any:
         return read_threshold(name, kind, spec["ranker"], spec["figure"], fig,
@@ -220,6 +232,9 @@ for _kind in (
                 check=_arm_read),
     ReadingKind("arm-at-least", _PF, _ARM_THRESHOLD, ARM, _arm_threshold(True),
                 check=_arm_read),
+    ReadingKind("filter-rate-at-least", _PF,
+                (_CONTRAST, Parameter("threshold", "value", problem=readers.rate_problem)),
+                CONTRAST, readers.read_filter_rate, check=_filtered_candidate),
     ReadingKind("margin-positive", _PF, (_WEIGHTS,), CURVE, readers.read_margin_positive),
     ReadingKind("margin-below", _PF, (_WEIGHTS, Parameter("reference", "weights")), CURVE,
                 readers.read_margin_below),

@@ -30,14 +30,17 @@ from contracts.input_file import decode_utf8, read_input_bytes
 #: every column of a games table, in file order
 GAMES_COLUMNS = (
     "arm", "policy", "seed", "game", "score", "moves", "levels", "clears", "censored",
-    "popped", "reveals", "chain_max", "chain_mean", "decisions", "nodes", "leaves", "illegal",
-    "unfinished",
+    "popped", "reveals", "chain_max", "chain_mean", "decisions", "nodes", "leaves",
+    "filter_applied", "filter_changed", "illegal", "unfinished",
     "wall_s", "trajectory",
 )  # fmt: skip
 #: the columns the statistics cannot do without
 REQUIRED_COLUMNS = ("arm", "seed", "score")
 #: optional numeric columns the contrast uses when present
 USED_COLUMNS = ("moves", "censored", "illegal", "unfinished")
+#: a root filter's counts of a game (empty for an arm without one): decisions at which it
+#: refused a column, and those at which it changed the column played (docs/search.md)
+FILTER_COLUMNS = ("filter_applied", "filter_changed")
 #: the columns a row holds as integers the reader checks
 INTEGER_COLUMNS = ("seed", "game")
 #: what a game's reading decides by: two readings of a block played the same games when these
@@ -130,18 +133,32 @@ def _check_header(header: list[str], source: str) -> None:
         seen[name] = i
 
 
+#: the columns of a table written before :data:`FILTER_COLUMNS`
+_BEFORE_FILTERS = tuple(c for c in GAMES_COLUMNS if c not in FILTER_COLUMNS)
+
+
+def _with_filters(fields: list[str]) -> list[str]:
+    """A row of a table written before the filter columns, with them empty."""
+    row = dict(zip(_BEFORE_FILTERS, fields, strict=True))
+    return [row.get(c, "") for c in GAMES_COLUMNS]
+
+
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     """Read a whole games table as the runner wrote it (values kept as text).
 
     The layout is checked line by line (:func:`read_text`, :func:`table_lines`),
     the header must be :data:`GAMES_COLUMNS` in order, and each row's
     :data:`INTEGER_COLUMNS` plain integers in 0..2**64-1 (:func:`table_seed`).
-    A table of no rows is a shard with no games, not an error.
+    A table of no rows is a shard with no games, not an error.  A table written before the
+    root filter's columns (:data:`FILTER_COLUMNS`) is read with them empty: its arms had
+    none, so nothing is lost and its games need not be played again.
     """
     source = str(path)
     lines = table_lines(read_text(path), source)
     _, header = next(lines)
-    if tuple(header) != GAMES_COLUMNS:
+    if tuple(header) == _BEFORE_FILTERS:  # written before root filters: none played here
+        lines = ((line, _with_filters(fields)) for line, fields in lines)
+    elif tuple(header) != GAMES_COLUMNS:
         _check_header(header, source)
         missing = [c for c in GAMES_COLUMNS if c not in header]
         if missing:

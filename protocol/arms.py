@@ -30,7 +30,8 @@ from protocol import costs
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
-KIND_KEYS = ("depth", "leaf", "reveals", "strata", "command", "grace", "movetime", "options")
+KIND_KEYS = ("depth", "filter", "leaf", "reveals", "strata", "command", "grace", "movetime",
+             "options")
 
 
 @dataclass(frozen=True)
@@ -91,18 +92,19 @@ def _external_seconds(spec: ExternalSpec) -> float:
             else spec.movetime_ms / 1000)
 
 
-_NO_SEARCH = {k: "{what} takes no " + k for k in ("depth", "leaf", "reveals", "strata")}
+_NO_SEARCH = {k: "{what} takes no " + k for k in ("depth", "filter", "leaf", "reveals", "strata")}
 
 register_play_kind(PlayKind(
-    "search", ("search",), "a search arm", ("depth", "leaf", "reveals", "strata"),
+    "search", ("search",), "a search arm", ("depth", "filter", "leaf", "reveals", "strata"),
     lambda arm, leaf: SearchSpec("search", leaf, arm["depth"], arm["strata"],
-                                 arm.get("reveals")),
+                                 arm.get("reveals"), arm.get("filter")),
     _search_seconds,
     needs=((("leaf",), "leaf", "a search arm needs a leaf"),
            (("depth", "strata"), "depth", "a search arm needs depth and strata"))))
 register_play_kind(PlayKind(
-    "direct", ("direct",), "a direct arm", ("leaf", "reveals", "strata"),
-    lambda arm, leaf: SearchSpec("direct", leaf, 1, arm.get("strata", 7), arm.get("reveals")),
+    "direct", ("direct",), "a direct arm", ("filter", "leaf", "reveals", "strata"),
+    lambda arm, leaf: SearchSpec("direct", leaf, 1, arm.get("strata", 7), arm.get("reveals"),
+                                 arm.get("filter")),
     _search_seconds,
     needs=((("leaf",), "leaf", "a direct arm needs a leaf"),),
     refusals={"depth": "a direct arm plays one ply: no depth"}))

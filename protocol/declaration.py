@@ -25,6 +25,7 @@ from typing import Any
 from analysis.panel_conventions import CONVENTIONS
 from analysis.reading_kinds import READING_KINDS
 from contracts.panel_table import WORK
+from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LEAF_KINDS
 from protocol.arms import PLAY_KINDS
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path, screen_arm_names
@@ -65,7 +66,8 @@ CHECKS = (check_screen, check_training, check_panel, check_arms, check_validatio
 
 def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
-    plays, :data:`protocol.arms.PLAY_KINDS`), the leaves named without a path (the leaf kinds
+    plays, :data:`protocol.arms.PLAY_KINDS`), the root filters
+    (:data:`engines.filters.kinds.ROOT_FILTERS`), the leaves named without a path (the leaf kinds
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
@@ -74,6 +76,7 @@ def claim_schema() -> dict[str, Any]:
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
+    arm["filter"]["enum"] = list(ROOT_FILTERS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]

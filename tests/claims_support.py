@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
 CLAIMS = ("depth-five", "factored-chance", "fourth-ply", "linear-trained-leaf",
           "ntuple-line-tuples", "ntuple-line-tuples-lanes", "reveal-quadrature",
-          "shallow-ordering", "treestrap-linear-leaf-refit")
+          "shallow-ordering", "survival-instinct", "treestrap-linear-leaf-refit")
 
 
 def shipped(claim: str) -> dict[str, Any]:

@@ -23,10 +23,12 @@ from contracts.atomic import (
 )
 from contracts.errors import EXIT_BAD_INPUT, error_line, exit_with_error, print_error
 from contracts.games_table import (
+    FILTER_COLUMNS,
     GAMES_COLUMNS,
     REQUIRED_COLUMNS,
     USED_COLUMNS,
     GamesTableError,
+    deciding_sha256,
     read_rows,
     write_rows,
 )
@@ -74,6 +76,20 @@ def test_read_rows_refuses_what_is_not_a_games_table(tmp_path) -> None:
     fields = len(GAMES_COLUMNS)
     with pytest.raises(GamesTableError, match=f"line 2 has 3 fields, the header has {fields}"):
         read_rows(short)
+
+
+def test_a_table_written_before_the_filter_columns_reads_with_them_empty(tmp_path) -> None:
+    """Its arms had no root filter: read with the two counts empty, the same deciding hash."""
+    rows = [dict(zip(GAMES_COLUMNS, ("a", "p", str(3 + i), str(i), "120", "7", "1", "0", "0",
+                                     "4", "2", "3", "1.5", "7", "90", "70", "", "", "0", "0",
+                                     "0.1", "ab" * 32), strict=True)) for i in range(2)]
+    old = tmp_path / "old.csv"
+    kept = [c for c in GAMES_COLUMNS if c not in FILTER_COLUMNS]
+    old.write_text("\n".join([",".join(kept)] + [",".join(r[c] for c in kept) for r in rows])
+                   + "\n")
+    got = read_rows(old)
+    assert got == rows and deciding_sha256(got) == deciding_sha256(rows)
+    assert all(list(r) == list(GAMES_COLUMNS) for r in got)
 
 
 def test_atomic_write_leaves_the_old_file_on_error_and_no_temporary(tmp_path) -> None:

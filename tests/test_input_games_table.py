@@ -128,7 +128,8 @@ def test_unreadable_files_name_the_file(tmp_path, capsys, make) -> None:
 def _shard_text() -> str:
     rows = [",".join(GAMES_COLUMNS)]
     for game in range(3):
-        rows.append(f"a,random,{100 + game},{game},10,5,1,0,0,0,0,0,0.0,5,90,70,0,0,0.1,{'0' * 64}")
+        rows.append(f"a,random,{100 + game},{game},10,5,1,0,0,0,0,0,0.0,5,90,70,,,0,0,0.1,"
+                    f"{'0' * 64}")
     return "\n".join(rows) + "\n"
 
 

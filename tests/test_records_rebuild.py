@@ -107,3 +107,24 @@ def test_a_page_written_before_gets_its_records_and_ledger_line_again() -> None:
     assert "first reading's table SHA-256 (the seed lease's)" in html
     assert html.endswith("<h2>How to read this page</h2>")
     assert refresh_page(html, records, closed) == html  # a page written now refreshes the same
+
+
+def test_rebuild_keeps_a_root_filters_counts_from_the_bundle(tmp_path, monkeypatch) -> None:
+    """The per-game rows (the register's format) have no field for a root filter's counts: the
+    rebuild keeps the bundle's, as it keeps a panel's figures."""
+    from protocol.records import rebuild as module
+
+    counts = {"decisions": 3200, "applied": 150, "changed": 70, "rate": 70 / 3200}
+    read = module._old_records
+
+    def with_counts(directory):
+        old = read(directory)
+        old["result"]["metrics"]["contrasts"]["primary"]["filterCandidate"] = counts
+        return old
+
+    monkeypatch.setattr(module, "_old_records", with_counts)
+    result = rebuild(BUNDLE, ROOT, out=tmp_path / "records" / "fourth-ply",
+                     now=datetime(2027, 1, 1, tzinfo=UTC))
+    contrasts = result["metrics"]["contrasts"]
+    assert contrasts["primary"]["filterCandidate"] == counts
+    assert "filterCandidate" not in contrasts["interaction"]

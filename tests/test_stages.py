@@ -25,7 +25,8 @@ GATE = {"training-signal": {"kind": "margin-positive", "weights": "ntuple-A"}}
 
 
 def write_games(path, arm, scores, first_seed=100):
-    values = (50, 10, 0, 0, 10, 0, 0, 0.0, 50, 900, 700, 0, 0, 0.1, "0" * 64)  # moves .. trajectory
+    # moves .. trajectory (no root filter: its two counts empty)
+    values = (50, 10, 0, 0, 10, 0, 0, 0.0, 50, 900, 700, "", "", 0, 0, 0.1, "0" * 64)
     write_rows([dict(zip(GAMES_COLUMNS, (arm, "p", first_seed + i, i, s, *values), strict=True))
                 for i, s in enumerate(scores)], path)
     return str(path)

@@ -34,6 +34,7 @@ def games_frame(
                         "moves": int(score // 3000) + 1, "levels": 1, "clears": 0,
                         "censored": False, "popped": 0, "reveals": 0, "chain_max": 0,
                         "chain_mean": 0.0, "decisions": 10, "nodes": 900, "leaves": 700,
-                        "illegal": 0, "unfinished": 0, "wall_s": 0.5, "trajectory": "0" * 64}
+                        "filter_applied": "", "filter_changed": "", "illegal": 0,
+                        "unfinished": 0, "wall_s": 0.5, "trajectory": "0" * 64}
             rows.append(row)
     return pd.DataFrame(rows)

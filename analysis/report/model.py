@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.contrast import filter_summary
+from analysis.games_table import filter_counts
 from analysis.readings import Reading
 
 
@@ -167,6 +169,9 @@ class ArmSummary:
     unfinished: int | None
     wall_s: float | None
     recorded: dict[str, Any] = field(default_factory=dict)
+    #: the arm's root filter over its games (:func:`analysis.contrast.filter_summary`; None:
+    #: it has none)
+    filter: dict[str, Any] | None = None
 
 
 def summarise_arm(arm: str, planned: ArmPlan, games: pd.DataFrame, block_games: int,
@@ -182,7 +187,7 @@ def summarise_arm(arm: str, planned: ArmPlan, games: pd.DataFrame, block_games: 
         illegal=int(games["illegal"].sum()) if "illegal" in games else None,
         unfinished=int(games["unfinished"].sum()) if "unfinished" in games else None,
         wall_s=float(games["wall_s"].sum()) if "wall_s" in games else None,
-        recorded=dict(recorded or {}))
+        recorded=dict(recorded or {}), filter=filter_summary(filter_counts(games, arm)))
 
 
 def arm_summaries(plan: ClaimDescription, games: pd.DataFrame | None) -> list[ArmSummary]:

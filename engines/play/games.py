@@ -64,7 +64,8 @@ def centre_first(cols: np.ndarray) -> int:
 
 
 def _row(seed: int, state: np.ndarray, columns: list[int], decisions: int, illegal: int,
-         unfinished: int, wall: float, work: tuple[int | None, int | None] = (0, 0)) -> dict:
+         unfinished: int, wall: float, work: tuple[int | None, int | None] = (0, 0),
+         filtered: tuple[int | None, int | None] = (None, None)) -> dict:
     """The row's fields; the game is replayed from its seed and columns for the per-move
     figures and the trajectory checksum, which must end on the score the game reached."""
     moves = columns[:int(state[core.ST_MOVES_PLAYED])]
@@ -80,7 +81,9 @@ def _row(seed: int, state: np.ndarray, columns: list[int], decisions: int, illeg
             "reveals": figures["reveals"], "chain_max": figures["chain_max"],
             "chain_mean": figures["chain_mean"], "decisions": decisions,
             "nodes": "" if work[0] is None else work[0],
-            "leaves": "" if work[1] is None else work[1], "illegal": illegal,
+            "leaves": "" if work[1] is None else work[1],
+            "filter_applied": "" if filtered[0] is None else filtered[0],
+            "filter_changed": "" if filtered[1] is None else filtered[1], "illegal": illegal,
             "unfinished": unfinished, "wall_s": round(wall, 4),
             "trajectory": figures["trajectory"]}
 
@@ -146,14 +149,15 @@ def play_game(policy: Policy, seed: int, budget_s: float | None = None,
             column = centre_first(cols)
         return column
 
-    before = policy.work()
+    before, filter_before = policy.work(), policy.filter_work()
     try:
         play_policy(policy, seed, checked, state)
     except Exception as exc:  # one bad game never loses the others
         count["unfinished"] += 1
         log(f"seed {seed}: game stopped early ({type(exc).__name__}: {exc})")
-    after = policy.work()
-    work = tuple(None if a is None or b is None else a - b for a, b in zip(after, before,
-                                                                           strict=True))
+    work, filtered = (tuple(None if a is None or b is None else a - b
+                            for a, b in zip(after, before, strict=True))
+                      for after, before in ((policy.work(), before),
+                                            (policy.filter_work(), filter_before)))
     return _row(seed, state, columns, count["decisions"], count["illegal"], count["unfinished"],
-                time.perf_counter() - t0, work)
+                time.perf_counter() - t0, work, filtered)

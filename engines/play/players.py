@@ -13,6 +13,7 @@ import numpy as np
 
 from engines.drop7 import baselines, core
 from engines.drop7.board import opening_cols
+from engines.filters.root import refusals
 from engines.play.spec import BaselineSpec, PolicySpec, SearchSpec
 from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
 
@@ -54,6 +55,12 @@ class Policy:
         player does not report them (an external program)."""
         return None, None
 
+    def filter_work(self) -> tuple[int | None, int | None]:
+        """``(applied, changed)`` counted since the player was made: decisions at which its
+        root filter refused a column (and left one), and those of them at which the search
+        without the filter would have played a refused column; None without a root filter."""
+        return None, None
+
     def close(self) -> None:
         """Release what the player holds (an external program is told to quit)."""
 
@@ -81,22 +88,38 @@ class BaselinePolicy(Policy):
 
 
 class SearchPolicy(Policy):
-    """``search`` (``dDsS`` expectimax) or ``direct`` (the same kernel at depth 1)."""
+    """``search`` (``dDsS`` expectimax) or ``direct`` (the same kernel at depth 1), with the
+    spec's root filter when it declares one (:mod:`engines.filters.root`): the search then
+    ranks only the columns the filter leaves, and the player counts what the filter did."""
 
     def __init__(self, spec: SearchSpec, searcher: Searcher) -> None:
         self.spec = spec
         self.searcher = searcher
+        self.applied = self.changed = 0
 
     def new_game(self, seed: int) -> None:
         self.searcher.reset()  # a game's node and leaf counts never depend on the one before
 
     def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
-        return self.searcher.choose(cols, int(state[core.ST_NEXT_DISC]),
-                                    int(state[core.ST_MOVES_REMAINING]))
+        disc, left = int(state[core.ST_NEXT_DISC]), int(state[core.ST_MOVES_REMAINING])
+        if self.spec.filter is None:
+            return self.searcher.choose(cols, disc, left)
+        refused = refusals(self.spec.filter, cols, disc)
+        chosen, free = self.searcher.choose_among(cols, disc, left, refused)
+        self.applied += refused != 0
+        self.changed += chosen != free
+        return chosen
+
+    def filter_work(self) -> tuple[int | None, int | None]:
+        if self.spec.filter is None:
+            return None, None
+        return self.applied, self.changed
 
     def warm_up(self) -> None:
         self.searcher.choose(opening_cols(), 1, 5)
         self.searcher.stats[:] = 0
+        if self.spec.filter is not None:  # its rule's kernel too
+            refusals(self.spec.filter, opening_cols(), 3)
 
     def work(self) -> tuple[int | None, int | None]:
         return int(self.searcher.stats[STAT_NODES]), int(self.searcher.stats[STAT_LEAVES])

@@ -37,6 +37,7 @@ from contracts.panel_table import FAULTS
 from engines.drop7 import core
 from engines.play.games import centre_first
 from engines.play.players import Policy, SearchPolicy
+from engines.play.spec import PolicyError
 
 ILLEGAL, UNFINISHED = FAULTS
 
@@ -68,6 +69,9 @@ def rank(policy: Policy, state: np.ndarray, cols: np.ndarray,
     """The player's choice at the public state ``(state, cols)`` and its column values (None
     for a player that gives its choice alone, or at a fault: see the module's docstring;
     ``log`` is told of a choice or values that raised)."""
+    if isinstance(policy, SearchPolicy) and policy.spec.filter is not None:
+        raise PolicyError(f"{policy.name}: a ranker values every legal column; give it "
+                          "without its root filter f=")
     nodes0, leaves0 = policy.work()
     fault: str | None = None
     values: np.ndarray | None = None

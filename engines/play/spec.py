@@ -4,17 +4,19 @@ Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
 
     random | centre-first | lowest-column
-    search:leaf=LEAF[,d=D][,s=S][,r=M]   (defaults d=3, s=7; r: no factored node)
-    direct:leaf=LEAF[,s=S][,r=M]         (default s=7; one ply)
+    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F]   (defaults d=3, s=7; r: no factored node)
+    direct:leaf=LEAF[,s=S][,r=M][,f=F]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
+    F = survival                         (a root filter: engines.filters.kinds)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
 shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
-of the factored chance node (docs/search.md), last and only when given), and
+of the factored chance node (docs/search.md), then ``f``, the root filter, each only
+when given), and
 ``parse -> format`` round-trips.  ``r=1`` plays as no ``r`` does, bit for bit, and
 keeps its spelling: a shipped claim (factored-chance) declares its plain arm so,
 and its protocol hash and records hold ``r=1`` (docs/search.md, the factored node).
@@ -42,6 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 
@@ -99,13 +102,15 @@ class BaselineSpec(PolicySpec):
 class SearchSpec(PolicySpec):
     """``search`` (``dDsS`` expectimax over a leaf) or ``direct`` (the same at depth 1);
     ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
-    declared, the plain chance node)."""
+    declared, the plain chance node); ``filter``: the root filter (None: every legal column
+    is ranked)."""
 
     name: str  # search | direct
     leaf: LeafSpec
     depth: int = DEFAULT_DEPTH
     strata: int = DEFAULT_STRATA
     reveals: int | None = None
+    filter: str | None = None
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -117,7 +122,8 @@ class SearchSpec(PolicySpec):
             text = f"{text},d={self.depth},s={self.strata}"
         elif self.strata != DEFAULT_STRATA:
             text = f"{text},s={self.strata}"
-        return text if self.reveals is None else f"{text},r={self.reveals}"
+        text = text if self.reveals is None else f"{text},r={self.reveals}"
+        return text if self.filter is None else f"{text},f={self.filter}"
 
 
 @dataclass(frozen=True)
@@ -245,7 +251,11 @@ def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], Searc
                  else DEFAULT_DEPTH if "d" in allowed else 1)
         reveals = (_int_param(name, "r", params["r"], 1, MAX_REVEALS) if "r" in params
                    else None)
-        return SearchSpec(name, leaf, depth, strata, reveals)
+        root_filter = params.get("f")
+        if root_filter is not None and root_filter not in ROOT_FILTERS:
+            raise PolicyError(f"{name}: unknown root filter f={root_filter!r} (expected "
+                              f"{' or '.join(ROOT_FILTERS)})")
+        return SearchSpec(name, leaf, depth, strata, reveals, root_filter)
 
     return parse
 
@@ -303,10 +313,11 @@ def external_spec(command: list[str] | tuple[str, ...], options: dict | None = N
 
 register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
                           ", ".join(BASELINE_NAMES)))
-register_arm_kind(ArmKind("search", ("search",), _search_parser("search", ("leaf", "d", "s", "r")),
-                          "search:leaf=LEAF,d=D,s=S[,r=M]"))
-register_arm_kind(ArmKind("direct", ("direct",), _search_parser("direct", ("leaf", "s", "r")),
-                          "direct:leaf=LEAF[,s=S][,r=M]"))
+register_arm_kind(ArmKind("search", ("search",),
+                          _search_parser("search", ("leaf", "d", "s", "r", "f")),
+                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F]"))
+register_arm_kind(ArmKind("direct", ("direct",), _search_parser("direct", ("leaf", "s", "r", "f")),
+                          "direct:leaf=LEAF[,s=S][,r=M][,f=F]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
 

@@ -400,6 +400,28 @@ class Searcher:
         row = self.vals[self.depth].copy()
         return choice, (row[::-1].copy() if chance.mirror_precedes(board) else row)
 
+    def choose_among(self, cols: np.ndarray, disc: int, moves_remaining: int, refused: int
+                     ) -> tuple[int, int]:
+        """``(chosen, unrestricted)``: the column chosen among the legal columns of ``cols``
+        not in ``refused`` (bit ``c``: column ``c``; it must leave one), and the one
+        :meth:`choose` picks, from one search.  A root filter changes no value below the
+        root, so the root's values, compared in the kernel's order (centre first on the
+        canonical board, a strictly greater value replacing the best), rank the columns left
+        exactly as a search over those alone would; the choice and the counts with
+        ``refused = 0`` are :meth:`choose`'s."""
+        board = np.ascontiguousarray(cols, dtype=np.int64)
+        free = int(search_choice(board, disc, moves_remaining, *self._args()))
+        if free < 0 or not (refused >> free) & 1:
+            return free, free
+        row = self.vals[self.depth]  # the canonical board's columns
+        mirrored = chance.mirror_precedes(board)
+        best, chosen = _NEG, -1
+        for c in CENTRE:
+            column = 6 - c if mirrored else c
+            if not (refused >> column) & 1 and row[c] > best:
+                best, chosen = row[c], int(column)
+        return chosen, free
+
     def column_values(self, cols: np.ndarray, disc: int, moves_remaining: int) -> np.ndarray:
         """Chance value of each column of ``cols`` (``-inf`` when illegal)."""
         board = np.ascontiguousarray(cols, dtype=np.int64)

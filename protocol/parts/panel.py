@@ -101,6 +101,9 @@ def check_panel(doc: dict[str, Any], chk: KeyCheck) -> None:
         _check_outcome(ref["outcome"], doc, chk)
     else:
         _check_arm_name(ref, "panel.reference", doc, chk)
+        if "filter" in doc["arms"].get(ref, {}):
+            chk.fail("panel.reference", f"arm {ref!r} declares a root filter: a reference "
+                     "values every legal column, so it ranks without one")
         if doc["arms"][ref]["play"] not in ("search", "direct"):
             chk.fail("panel.reference", f"arm {ref!r} plays {doc['arms'][ref]['play']}: a "
                      "reference values every column, so it is a search or direct arm (or an "
@@ -109,6 +112,9 @@ def check_panel(doc: dict[str, Any], chk: KeyCheck) -> None:
     for i, name in enumerate(panel["rankers"]):
         key = f"panel.rankers[{i}]"
         _check_arm_name(name, key, doc, chk)
+        if "filter" in doc["arms"].get(name, {}):
+            chk.fail(key, f"arm {name!r} declares a root filter: a ranker values every legal "
+                     "column, so it ranks without one")
         if name == ref:
             chk.fail(key, f"{name!r} is the reference: it is read against itself in every "
                      "panel already")

@@ -5,7 +5,8 @@ examples: ``labelStabilityMeanSpearman``, ``modelTop1Pooled``); a reader of the
 register must find there what the verdict read, without the report page.  For
 each contrast of the screen: the games paired, the mean delta and both arms'
 means, the bootstrap and Student-t bounds, the halves and quartiles, wins, ties
-and losses; for a sequential screen its looks, bounds and decisions, the
+and losses, and each arm's root filter counts where it has one (how often it changed the
+choice: the register's coverage); for a sequential screen its looks, bounds and decisions, the
 corrected estimate with its interval and stage-wise p, and the simulated error
 rates; the SHA-256 of every frozen artefact the arms read; a ranking panel's
 figures per ranker, its readings and its roots (:func:`panel_metrics`).  The
@@ -34,6 +35,10 @@ CONTRAST_FIGURES = {
     "wins": "wins", "ties": "ties", "losses": "losses",
     "bootstrapResamples": "n_bootstrap", "bootstrapSeed": "bootstrap_seed",
 }
+#: an arm's root filter (decisions, applied, changed, rate) -> the contrast JSON's key: only
+#: where the arm has one
+FILTER_FIGURES = {"filterCandidate": "filter_candidate", "filterBaseline": "filter_baseline"}
+CONTRAST_FIGURES.update(FILTER_FIGURES)
 #: a look of a sequential screen -> the look record's key
 LOOK_FIGURES = {"look": "look", "n": "n", "meanDelta": "mean_delta", "statistic": "statistic",
                 "efficacyBound": "efficacy_bound", "futilityBound": "futility_bound",

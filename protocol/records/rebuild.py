@@ -20,6 +20,8 @@ rows, the ledger and its git history, and the declaration (docs/records.md,
   simulated type I error above the declared alpha;
 * a ranking panel's figures are the bundle's (``metrics.panel``): its table
   and readings file are not committed, so they are kept, not computed again;
+  so are a root filter's counts (``filterCandidate``, ``filterBaseline``): the
+  per-game rows are the register's format, which has no field for them;
 * the run's commit, dirtiness and command are the bundle's; its diff hash and
   CPU are unknown (said so); its wall the ledger's span; the machine record is
   the bundle's, said to be captured when the records were written;
@@ -50,6 +52,7 @@ from protocol.plan import load_plan
 from protocol.records.bundle import write_bundle
 from protocol.records.check import bundle_files, check_bundle
 from protocol.records.ids import FORMATS, GAMES_FILE, RecordError, protocol_sha256
+from protocol.records.metrics import FILTER_FIGURES
 from protocol.verdict import INVALIDATED
 
 
@@ -93,6 +96,7 @@ def table_rows(path: Path) -> list[dict[str, str]]:
             "decisions": "",
             "nodes": "" if g["nodesOrTransitions"] is None else str(g["nodesOrTransitions"]),
             "leaves": "" if g["modelInferences"] is None else str(g["modelInferences"]),
+            "filter_applied": "", "filter_changed": "",
             "illegal": str(g["illegalDecisions"]), "unfinished": str(g["incompleteDecisions"]),
             "wall_s": repr(g["wallSeconds"]), "trajectory": g["trajectoryChecksum"]})
     return [{c: r[c] for c in GAMES_COLUMNS} for r in rows]
@@ -245,6 +249,10 @@ def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITT
         contrasts = _contrasts(plan, loaded.profile, work, entry)
     finally:
         work.unlink(missing_ok=True)
+    kept = old["result"]["metrics"].get("contrasts", {})
+    for name, c in contrasts.items():
+        c.update({key: kept[name][figure] for figure, key in FILTER_FIGURES.items()
+                  if figure in kept.get(name, {})})
     _check_readings(plan, contrasts, verdict)
     verdict["tier_lowered_by"] += exceeded_errors(contrasts)
     first = _first_commit(repo, entry["opened_utc"], ledger)

@@ -1,0 +1,1 @@
+"""Root filters: rules that refuse some of a search's legal root columns (docs/search.md)."""
