@@ -51,7 +51,7 @@ def test_a_bad_arm_reading_is_one_line_naming_the_file_and_key(tmp_path) -> None
         ({"kind": "arm-at-least", "arm": "random", "figure": "top", "threshold": 1},
          "figure", "unknown figure 'top' (an arm's figures: mean, median, q25, q75, moves)"),
         ({"kind": "arm-at-least", "arm": "random", "figure": "q25", "threshold": 1},
-         "on", "q25 has no bootstrap bound (only mean, moves): read it on estimate or halves"),
+         "over", "q25 has no bootstrap bound (only mean, moves): read it on estimate or halves"),
         ({"kind": "arm-at-most", "arm": "random", "figure": "mean", "threshold": float("inf")},
          "threshold = inf:", "not a finite number"),
     ]
