@@ -38,8 +38,8 @@ ID_TIME = re.compile(r"^[A-Z]+-[0-9]{8}T[0-9]{6}Z-[a-f0-9]{8}$")
 #: a theory id of the register's full pattern
 THEORY_ID = re.compile(r"^TH-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
 #: keys that never decide a verdict: names, texts, notes and the register's figures
-_NOT_DECIDING = frozenset({"id", "format", "theory", "experiment", "title", "claim", "note",
-                           "notes", "recorded", "description"})
+_NOT_DECIDING = frozenset({"id", "format", "theory", "derived_from", "experiment", "title",
+                           "claim", "note", "notes", "recorded", "description"})
 
 
 class RecordError(ValueError):
