@@ -129,8 +129,9 @@ def test_a_result_beside_a_screen_carries_the_panel_s_figures_readings_and_roots
     assert experiment["metrics"]["primary"].endswith("contrast primary")
     assert "ranking panel: noisy's top1 against ref, reading noisy-top1" in \
         experiment["metrics"]["secondary"]
-    assert "bootstrap of whole games (never of roots)" in \
-        experiment["metrics"]["uncertaintyMethod"]
+    method = experiment["metrics"]["uncertaintyMethod"]
+    assert "whole paired games" in method  # its screen's contrasts
+    assert "resamples whole games, each with all its roots (never single roots)" in method
 
 
 def test_a_panel_only_claim_builds_its_records(smoke, doc, tmp_path) -> None:
@@ -148,6 +149,9 @@ def test_a_panel_only_claim_builds_its_records(smoke, doc, tmp_path) -> None:
     assert experiment["metrics"]["primary"] == ("ranking panel: noisy's top1 against ref, "
                                                 "reading noisy-top1")
     assert any("panel table (CSV)" in a for a in experiment["expectedArtifacts"])
+    # a panel pairs no games: its method is the panel's resampling alone
+    method = experiment["metrics"]["uncertaintyMethod"]
+    assert "paired" not in method and method.startswith("a ranking panel's figures")
     assert result["metrics"]["contrasts"] == {} and "panel" in result["metrics"]
     rows = [json.loads(line) for line in (directory / "games.jsonl").read_text().splitlines()]
     assert {r["cohortId"].rsplit("/", 1)[1] for r in rows} == {"fair-d3s7"}

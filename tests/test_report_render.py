@@ -291,3 +291,13 @@ def test_the_training_table_names_a_warm_start() -> None:
     warm({"file": "f.npy", "sha256": "e" * 64, "kind": "linear-file"})
     assert f"(warm start from f.npy, SHA-256 {'e' * 64}, accumulators fresh)" in \
         render_claim(run)
+
+
+def test_a_proxy_screen_says_so_beside_its_verdict() -> None:
+    """The pilot plays factored-chance's arms one ply shallower: its page says the verdict is
+    on those arms, not on the register theory; a claim played as declared says nothing."""
+    html = render_claim(run_of("factored-chance"))
+    banner = html.split("A proxy screen, not a test of the theory.", 1)[1].split("</div>")[0]
+    assert "arm fair-d4-n7m2: search d3s7r2 instead of d4s7r2" in banner
+    assert "TH-20260821-factored-chance-depth-compounding-aca01725" in banner
+    assert "A proxy screen" not in render_claim(run_of("reveal-quadrature"))

@@ -28,7 +28,7 @@ from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.json_file import write_json
 from protocol.ledger import replays
-from protocol.records.check import OUTCOME, check_record
+from protocol.records.check import OUTCOME, check_record, result_validity
 from protocol.records.experiment import experiment_record, preregistration, read_span, replay_note
 from protocol.records.ids import (
     FORMATS,
@@ -252,10 +252,16 @@ def _limitations(plan: Mapping[str, Any], verdict: Mapping[str, Any],
 
 def derived_theory(plan: Mapping[str, Any], theory: str) -> list[str]:
     """The limitation marking ``theory`` (the records' theory id) as the harness's own when it
-    is not a register id the claim declares: derived from a short declared id or from the
-    claim, or declared with ``derived_from`` (the register theory it derives from, named)."""
+    is not a register id the claim declares: a proxy screen's (:func:`~protocol.records.ids.
+    theory_id`), derived from a short declared id or from the claim, or declared with
+    ``derived_from`` (the register theory it derives from, named)."""
     source = plan["declaration"].get("derived_from")
     declared = plan.get("theory")
+    if plan.get("proxy"):
+        return [f"a proxy screen, not a test of the claim's theory: the profile plays "
+                f"{'; '.join(plan['proxy'])}, so this result assesses those arms under the "
+                f"proxy's theory id {theory}, derived from "
+                f"{source or declared or 'the claim'}, and does not assess that theory"]
     if source is None and declared and THEORY_ID.match(str(declared)):
         return []
     made = (f"from the declared {declared!r} and the claim's text" if declared
@@ -351,7 +357,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
         "$schema": SCHEMA_URI.format(kind="result"), "format": FORMATS["result"],
         "resultId": result_ref, "theoryIds": experiment["theoryIds"],
         "experimentId": experiment["experimentId"], "runIds": [run],
-        "runValidity": "invalid" if verdict.get("methodological_errors") else "valid",
+        "runValidity": result_validity(verdict, blocks.screened),
         "scientificOutcome": OUTCOME[verdict["verdict"]], "assessment": verdict["verdict"],
         "evidenceTier": verdict["tier"], "summary": verdict["reason"],
         "metrics": {**result_metrics(verdict, contrasts or {}, frozen),

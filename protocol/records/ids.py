@@ -113,6 +113,17 @@ def protocol_sha256(plan: Mapping[str, Any]) -> str:
 
 
 def theory_id(plan: Mapping[str, Any], date: str) -> str:
+    """The records' theory id: :func:`claim_theory_id`, or, for a proxy screen (the profile
+    plays arms as other searches than declared: ``proxy``), the proxy's own, derived from it
+    and the arms it changes (``<its stem>-proxy-<8 hex>``), so the result does not assess
+    the claim's theory."""
+    own = claim_theory_id(plan, date)
+    if not plan.get("proxy"):
+        return own
+    return f"{own.rsplit('-', 1)[0]}-proxy-{sha8(own, list(plan['proxy']))}"
+
+
+def claim_theory_id(plan: Mapping[str, Any], date: str) -> str:
     """The declared theory id when it has the register's pattern, else one derived from it
     (or from the claim) and the claim's text; ``date`` is ``YYYYMMDD``."""
     declared = plan.get("theory")
