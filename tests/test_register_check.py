@@ -22,7 +22,7 @@ THEORY = "TH-20260101-toy-depth-pays-0a1b2c3d"
 
 #: a claim quoting the fixture's head result, every figure as the record rounds it
 GOOD = {
-    "id": "toy", "theory": THEORY, "experiment": "EX-20260101-toy-depth-factorial-1a2b3c4d",
+    "id": "toy", "theory": THEORY,
     "recorded": {
         "result": HEAD, "source": "the toy register's head result", "games": 16,
         "verdict": "mixed (development tier)",
@@ -75,7 +75,7 @@ def _edited(**recorded) -> dict:
     ({**GOOD, "theory": "TH-20260101-toy-depth-pays"}, "does not name the register theory"),
     ({**GOOD, "derived_from": "TH-20260101-other-00000000"},
      "key derived_from: TH-20260101-other-00000000 is not a theory of the register"),
-    ({**GOOD, "experiment": "EX-20260101-other-00000000"}, "key experiment:"),
+    (_edited(arms={"deep": {"q25": 99999}}), "key recorded.arms.deep.q25: 99999"),
 ])
 def test_each_disagreement_is_one_line_naming_the_file_and_key(tmp_path, capsys, doc,
                                                                 says) -> None:
