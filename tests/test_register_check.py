@@ -143,3 +143,17 @@ def test_a_register_shaped_theory_id_only_needs_the_shape_to_plan(tmp_path) -> N
         with pytest.raises(DeclarationError, match=key) as err:
             load_plan(REPO, {"profile": "pilot", "claims_dir": str(tmp_path / key)})
         assert "\n" not in str(err.value)
+
+
+def test_naming_the_register_theory_one_derives_from_is_no_edit_of_the_preregistration(
+        ) -> None:
+    """``derived_from`` follows the register, as ``recorded`` does: adding it to an opened
+    claim does not make its page say the declaration was edited."""
+    from protocol.disclosure import declaration_sha256
+
+    doc = load_plan(REPO, {"profile": "pilot"}).claims["shallow-ordering"].describe()[
+        "declaration"]
+    assert "derived_from" in doc
+    before = {k: v for k, v in doc.items() if k != "derived_from"}
+    assert declaration_sha256(doc) == declaration_sha256(before)
+    assert declaration_sha256({**doc, "title": "x"}) != declaration_sha256(doc)
