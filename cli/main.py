@@ -85,7 +85,7 @@ def _panel() -> ModuleType:
     return panel
 
 
-@command("records", "register record bundles: validate DIR, rebuild DIR")
+@command("records", "register record bundles: validate DIR, rebuild DIR, register-check")
 def _records() -> ModuleType:
     from protocol.records import cli as records_cli
     return records_cli

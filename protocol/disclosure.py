@@ -16,8 +16,9 @@ from typing import Any
 from contracts.hashing import canonical_sha256
 
 #: declaration keys an edit of which the page does not flag: the register's figures quoted
-#: beside ours follow the register, not the preregistration
-FOLLOWS_THE_REGISTER = ("recorded",)
+#: beside ours and the register theory a claim of our own derives from follow the register,
+#: not the preregistration
+FOLLOWS_THE_REGISTER = ("recorded", "derived_from")
 
 
 def declaration_sha256(declaration: Mapping[str, Any]) -> str:

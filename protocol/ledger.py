@@ -376,3 +376,18 @@ def replay_errors(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
 def opened_blocks(path: str | Path) -> dict[int, list[dict[str, Any]]]:
     """Every opened block and its entries (owner first)."""
     return {int(k): v for k, v in read_ledger(path)["blocks"].items()}
+
+
+def entries_now(closed: Mapping[str, Any], path: str | Path, claim: str) -> dict[str, Any]:
+    """``closed`` (a block's answer at its closing: ``entries`` by block) with each entry as
+    the ledger at ``path`` holds it now (the same claim, profile and frozen hashes): what
+    quotes a block's replays (the records, the page) counts those appended since it closed,
+    such as a later run's replay."""
+    blocks = read_ledger(path)["blocks"]
+    now = {}
+    for b, old in closed.get("entries", {}).items():
+        mine = [e for e in blocks.get(str(b), []) if e["claim"] == claim
+                and e.get("profile") == old.get("profile")
+                and e.get("hashes") == old.get("hashes")]
+        now[b] = mine[0] if len(mine) == 1 else old
+    return {**closed, "entries": now}

@@ -24,7 +24,7 @@ from analysis.report.model import (
 )
 from protocol import costs
 from protocol.claim import Claim
-from protocol.parts.arm import PlannedArm
+from protocol.parts.arm import PlannedArm, is_search_shrink
 from protocol.parts.contrasts import PlannedContrast
 from protocol.parts.panel import PlannedPanel
 from protocol.parts.pins import Artefact, Pinned, table_entries
@@ -98,6 +98,12 @@ class ClaimPlan:
         """Evidence tier: public-development only when nothing of the claim was shrunk and the
         profile keeps every guard on and writes the committed ledger."""
         return PILOT if self.lowered_by else PUBLIC
+
+    @property
+    def proxy(self) -> list[str]:
+        """The arms the profile plays as other searches than the claim declares (their shrink
+        lines): a screen with any is a proxy of the claim's theory, not a test of it."""
+        return [s for s in self.shrunk if is_search_shrink(s)]
 
     @property
     def lowered_by(self) -> list[str]:
@@ -215,6 +221,7 @@ class ClaimPlan:
             path=str(self.claim.path), block=self.block, blocks=list(self.blocks),
             seeds=list(self.seeds), label=self.label, shares_block_of=self.shares_block_of,
             tier=self.tier, shrunk=list(self.shrunk), limits=list(self.limits),
+            proxy=self.proxy,
             validation=ValidationPlan(games=self.validation_games,
                                       seeds=list(self.validation_seeds or ()),
                                       comparator=self.comparator,

@@ -82,15 +82,16 @@ def test_a_claims_search_never_raises_the_declared_strata(tmp_path) -> None:
 
 
 def test_depth_five_records_the_registers_figures_and_its_partial_arm() -> None:
+    """The register's head record of the factorial (the d5s7 arm stopped at 32 games), not
+    the 16-game record it superseded."""
     rec = shipped("depth-five")["recorded"]
-    assert rec["contrasts"]["primary"] == {"mean_delta": -1581, "bootstrap_lb": -173154,
-                                           "bootstrap_ub": 166299,
-                                           "wins_ties_losses": [7, 0, 9]}
+    assert rec["contrasts"]["primary"] == {"mean_delta": 23367, "bootstrap_lb": -83046,
+                                           "wins_ties_losses": [17, 0, 15]}
     assert rec["contrasts"]["five-strata"]["mean_delta"] == -8624
     assert rec["arms"]["fair-d4s7"]["mean"] == 398498
-    assert "16 of its 64 games" in rec["source"]
-    assert any("only 16 of the 64 games" in n for n in rec["notes"])
-    # no recorded interaction: the register read its two depth contrasts on 16 and 64 games
+    assert "RS-20260821T181917Z-9a34ba02" in rec["source"]  # the superseded one, named
+    assert any("stopped at 32 of its 64 games" in n for n in rec["notes"])
+    # no recorded interaction: the register published none
     assert "interaction" not in rec["contrasts"]
 
 

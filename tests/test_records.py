@@ -25,6 +25,7 @@ from protocol.records.check import bundle_files, check_bundle, check_record
 from protocol.records.experiment import experiment_record
 from protocol.records.ids import GAMES_FILE, RecordError, protocol_sha256
 from protocol.records.machine import machine_record
+from protocol.records.resources import jobs_named
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 12, 2, 3, 0, 0, tzinfo=UTC)
@@ -273,6 +274,8 @@ def test_a_claim_never_screened_gets_a_valid_bundle_without_games(plan, tmp_path
     run = recs["run"]
     # a run never started: planned, no times, no resources; no games expected
     assert run["lifecycle"] == "planned" and run["startedAt"] is None is run["endedAt"]
+    # a planned run is not a valid one: its cohort was never played
+    assert run["runValidity"] == "pending" and result["runValidity"] == "partial"
     assert run["resourceObserved"]["wallSeconds"] is None
     assert run["stopReason"] == "the screen was never opened: " + verdict["reason"]
     assert GAMES_FILE not in recs["experiment"]["expectedArtifacts"]
@@ -383,6 +386,7 @@ def test_the_run_resources_are_its_own_block_s_jobs_in_its_span(bundle, plan,
     # the span 02:10-02:40; the two game jobs of block 4000, not its statistics, not block 1010
     assert observed["wallSeconds"] == 1800.0 and observed["cpuSeconds"] == 9.5
     assert observed["peakHostBytes"] == 120 * 2**20
+    assert "of the block's 2 game jobs" in observed["measurementNotes"]
     assert "captured at the run" in observed["measurementNotes"]
     machine = _records(bundle[0])["machine"]
     assert machine["capturedAt"] == "2026-12-02T02:40:00Z"
@@ -566,3 +570,22 @@ def test_validate_names_a_games_file_it_cannot_read(bundle, tmp_path, capsys, ba
     err = capsys.readouterr().err.splitlines()
     want = "is a directory, not a file" if bad == "directory" else "not UTF-8 text"
     assert any(f"{games}: {want}" in e for e in err), err
+
+
+def test_a_panel_s_jobs_are_named_panel_jobs() -> None:
+    assert jobs_named(["screen-7/fair-d3s7/shard-1-of-2", "screen-7/panel/roots",
+                       "screen-7/panel/fair-d2s7/shard-1-of-1"]) == "1 game job and 2 panel jobs"
+    assert jobs_named(["screen-7/panel/roots"]) == "1 panel job"
+
+
+def test_validate_refuses_a_valid_run_without_games(plan, tmp_path, capsys) -> None:
+    verdict = {**_verdict(), "readings": [], "verdict": "not-supported-as-tested",
+               "reason": "a gate failed: the screen was not opened"}
+    write_bundle(tmp_path, plan, verdict, {"commit": None, "dirty": None}, now=NOW,
+                 decided_utc="2026-12-02T02:59:49Z")
+    result = next(tmp_path.glob("result-*.json"))
+    data = json.loads(result.read_text())
+    data["runValidity"] = "valid"
+    result.write_text(json.dumps(data))
+    assert main(["records", "validate", str(tmp_path)]) == 2
+    assert "key runValidity: 'valid' contradicts" in capsys.readouterr().err

@@ -18,6 +18,7 @@ from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
 from engines.play.runner import run_shard
 from engines.play.spec import parse_arm
+from protocol.ledger import FORMAT
 from protocol.plan import load_plan
 from protocol.records.bundle import write_bundle
 from protocol.records.check import check_bundle
@@ -129,8 +130,9 @@ def test_a_result_beside_a_screen_carries_the_panel_s_figures_readings_and_roots
     assert experiment["metrics"]["primary"].endswith("contrast primary")
     assert "ranking panel: noisy's top1 against ref, reading noisy-top1" in \
         experiment["metrics"]["secondary"]
-    assert "bootstrap of whole games (never of roots)" in \
-        experiment["metrics"]["uncertaintyMethod"]
+    method = experiment["metrics"]["uncertaintyMethod"]
+    assert "whole paired games" in method  # its screen's contrasts
+    assert "resamples whole games, each with all its roots (never single roots)" in method
 
 
 def test_a_panel_only_claim_builds_its_records(smoke, doc, tmp_path) -> None:
@@ -148,6 +150,9 @@ def test_a_panel_only_claim_builds_its_records(smoke, doc, tmp_path) -> None:
     assert experiment["metrics"]["primary"] == ("ranking panel: noisy's top1 against ref, "
                                                 "reading noisy-top1")
     assert any("panel table (CSV)" in a for a in experiment["expectedArtifacts"])
+    # a panel pairs no games: its method is the panel's resampling alone
+    method = experiment["metrics"]["uncertaintyMethod"]
+    assert "paired" not in method and method.startswith("a ranking panel's figures")
     assert result["metrics"]["contrasts"] == {} and "panel" in result["metrics"]
     rows = [json.loads(line) for line in (directory / "games.jsonl").read_text().splitlines()]
     assert {r["cohortId"].rsplit("/", 1)[1] for r in rows} == {"fair-d3s7"}
@@ -184,15 +189,22 @@ def test_the_records_job_reads_the_panel_input(smoke, doc, tmp_path) -> None:
     for key, content in files.items():
         inputs[key] = str(tmp_path / f"{key}.json")
         (tmp_path / f"{key}.json").write_text(json.dumps(content))
+    # the ledger as it is when the job runs: a replay appended since the block closed
+    ledger = tmp_path / "ledger.json"
+    replay = {"table_sha256": "e" * 64, "utc": "2026-12-03T00:00:00Z"}
+    ledger.write_text(json.dumps({"format": FORMAT, "blocks": {block: [
+        {**closed["entries"][block], "replays": [replay]}]}}))
     job = SimpleNamespace(input=inputs, output=[str(tmp_path / "records")],
                           log=[str(tmp_path / "job.log")],
-                          params=SimpleNamespace(plan=plan, repo=str(ROOT), ledger=None,
+                          params=SimpleNamespace(plan=plan, repo=str(ROOT), ledger=str(ledger),
                                                  benchmarks=str(tmp_path / "none")))
     script = ROOT / "workflow" / "scripts" / "records.py"
     runpy.run_path(str(script), init_globals={"snakemake": job})
     assert check_bundle(tmp_path / "records") == []
     result = _records(tmp_path / "records")["result"]
     assert result["metrics"]["panel"] == panel_metrics(doc, plan["blocks"][0])
+    assert any(f"block {block} was played again after its first reading, 1 time" in x
+               for x in result["limitations"])
     del inputs["panel"]
     with pytest.raises(SystemExit) as info:
         runpy.run_path(str(script), init_globals={"snakemake": job})

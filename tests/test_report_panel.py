@@ -27,6 +27,7 @@ from analysis.report.page import (
 )
 from analysis.report.panel_model import PanelReadingsError, PanelSection
 from contracts.cli_numbers import seed_hex
+from protocol.ledger import FORMAT
 from protocol.verdict import decide
 
 RULES = {"rules": [{"when": {"noisy-top1": "pass", "noisy-regret": "pass"},
@@ -241,8 +242,18 @@ def test_the_report_job_reads_the_panel_input_of_a_panel_only_claim(doc, tmp_pat
     start, count = plan["seeds"]
     write_rows(run_shard([parse_arm("fair-d3s7=random")], start, count, progress_s=-1),
                tmp_path / "games.csv")
+    # the block's ledger entry, and the ledger as it is when the job runs: one replay since
+    block = str(plan["blocks"][0])
+    entry = {"claim": plan["id"], "profile": "pilot", "hashes": {}, "seeds": [start, count],
+             "opened_utc": "2026-12-02T02:10:00Z", "reused": False, "shares": None,
+             "status": "complete", "games": count, "completed_utc": "2026-12-02T02:40:00Z",
+             "table_sha256": "9" * 64}
+    closed = {**run.closed, "entries": {block: entry}}
+    ledger = tmp_path / "ledger.json"
+    ledger.write_text(json.dumps({"format": FORMAT, "blocks": {block: [
+        {**entry, "replays": [{"table_sha256": "e" * 64, "utc": "2026-12-03T00:00:00Z"}]}]}}))
     files = {"verdict": run.verdict.to_json(), "gates": run.gate, "opened": run.opened,
-             "closed": run.closed, "hashes": {}, "panel": doc}
+             "closed": closed, "hashes": {}, "panel": doc}
     inputs = _Files(curves=[], manifests=[], health=[], frozen=[],
                     table=str(tmp_path / "games.csv"), records=str(tmp_path / "records"))
     (tmp_path / "records").mkdir()
@@ -255,12 +266,14 @@ def test_the_report_job_reads_the_panel_input_of_a_panel_only_claim(doc, tmp_pat
     job = SimpleNamespace(input=inputs, output=outputs, log=[str(tmp_path / "job.log")],
                           params=SimpleNamespace(plan=plan, manifests={}, health={},
                                                  profile={"profile": "pilot"}, repo=str(REPO),
+                                                 ledger=str(ledger),
                                                  benchmarks=None, declared_in="p.yaml",
                                                  replaces=None))
     _run_script("report.py", job)
     html = (tmp_path / "page.html").read_text()
     assert "noisy against ref: top-1" in html and html.count('<table class="board">') == 3
     assert "<h2>Contrasts</h2>" not in html
+    assert "replay 1's table SHA-256" in html  # appended to the ledger after the block closed
     prov = json.loads((tmp_path / "provenance.json").read_text())
     assert prov["seed_blocks"]["panel roots"] == {"start": start, "count": 8}
     # without the input, the section says the panel was not read

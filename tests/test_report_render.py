@@ -313,3 +313,13 @@ def test_a_sequential_screen_above_its_alpha_says_so_at_the_top() -> None:
         top = html.split("<h2>Readings</h2>")[0]
         assert ("The simulated error rate exceeds the declared one" in top) is flagged
         assert ("type I error 0.1071" in top) is flagged
+
+
+def test_a_proxy_screen_says_so_beside_its_verdict() -> None:
+    """The pilot plays factored-chance's arms one ply shallower: its page says the verdict is
+    on those arms, not on the register theory; a claim played as declared says nothing."""
+    html = render_claim(run_of("factored-chance"))
+    banner = html.split("A proxy screen, not a test of the theory.", 1)[1].split("</div>")[0]
+    assert "arm fair-d4-n7m2: search d3s7r2 instead of d4s7r2" in banner
+    assert "TH-20260821-factored-chance-depth-compounding-aca01725" in banner
+    assert "A proxy screen" not in render_claim(run_of("reveal-quadrature"))

@@ -101,6 +101,9 @@ class ClaimDescription:
     pinned: dict[str, Any] | None = None  # every pinned file the claim reads, by key
     #: the ranking panel as planned (``protocol.plan_model.PlannedPanel.describe``); None: none
     panel: dict[str, Any] | None = None
+    #: the arms the profile plays as other searches than declared (a proxy screen: its
+    #: verdict is on those arms, not on the claim's theory); empty: none
+    proxy: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready: every field in order, nested plans as mappings; the optional ``init``,

@@ -100,12 +100,27 @@ def sharded(name: str, spec: PolicySpec, count: int, seconds: float, prof: Profi
     return PlannedArm(Arm(name, spec), count, shards, seconds, **extra)
 
 
+#: the word of a shrink line that says an arm is searched otherwise than declared
+SEARCH_SHRINK = "search"
+
+
 def planned_arm(name: str, spec: PolicySpec, games: int, prof: ProfileSettings,
                 **extra: Any) -> PlannedArm:
     """An arm as this profile plays ``games`` of it: their shards of about ``job_minutes`` and
     seconds a game."""
     return sharded(name, spec, games, costs.game_seconds(decision_seconds(spec)), prof,
                    **extra)
+
+
+def search_shrink(name: str, now: str, was: str) -> str:
+    """The shrink line of an arm the profile searches otherwise than declared (``now`` and
+    ``was`` as ``d4s7``): the arm then plays another policy than the claim's."""
+    return f"arm {name}: {SEARCH_SHRINK} {now} instead of {was}"
+
+
+def is_search_shrink(line: str) -> bool:
+    """Whether a shrink line is :func:`search_shrink`'s (an arm played as another search)."""
+    return line.startswith("arm ") and f": {SEARCH_SHRINK} " in line
 
 
 def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, Claim],
@@ -125,7 +140,7 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
                    else dtag(0, strata, reveals)[2:])
             now = (dtag(depth_e, strata_e, reveals_e) if depth_e
                    else dtag(0, strata_e, reveals_e)[2:])
-            shrunk.append(f"arm {name}: search {now} instead of {was}")
+            shrunk.append(search_shrink(name, now, was))
             extra["declared"] = was
         played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
     leaf = a.get("leaf")

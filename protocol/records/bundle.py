@@ -28,7 +28,7 @@ from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.json_file import write_json
 from protocol.ledger import replays
-from protocol.records.check import OUTCOME, check_record
+from protocol.records.check import OUTCOME, check_record, result_validity
 from protocol.records.experiment import experiment_record, preregistration, read_span, replay_note
 from protocol.records.ids import (
     FORMATS,
@@ -238,18 +238,38 @@ def _spans(blocks: _Blocks) -> dict[int, tuple[int, int, str]]:
 
 def _limitations(plan: Mapping[str, Any], verdict: Mapping[str, Any],
                  rows: Sequence[Mapping[str, Any]], unproven: Sequence[str],
-                 provenance: Mapping[str, Any], replayed: str | None) -> list[str]:
+                 provenance: Mapping[str, Any], replayed: str | None,
+                 theory: str) -> list[str]:
     """What the result cannot claim: what lowered the tier, what is not measured or not
-    known, unproven preregistrations, a theory id derived from a short one."""
+    known, unproven preregistrations, a theory id of the harness's own (:func:`derived_theory`)."""
     out = [*verdict.get("tier_lowered_by", []),
            "not measured per game (null): " + ", ".join(
                [*NOT_MEASURED, *(k for k in WORK_COLUMNS if any(r[k] is None for r in rows))]),
            "run exit code unknown to the records (written during the run)",
            *unproven, *source_notes(provenance)[:-1], *([replayed] if replayed else [])]
-    if plan.get("theory") and not THEORY_ID.match(str(plan["theory"])):
-        out.append(f"theory id derived from the declared {plan['theory']!r}: declare "
-                   "the register's full id")
-    return out
+    return out + derived_theory(plan, theory)
+
+
+def derived_theory(plan: Mapping[str, Any], theory: str) -> list[str]:
+    """The limitation marking ``theory`` (the records' theory id) as the harness's own when it
+    is not a register id the claim declares: a proxy screen's (:func:`~protocol.records.ids.
+    theory_id`), derived from a short declared id or from the claim, or declared with
+    ``derived_from`` (the register theory it derives from, named)."""
+    source = plan["declaration"].get("derived_from")
+    declared = plan.get("theory")
+    if plan.get("proxy"):
+        return [f"a proxy screen, not a test of the claim's theory: the profile plays "
+                f"{'; '.join(plan['proxy'])}, so this result assesses those arms under the "
+                f"proxy's theory id {theory}, derived from "
+                f"{source or declared or 'the claim'}, and does not assess that theory"]
+    if source is None and declared and THEORY_ID.match(str(declared)):
+        return []
+    made = (f"from the declared {declared!r} and the claim's text" if declared
+            and not THEORY_ID.match(str(declared)) else "as declared" if declared
+            else "from the claim's id and text")
+    return [f"theory id {theory} is derived ({made}), not a theory of the register"
+            + (f": it derives from the register theory {source}" if source else
+               ": it names no register theory")]
 
 
 def _check_panel(plan: Mapping[str, Any], panel: Mapping[str, Any] | None,
@@ -337,7 +357,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
         "$schema": SCHEMA_URI.format(kind="result"), "format": FORMATS["result"],
         "resultId": result_ref, "theoryIds": experiment["theoryIds"],
         "experimentId": experiment["experimentId"], "runIds": [run],
-        "runValidity": "invalid" if verdict.get("methodological_errors") else "valid",
+        "runValidity": result_validity(verdict, blocks.screened),
         "scientificOutcome": OUTCOME[verdict["verdict"]], "assessment": verdict["verdict"],
         "evidenceTier": verdict["tier"], "summary": verdict["reason"],
         "metrics": {**result_metrics(verdict, contrasts or {}, frozen),
@@ -347,7 +367,8 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                             "sha256": hashlib.sha256(games.encode()).hexdigest() if rows else None,
                             "recordCount": len(rows) if rows else None},
         "machineProfileRefs": [machine_rec["machineProfileId"]], "artifactManifestRef": None,
-        "limitations": _limitations(plan, verdict, rows, unproven, provenance, replayed)
+        "limitations": _limitations(plan, verdict, rows, unproven, provenance, replayed,
+                                    experiment["theoryIds"][0])
                        + ([PANEL_ROWS] if panel is not None else []),
         "contributionIds": [contribution], "recordedAt": now_utc,
     }

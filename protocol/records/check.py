@@ -36,6 +36,13 @@ OUTCOME = {"supported-as-tested": "pass", "not-supported-as-tested": "fail",
            "mixed": "inconclusive", "invalidated-by-methodological-error": "not-applicable"}
 
 
+def result_validity(verdict: Mapping[str, Any], screened: bool) -> str:
+    """A result's ``runValidity``: ``invalid`` with a methodological error, ``valid`` for a
+    run that played its screen, else ``partial``: a run whose screen was never opened (its
+    run record is ``planned``) ran its training and gates but not the cohort it planned."""
+    if verdict.get("methodological_errors"):
+        return "invalid"
+    return "valid" if screened else "partial"
 
 
 def check_record(record: Mapping[str, Any], kind: str, where: str) -> None:
@@ -194,9 +201,11 @@ def result_contradictions(result: Mapping[str, Any]) -> list[str]:
     if invalidated != bool(errors):
         out.append(f"key assessment: {verdict!r} contradicts metrics.methodologicalErrors "
                    f"({len(errors)} error(s)): a verdict is invalidated exactly when there is one")
-    if result.get("runValidity") != ("invalid" if errors else "valid"):
+    screened = (result.get("perGameArtifact") or {}).get("path") is not None
+    if result.get("runValidity") != result_validity({"methodological_errors": errors}, screened):
         out.append(f"key runValidity: {result.get('runValidity')!r} contradicts "
-                   f"metrics.methodologicalErrors ({len(errors)} error(s))")
+                   f"metrics.methodologicalErrors ({len(errors)} error(s)) and a run "
+                   f"{'with' if screened else 'without'} games")
     outcomes = metrics.get("outcomes") or {}
     for i, check in enumerate(result.get("gateChecks") or []):
         name = str(check.get("criterion", "")).split(":", 1)[0]

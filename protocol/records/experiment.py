@@ -33,9 +33,21 @@ CREATED_BY = {"platform": "drop7-harness", "model": "snakemake workflow", "agent
 #: what a ranking panel leaves besides the games
 PANEL_ARTIFACTS = ["panel roots (JSON), panel table (CSV) and panel readings (JSON)"]
 #: how a ranking panel's figures are bounded, for the experiment's uncertainty method
-PANEL_METHOD = ("; a ranking panel's figures: means over its roots with the 0.05 and 0.95 "
-                "quantiles of a bootstrap of whole games (never of roots) and halves by games "
-                "in seed order (docs/panels.md)")
+PANEL_METHOD = ("a ranking panel's figures: means over its roots with the 0.05 and 0.95 "
+                "quantiles of a bootstrap that resamples whole games, each with all its roots "
+                "(never single roots), and halves by games in seed order (docs/panels.md)")
+#: how a screen's paired contrasts are bounded
+CONTRAST_METHOD = ("bootstrap of whole paired games and a Student-t lower bound "
+                   "(docs/statistics.md)")
+
+
+def _uncertainty(plan: Mapping[str, Any]) -> str:
+    """The experiment's ``uncertaintyMethod``: the paired games' bounds when the claim has
+    contrasts (and how a sequential screen decides), the panel's resampling when it has a
+    panel; a panel-only claim pairs no games, so its method names only the panel's."""
+    parts = ([CONTRAST_METHOD + _sequential_method(plan.get("sequential"))]
+             if plan.get("contrasts") or not plan.get("panel") else [])
+    return "; ".join(parts + ([PANEL_METHOD] if plan.get("panel") else []))
 
 
 def _policy(plan: Mapping[str, Any], arm: str) -> dict[str, Any]:
@@ -125,10 +137,7 @@ def experiment_record(plan: Mapping[str, Any], opened_utc: str, leases: Sequence
                         f"paired mean {_metric(doc, 'none')} delta, contrast none"),
                     "secondary": metrics[1:],
                     "statisticalUnit": "whole-game",
-                    "uncertaintyMethod": "bootstrap of whole paired games and a Student-t "
-                                         "lower bound (docs/statistics.md)"
-                                         + _sequential_method(plan.get("sequential"))
-                                         + (PANEL_METHOD if panel else "")},
+                    "uncertaintyMethod": _uncertainty(plan)},
         "gate": {"fixedBeforeControlledData": True,
                  "passCriteria": criteria or ["the declared verdict rules"],
                  "failureAction": "the first declared verdict rule that holds decides "

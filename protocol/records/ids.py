@@ -39,8 +39,8 @@ ID_TIME = re.compile(r"^[A-Z]+-[0-9]{8}T[0-9]{6}Z-[a-f0-9]{8}$")
 #: a theory id of the register's full pattern
 THEORY_ID = re.compile(r"^TH-[0-9]{8}-[a-z0-9]+(?:-[a-z0-9]+)*-[a-f0-9]{8}$")
 #: keys that never decide a verdict: names, texts, notes and the register's figures
-_NOT_DECIDING = frozenset({"id", "format", "theory", "experiment", "title", "claim", "note",
-                           "notes", "recorded", "description"})
+_NOT_DECIDING = frozenset({"id", "format", "theory", "derived_from", "experiment", "title",
+                           "claim", "note", "notes", "recorded", "description"})
 
 
 class RecordError(ValueError):
@@ -118,6 +118,17 @@ def protocol_sha256(plan: Mapping[str, Any]) -> str:
 
 
 def theory_id(plan: Mapping[str, Any], date: str) -> str:
+    """The records' theory id: :func:`claim_theory_id`, or, for a proxy screen (the profile
+    plays arms as other searches than declared: ``proxy``), the proxy's own, derived from it
+    and the arms it changes (``<its stem>-proxy-<8 hex>``), so the result does not assess
+    the claim's theory."""
+    own = claim_theory_id(plan, date)
+    if not plan.get("proxy"):
+        return own
+    return f"{own.rsplit('-', 1)[0]}-proxy-{sha8(own, list(plan['proxy']))}"
+
+
+def claim_theory_id(plan: Mapping[str, Any], date: str) -> str:
     """The declared theory id when it has the register's pattern, else one derived from it
     (or from the claim) and the claim's text; ``date`` is ``YYYYMMDD``."""
     declared = plan.get("theory")

@@ -7,7 +7,7 @@ the provenance knows of the commit and its diff.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from protocol.paths import screen_label
@@ -20,8 +20,9 @@ def run_resources(entries: Mapping[int, Mapping[str, Any]],
     """``resourceObserved`` of the run that first read ``entries``' blocks, and what it says.
 
     Wall is the first reading's span (opening to completion); CPU and peak memory
-    the blocks' game jobs (benchmark names under ``screen-<block>/``) whose
-    benchmark files were written in that span.  Null, with the reason, when the
+    the blocks' jobs (benchmark names under ``screen-<block>/``: game jobs, and a
+    ranking panel's jobs under ``screen-<block>/panel/``) whose benchmark files
+    were written in that span.  Null, with the reason, when the
     benchmark files are not available, a job was rewritten after the span (a
     replay), or the CPU exceeds the cores times the span.
     """
@@ -40,18 +41,29 @@ def run_resources(entries: Mapping[int, Mapping[str, Any]],
                             "available to these records")
     if not mine or late:
         return out, note + ("CPU and peak memory unknown: " + (
-            f"the benchmark files of {len(late)} of the block's game jobs were written outside "
+            f"the benchmark files of {jobs_named(late)} of the block were written outside "
             "its first reading's span (a later run replaced them)" if late else
-            "no benchmark file of the block's game jobs"))
+            "no benchmark file of the block's jobs"))
     cpu = round(sum(float(j.get("cpu_s") or 0) for j in mine.values()), 3)
     if cores is not None and cpu > cores * wall:
-        return out, note + (f"CPU unknown: the game jobs' benchmark files sum {cpu} s, more "
+        return out, note + (f"CPU unknown: the benchmark files of {jobs_named(mine)} sum "
+                            f"{cpu} s, more "
                             f"than {cores} cores times the span; peak memory unknown")
     peak = max(float(j.get("max_rss_mb") or 0) for j in mine.values())
     out.update(cpuSeconds=cpu, peakHostBytes=int(peak * 2**20) if peak else None)
     return out, note + (f"cpuSeconds and peakHostBytes: the sum and the largest of the "
-                        f"block's {len(mine)} game jobs' benchmark files, all written in the "
-                        "span (the claim's training, gates and statistics are not counted)")
+                        f"benchmark files of the block's {jobs_named(mine)}, all written in "
+                        "the span (the claim's training, gates and statistics are not counted)")
+
+
+def jobs_named(keys: Iterable[str]) -> str:
+    """``keys`` (benchmark names ``screen-<block>/...``) counted by what they are: ``N game
+    jobs`` (an arm's shards) and ``M panel jobs`` (a ranking panel's roots and rankers)."""
+    keys = list(keys)
+    panel = sum(1 for k in keys if k.split("/")[1:2] == ["panel"])
+    parts = [f"{n} {kind} job{'s' if n != 1 else ''}"
+             for n, kind in ((len(keys) - panel, "game"), (panel, "panel")) if n]
+    return " and ".join(parts) or "0 jobs"
 
 
 def source_notes(provenance: Mapping[str, Any]) -> list[str]:

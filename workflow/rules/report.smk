@@ -57,6 +57,7 @@ rule report:
         manifests=manifests_of,
         health=lambda wc: health_files(wc.claim),
         profile=PLAN.profile,
+        ledger=PLAN.profile["ledger"],
         repo=workflow.basedir,
         benchmarks=lambda wc: PATHS.path("benchmarks", claim=wc.claim),
     script:

@@ -7,6 +7,7 @@ from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
 from contracts.json_file import load_json
 from protocol.jobs import log_to, run
+from protocol.ledger import entries_now
 from protocol.provenance import jobs_written, run_source
 from protocol.records.bundle import write_bundle
 from protocol.records.check import check_bundle
@@ -19,7 +20,9 @@ S = snakemake  # noqa: F821
 def main() -> None:
     inputs = dict(S.input.items())
     opened = "table" in inputs
-    closed = load_json(S.input.closed) if opened else {}
+    # the block's ledger entry as it is now: a replay appended since it closed is counted
+    closed = (entries_now(load_json(S.input.closed), S.params.ledger, S.params.plan["id"])
+              if opened else {})
     # the run that played the games (as its closing job saw it), else this checkout
     played = closed.get("played") or run_source(S.params.repo, S.params.ledger)
     provenance = {"commit": played["commit"], "dirty": played["dirty"],

@@ -19,6 +19,7 @@ from analysis.report.panel_model import PanelSection
 from contracts.json_file import json_text, load_json, write_json
 from protocol.disclosure import declaration_notes
 from protocol.jobs import log_to, run
+from protocol.ledger import entries_now
 from protocol.provenance import collect
 from protocol.records.check import bundle_files
 
@@ -51,7 +52,8 @@ def main() -> None:
         health={name: TrainingHealth.from_json(load_json(path))
                 for name, path in S.params.health.items()},
         frozen=frozen, opened=load_json(S.input.opened) if opened else None,
-        closed=load_json(S.input.closed) if opened else None,
+        closed=(entries_now(load_json(S.input.closed), S.params.ledger, plan["id"])
+                if opened else None),
         hashes=load_json(S.input.hashes) if opened else {},
         contrasts={Path(p).stem: Contrast.from_dict(load_json(p))
                    for p in inputs.get("contrasts", [])},

@@ -1,0 +1,159 @@
+"""``drop7 records register-check``: a claim's ``recorded`` block and theory id against a
+register checkout (a miniature under tests/register_fixture), and the shipped claims' keys it
+reads."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from claims_support import REPO, shipped
+
+from cli.main import main
+from protocol.plan import load_plan
+from protocol.records.ids import THEORY_ID
+from protocol.records.register import RESULT_ID, check_claims, read_register
+
+REGISTER = Path(__file__).parent / "register_fixture"
+HEAD, OLD = "RS-20260102T100000Z-aaaa0002", "RS-20260101T100000Z-aaaa0001"
+THEORY = "TH-20260101-toy-depth-pays-0a1b2c3d"
+
+#: a claim quoting the fixture's head result, every figure as the record rounds it
+GOOD = {
+    "id": "toy", "theory": THEORY,
+    "recorded": {
+        "result": HEAD, "source": "the toy register's head result", "games": 16,
+        "verdict": "mixed (development tier)",
+        "arms": {"deep": {"mean": 123457, "moves": 98.77}, "shallow": {"mean": 118000}},
+        "contrasts": {"primary": {"mean_delta": 5433, "bootstrap_lb": -9877,
+                                  "wins_ties_losses": [9, 0, 7]},
+                      "wide": {"mean_delta": 20000, "bootstrap_lb": 1500.2,
+                               "wins_ties_losses": [10, 1, 5], "halves": [20000]}}},
+}
+
+
+def _check(tmp_path: Path, doc: dict) -> list[str]:
+    folder = tmp_path / "claims"
+    folder.mkdir(exist_ok=True)
+    (folder / "toy.yaml").write_text(yaml.safe_dump(doc))
+    return check_claims(folder, REGISTER)
+
+
+def test_the_fixture_chain_has_one_head() -> None:
+    reg = read_register(REGISTER)
+    assert reg.head(OLD) == HEAD and reg.head(HEAD) == HEAD
+
+
+def test_a_claim_quoting_the_head_to_the_digit_passes(tmp_path, capsys) -> None:
+    assert _check(tmp_path, GOOD) == []
+    assert main(["records", "register-check", "--register", str(REGISTER),
+                 "--claims", str(tmp_path / "claims")]) == 0
+    assert "agree with the register" in capsys.readouterr().out
+
+
+def _edited(**recorded) -> dict:
+    doc = copy.deepcopy(GOOD)
+    doc["recorded"].update(recorded)
+    return doc
+
+
+@pytest.mark.parametrize(("doc", "says"), [
+    (_edited(result=OLD), f"key recorded.result: {OLD} is superseded by {HEAD}"),
+    (_edited(result="RS-20260103T100000Z-aaaa0003"), "is not a result of the register"),
+    (_edited(contrasts={"primary": {"mean_delta": -1234}}),
+     f"key recorded.contrasts.primary.mean_delta: -1234 is not a figure of {HEAD}"),
+    (_edited(arms={"deep": {"moves": 98.76}}), "key recorded.arms.deep.moves: 98.76"),
+    (_edited(contrasts={"primary": {"wins_ties_losses": [3, 0, 5]}}),
+     "3-0-5 is not a win-tie-loss count"),
+    (_edited(verdict="supported-as-tested"), "key recorded.verdict: 'supported-as-tested'"),
+    ({**GOOD, "recorded": {k: v for k, v in GOOD["recorded"].items() if k != "result"}},
+     "key recorded.result: missing"),
+    ({**GOOD, "theory": "TH-20260101-toy-depth-pays-ffffffff"},
+     "key theory: TH-20260101-toy-depth-pays-ffffffff is not a theory of the register"),
+    ({**GOOD, "theory": "TH-20260101-toy-depth-pays"}, "does not name the register theory"),
+    ({**GOOD, "derived_from": "TH-20260101-other-00000000"},
+     "key derived_from: TH-20260101-other-00000000 is not a theory of the register"),
+    (_edited(arms={"deep": {"q25": 99999}}), "key recorded.arms.deep.q25: 99999"),
+])
+def test_each_disagreement_is_one_line_naming_the_file_and_key(tmp_path, capsys, doc,
+                                                                says) -> None:
+    problems = _check(tmp_path, doc)
+    assert any(says in p for p in problems), problems
+    assert all(p.startswith(str(tmp_path / "claims" / "toy.yaml") + ": key ")
+               for p in problems)
+    assert main(["records", "register-check", "--register", str(REGISTER),
+                 "--claims", str(tmp_path / "claims")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(e.startswith("drop7 records: ") for e in err)
+
+
+def test_the_superseded_figure_is_refused_even_though_the_old_record_carries_it(
+        tmp_path) -> None:
+    """-1,234 is the superseded record's figure: quoting it with the old id names the head."""
+    doc = _edited(result=OLD, contrasts={"primary": {"mean_delta": -1234}})
+    problems = _check(tmp_path, doc)
+    assert [p for p in problems if "superseded by" in p]
+    assert not [p for p in problems if "mean_delta" in p]  # the old record does carry it
+
+
+def test_a_folder_that_is_not_a_register_is_one_line(tmp_path, capsys) -> None:
+    assert main(["records", "register-check", "--register", str(tmp_path),
+                 "--claims", str(REPO / "config" / "claims")]) == 2
+    assert "not a register checkout" in capsys.readouterr().err
+
+
+CLAIMS = sorted(p.stem for p in (REPO / "config" / "claims").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_every_shipped_claim_names_a_register_theory_or_what_it_derives_from(claim) -> None:
+    doc = shipped(claim)
+    declared = doc.get("theory")
+    assert (declared and THEORY_ID.match(declared)) or THEORY_ID.match(
+        doc.get("derived_from", "")), claim
+    if "recorded" in doc:
+        assert RESULT_ID.match(doc["recorded"].get("result", "")), claim
+
+
+def test_depth_five_quotes_the_registers_current_word() -> None:
+    """The head record (n = 32, +23,367, mixed), not the one it superseded (n = 16, -1,581):
+    the sequential screen's simulated operating characteristic is read at that effect."""
+    doc = shipped("depth-five")
+    assert doc["recorded"]["result"] == "RS-20260821T205102Z-d89df4b5"
+    assert doc["recorded"]["verdict"] == "mixed"
+    plan = load_plan(REPO, {"profile": "pilot"}).claims["depth-five"]
+    assert plan.sequential_effect() == (23367.0, "recorded")
+    assert shipped("factored-chance")["recorded"]["result"] == "RS-20260821T192140Z-189fe392"
+
+
+def test_a_register_shaped_theory_id_only_needs_the_shape_to_plan(tmp_path) -> None:
+    """The declaration check reads the shape; the register check resolves the id."""
+    from claims_support import claims_copy
+
+    from protocol.schema import DeclarationError
+
+    for key, value in (("theory", "the register's depth theory"),
+                       ("derived_from", "TH-20260101-no-hash")):
+        def bad(doc: dict, key=key, value=value) -> None:
+            doc[key] = value
+
+        claims_copy(tmp_path / key, bad)
+        with pytest.raises(DeclarationError, match=key) as err:
+            load_plan(REPO, {"profile": "pilot", "claims_dir": str(tmp_path / key)})
+        assert "\n" not in str(err.value)
+
+
+def test_naming_the_register_theory_one_derives_from_is_no_edit_of_the_preregistration(
+        ) -> None:
+    """``derived_from`` follows the register, as ``recorded`` does: adding it to an opened
+    claim does not make its page say the declaration was edited."""
+    from protocol.disclosure import declaration_sha256
+
+    doc = load_plan(REPO, {"profile": "pilot"}).claims["shallow-ordering"].describe()[
+        "declaration"]
+    assert "derived_from" in doc
+    before = {k: v for k, v in doc.items() if k != "derived_from"}
+    assert declaration_sha256(doc) == declaration_sha256(before)
+    assert declaration_sha256({**doc, "title": "x"}) != declaration_sha256(doc)
