@@ -14,19 +14,20 @@ from claims_support import REPO, shipped
 from cli.main import main
 from protocol.plan import load_plan
 from protocol.records.ids import THEORY_ID
-from protocol.records.register import RESULT_ID, check_claims, read_register
+from protocol.records.register import FIGURE_KEYS, RESULT_ID, check_claims, read_register
 
 REGISTER = Path(__file__).parent / "register_fixture"
 HEAD, OLD = "RS-20260102T100000Z-aaaa0002", "RS-20260101T100000Z-aaaa0001"
 THEORY = "TH-20260101-toy-depth-pays-0a1b2c3d"
 
-#: a claim quoting the fixture's head result, every figure as the record rounds it
+#: a claim quoting the fixture's head result, every figure as the record rounds it, each
+#: under a key of its meaning (the shallow arm's mean is only in the record's prose)
 GOOD = {
     "id": "toy", "theory": THEORY,
     "recorded": {
         "result": HEAD, "source": "the toy register's head result", "games": 16,
         "verdict": "mixed (development tier)",
-        "arms": {"deep": {"mean": 123457, "moves": 98.77}, "shallow": {"mean": 118000}},
+        "arms": {"deep": {"mean": 123457, "moves": 98.77}},
         "contrasts": {"primary": {"mean_delta": 5433, "bootstrap_lb": -9877,
                                   "wins_ties_losses": [9, 0, 7]},
                       "wide": {"mean_delta": 20000, "bootstrap_lb": 1500.2,
@@ -76,6 +77,30 @@ def _edited(**recorded) -> dict:
     ({**GOOD, "derived_from": "TH-20260101-other-00000000"},
      "key derived_from: TH-20260101-other-00000000 is not a theory of the register"),
     (_edited(arms={"deep": {"q25": 99999}}), "key recorded.arms.deep.q25: 99999"),
+    # a number the record does carry, but under a key of another meaning
+    (_edited(contrasts={"primary": {"mean_delta": -9877}}),
+     "key recorded.contrasts.primary.mean_delta: -9877 is "
+     f"{HEAD}'s metrics.pairedDeepMinusShallow.lowerBound95, a key that is not a mean_delta"),
+    (_edited(arms={"deep": {"mean": 16}}), f"16 is {HEAD}'s metrics.deepGames, a key that "
+     "is not a mean figure"),
+    (_edited(games=5), f"key recorded.games: 5 is {HEAD}'s metrics.pairedWideMinusNarrow.losses"),
+    # a number written only in the record's prose
+    (_edited(arms={"shallow": {"mean": 118000}}),
+     f"key recorded.arms.shallow.mean: 118000 is written only in {HEAD}'s text (summary)"),
+    # a contrast's figures from two parts of the record
+    (_edited(contrasts={"wide": {"mean_delta": 20000, "halves": [20000], "bootstrap_lb": -9877}}),
+     f"key recorded.contrasts.wide.bootstrap_lb: -9877 is {HEAD}'s "
+     "metrics.pairedDeepMinusShallow.lowerBound95, not in the part that carries the "
+     "contrast's other figures (metrics.pairedWideMinusNarrow)"),
+    (_edited(contrasts={"wide": {"mean_delta": 20000, "halves": [20000],
+                                 "wins_ties_losses": [9, 0, 7]}}),
+     "key recorded.contrasts.wide.wins_ties_losses: 9-0-7 is not a win-tie-loss count of "
+     f"{HEAD}'s part metrics.pairedWideMinusNarrow"),
+    (_edited(contrasts={"wide": {"halves": [20000.4]}}),
+     "key recorded.contrasts.wide.halves[0]: 20000.4 is"),
+    # a figure the table has no meaning for is refused, never skipped
+    (_edited(arms={"deep": {"median": 5}}),
+     "key recorded.arms.deep.median: no key of the register is known to carry median"),
 ])
 def test_each_disagreement_is_one_line_naming_the_file_and_key(tmp_path, capsys, doc,
                                                                 says) -> None:
@@ -105,6 +130,17 @@ def test_a_folder_that_is_not_a_register_is_one_line(tmp_path, capsys) -> None:
 
 
 CLAIMS = sorted(p.stem for p in (REPO / "config" / "claims").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_every_figure_a_shipped_claim_quotes_has_a_meaning_in_the_table(claim) -> None:
+    """A key missing from FIGURE_KEYS would be refused against the real register: the table
+    must name every kind of figure the shipped claims quote."""
+    rec = shipped(claim).get("recorded") or {}
+    keys = {k for part in ("arms", "contrasts", "validation")
+            for figures in (rec.get(part) or {}).values() for k in figures}
+    keys = {k for k in keys if k != "halves"} | {"games"}
+    assert keys <= set(FIGURE_KEYS), (claim, keys - set(FIGURE_KEYS))
 
 
 @pytest.mark.parametrize("claim", CLAIMS)

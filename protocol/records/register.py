@@ -7,10 +7,11 @@ that replaces another names it in ``metrics.supersedes`` (an id or a list of ids
 replaced record stays committed, unedited, so the one to quote is the head of the chain:
 the result no other result supersedes.
 
-A quoted figure agrees when the record carries it: some number of the record (a
-numeric field, or a number written in its text) rounds to it at the figure's own
-precision (``23367`` for ``23366.8``, ``117.97`` for ``117.96875``); a win-tie-loss
-triple agrees when the record writes it (``17-0-15``, or ``wins``/``ties``/``losses``).
+A quoted figure agrees when the record carries it under a key of the same meaning
+(``FIGURE_KEYS``), rounded half away from zero to the figure's own places (``23367`` for
+``23366.8``, ``117.97`` for ``117.96875``); a contrast's figures must all be fields of one
+part of the record (its mean delta, bounds, halves and win-tie-loss count side by side).  A
+figure equal only to an unrelated field, or written only in the record's prose, disagrees.
 The verdict's first word is the record's ``assessment``.  Every disagreement is one line
 naming the claim file and the key.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -34,8 +35,6 @@ RESULT_ID = re.compile(r"^RS-[0-9]{8}T[0-9]{6}Z-[a-f0-9]{8}$")
 #: a number written in a record's text: ``+23,367``, ``-83,046``, ``117.97``
 _TEXT_NUMBER = re.compile(r"(?<![\w.])[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"
                           r"|(?<![\w.,])[+-]?\d+(?:\.\d+)?")
-#: a win-tie-loss triple written in a record's text
-_TEXT_WTL = re.compile(r"(?<!\d)(\d+)-(\d+)-(\d+)(?!\d)")
 
 
 @dataclass
@@ -87,44 +86,60 @@ def read_register(root: str | Path) -> Register:
     return reg
 
 
-def _leaves(value: Any) -> Iterator[Any]:
-    if isinstance(value, Mapping):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    else:
-        yield value
+#: What each quoted figure means in a record: a pattern over a record field's
+#: ``parent.key`` (the key of the mapping holding it, a dot, its own key).  A figure agrees
+#: only with a field these name; ``halves`` is read element by element (the first half, the
+#: second), ``wins_ties_losses`` from ``wins``/``ties``/``losses`` or a ``winTieLoss`` string.
+FIGURE_KEYS: dict[str, str] = {
+    "games": r"[^.]*\.(?:n|games|(?!censored)[A-Za-z0-9]+Games)",
+    "mean": r"score\.mean|[^.]*\.(?:meanScore|[A-Za-z0-9]+MeanScore)",
+    "q25": r"(?!moves\.)[^.]*\.q25|[^.]*\.q25Score",
+    "moves": r"moves\.mean|[^.]*\.(?:meanMoves|[A-Za-z0-9]+MeanMoves)",
+    "filter_changed": r"coverage\.overrides",
+    "filter_applied": r"coverage\.triggeredDecisions",
+    "filter_decisions": r"coverage\.decisions",
+    "mean_delta": r"[^.]*\.(?:meanDelta|meanScoreDelta)",
+    "bootstrap_lb": r"[^.]*\.(?:bootstrapLower95|lowerBound95|lb95)",
+    "bootstrap_ub": r"[^.]*\.(?:bootstrapUpper95|upperBound95|ub95)",
+    "t_lb": r"[^.]*\.studentTLower95",
+    "sd_delta": r"[^.]*\.(?:pairedSd|sdDelta)",
+    "detection_floor": r"[^.]*\.detectionFloor",
+    "halves[0]": r"[^.]*\.(?:firstHalfMeanDelta|half1)",
+    "halves[1]": r"[^.]*\.(?:secondHalfMeanDelta|half2)",
+    "margin": r"[^.]*\.finalMargin",
+    "wins_ties_losses": r"[^.]*\.winTieLoss",
+}
+_MEANS = {k: re.compile(v) for k, v in FIGURE_KEYS.items()}
 
 
-def record_numbers(record: Mapping[str, Any]) -> list[Decimal]:
-    """Every number a record carries: its numeric fields and the numbers in its text."""
-    out: list[Decimal] = []
-    for leaf in _leaves(record):
-        if isinstance(leaf, bool):
-            continue
-        if isinstance(leaf, int | float):
-            out.append(Decimal(repr(leaf)))
-        elif isinstance(leaf, str):
-            out += [Decimal(m.replace(",", "").lstrip("+")) for m in _TEXT_NUMBER.findall(leaf)]
-    return out
+@dataclass(frozen=True)
+class Field:
+    """One scalar of a record: where it is, the ``parent.key`` the table reads, and the part
+    (the mapping) holding it."""
+
+    path: str
+    key: str
+    part: str
+    value: Any
 
 
-def record_triples(record: Mapping[str, Any]) -> set[tuple[int, int, int]]:
-    """Every win-tie-loss triple a record writes (``17-0-15``, or wins/ties/losses fields)."""
-    out: set[tuple[int, int, int]] = set()
-    stack: list[Any] = [record]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, Mapping):
-            if all(isinstance(value.get(k), int) for k in ("wins", "ties", "losses")):
-                out.add((value["wins"], value["ties"], value["losses"]))
-            stack += list(value.values())
-        elif isinstance(value, list):
-            stack += value
-        elif isinstance(value, str):
-            out |= {(int(a), int(b), int(c)) for a, b, c in _TEXT_WTL.findall(value)}
+def record_fields(record: Mapping[str, Any]) -> list[Field]:
+    """Every scalar field of a record (list elements keyed ``parent.list[]``, read by no
+    meaning: they are named, never matched)."""
+    out: list[Field] = []
+
+    def walk(value: Any, path: str, parent: str) -> None:
+        items = (value.items() if isinstance(value, Mapping)
+                 else ((f"[{i}]", v) for i, v in enumerate(value)))
+        for k, v in items:
+            listed = isinstance(value, list)
+            sub = f"{path}{k}" if listed else (f"{path}.{k}" if path else str(k))
+            if isinstance(v, Mapping | list):
+                walk(v, sub, parent if listed else str(k))
+            else:
+                out.append(Field(sub, f"{parent}[]" if listed else f"{parent}.{k}", path, v))
+
+    walk(record, "", "")
     return out
 
 
@@ -136,21 +151,106 @@ def _places(figure: int | float) -> int:
     return len(text.split(".", 1)[1]) if "." in text and "e" not in text else 0
 
 
-def carries(numbers: list[Decimal], figure: int | float) -> bool:
-    """Whether some record number rounds (half away from zero) to ``figure`` at its places."""
+def carries(value: Any, figure: int | float) -> bool:
+    """Whether a record number rounds (half away from zero) to ``figure`` at its places."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return False
     quantum = Decimal(1).scaleb(-_places(figure))
     want = Decimal(repr(figure)).quantize(quantum)
-    return any(n.quantize(quantum, rounding=ROUND_HALF_UP) == want for n in numbers)
+    got = value if isinstance(value, Decimal) else Decimal(repr(value))
+    return got.quantize(quantum, rounding=ROUND_HALF_UP) == want
 
 
-def _figures(recorded: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
-    """``(key, value)`` of every figure a ``recorded`` block quotes."""
-    if "games" in recorded:
-        yield "recorded.games", recorded["games"]
-    for part in ("arms", "contrasts", "validation"):
+def _triple(field: Field) -> tuple[int, int, int] | None:
+    if isinstance(field.value, str) and _MEANS["wins_ties_losses"].fullmatch(field.key):
+        m = re.fullmatch(r"(\d+)-(\d+)-(\d+)", field.value.strip())
+        return (int(m[1]), int(m[2]), int(m[3])) if m else None
+    return None
+
+
+def _in_part(fields: list[Field], meaning: str, figure: Any) -> bool:
+    """Whether these fields (one part of the record) carry ``figure`` under ``meaning``."""
+    if meaning == "wins_ties_losses":
+        want = tuple(figure)
+        by_key = {f.key.rsplit(".", 1)[-1]: f.value for f in fields}
+        if tuple(by_key.get(k) for k in ("wins", "ties", "losses")) == want:
+            return True
+        return any(_triple(f) == want for f in fields)
+    return any(_MEANS[meaning].fullmatch(f.key) and carries(f.value, figure) for f in fields)
+
+
+def _quoted(part: str, name: str, figures: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """``(key, meaning, figure)`` of one arm's, contrast's or validation's figures."""
+    out = []
+    for key, value in figures.items():
+        if key == "halves" and isinstance(value, list):
+            out += [(f"recorded.{part}.{name}.halves[{i}]", f"halves[{i}]", v)
+                    for i, v in enumerate(value)]
+        else:
+            out.append((f"recorded.{part}.{name}.{key}", key, value))
+    return out
+
+
+def _shown(figure: Any) -> str:
+    return "-".join(map(str, figure)) if isinstance(figure, list) else str(figure)
+
+
+def _why(figure: Any, meaning: str, fields: list[Field], rid: str, part: str | None) -> str:
+    """Why ``figure`` is not the record's: found under its meaning in another part, only
+    under an unrelated key, only in the record's prose, or nowhere."""
+    if meaning == "wins_ties_losses":
+        return f"{_shown(figure)} is not a win-tie-loss count of {rid}" + (
+            f"'s part {part}" if part is not None else "")
+    proper = [f for f in fields if _MEANS[meaning].fullmatch(f.key) and carries(f.value, figure)]
+    if proper and part is not None:
+        return (f"{figure} is {rid}'s {proper[0].path}, not in the part that carries the "
+                f"contrast's other figures ({part})")
+    other = [f for f in fields if carries(f.value, figure)]
+    if other:
+        return (f"{figure} is {rid}'s {other[0].path}, a key that is not a {meaning} "
+                f"figure ({FIGURE_KEYS[meaning]})")
+    texts = [f for f in fields if isinstance(f.value, str) and any(
+        carries(Decimal(m.replace(",", "").lstrip("+")), figure)
+        for m in _TEXT_NUMBER.findall(f.value))]
+    if texts:
+        return (f"{figure} is written only in {rid}'s text ({texts[0].path}), under no key "
+                "of its meaning")
+    return f"{figure} is not a figure of {rid} (to the digit it is quoted to)"
+
+
+def _figure_problems(recorded: Mapping[str, Any], record: Mapping[str, Any], rid: str,
+                     path: str) -> list[str]:
+    """The disagreements of a ``recorded`` block's figures with the record ``rid``."""
+    fields = record_fields(record)
+    parts: dict[str, list[Field]] = {}
+    for f in fields:
+        parts.setdefault(f.part, []).append(f)
+    out: list[str] = []
+
+    def unknown(key: str, meaning: str) -> str:
+        return (f"{path}: key {key}: no key of the register is known to carry {meaning} "
+                "(FIGURE_KEYS, protocol/records/register.py)")
+
+    quoted = [("recorded.games", "games", recorded["games"])] if "games" in recorded else []
+    for part in ("arms", "validation"):
         for name, figures in (recorded.get(part) or {}).items():
-            for key, value in figures.items():
-                yield f"recorded.{part}.{name}.{key}", value
+            quoted += _quoted(part, name, figures)
+    for key, meaning, figure in quoted:  # each its own: arms name their parts unlike ours
+        if meaning not in _MEANS:
+            out.append(unknown(key, meaning))
+        elif not _in_part(fields, meaning, figure):
+            out.append(f"{path}: key {key}: {_why(figure, meaning, fields, rid, None)}")
+    for name, figures in (recorded.get("contrasts") or {}).items():
+        wanted = _quoted("contrasts", name, figures)
+        out += [unknown(k, m) for k, m, _ in wanted if m not in _MEANS]
+        wanted = [w for w in wanted if w[1] in _MEANS]
+        held = {p: [k for k, m, v in wanted if _in_part(fs, m, v)] for p, fs in parts.items()}
+        best = max(held, key=lambda p: len(held[p]), default="")
+        for key, meaning, figure in wanted:
+            if key not in held.get(best, []):
+                why = _why(figure, meaning, fields, rid, best if held.get(best) else None)
+                out.append(f"{path}: key {key}: {why}")
+    return out
 
 
 def check_claim(doc: Mapping[str, Any], reg: Register, path: str) -> list[str]:
@@ -195,19 +295,7 @@ def check_claim(doc: Mapping[str, Any], reg: Register, path: str) -> list[str]:
     if verdict and verdict != record.get("assessment"):
         out.append(f"{path}: key recorded.verdict: {verdict!r} but {result_id} assesses "
                    f"{record.get('assessment')!r}")
-    numbers, triples = record_numbers(record), record_triples(record)
-    for key, value in _figures(recorded):
-        if key.endswith(".wins_ties_losses"):
-            if tuple(value) not in triples:
-                out.append(f"{path}: key {key}: {'-'.join(map(str, value))} is not a "
-                           f"win-tie-loss count of {result_id}")
-            continue
-        for i, figure in enumerate(value if isinstance(value, list) else [value]):
-            if not carries(numbers, figure):
-                where = f"{key}[{i}]" if isinstance(value, list) else key
-                out.append(f"{path}: key {where}: {figure} is not a figure of {result_id} "
-                           "(to the digit it is quoted to)")
-    return out
+    return out + _figure_problems(recorded, record, result_id, path)
 
 
 def check_claims(claims_dir: str | Path, register: str | Path) -> list[str]:
