@@ -215,3 +215,16 @@ def test_a_term_on_a_weights_directory_is_refused_at_the_plan(tmp_path, monkeypa
     with pytest.raises(DeclarationError, match=f"^{path}: key arms.fair-d2s7.leaf.terms: lin "
                                                "holds a linear-file weights directory"):
         _plan(own)
+
+
+def test_drop7_leaf_terms_prints_the_term_and_refuses_an_unknown_one(tmp_path, capsys) -> None:
+    from cli.main import main
+
+    path = tmp_path / "states.jsonl"
+    path.write_text(json.dumps({"board": EMPTY + ["0000000", "3830000"], "moves_remaining": 5,
+                                "next_disc": 2}) + "\n")
+    assert main(["leaf-terms", "--terms", TERM, str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["extra"] == {TERM: 0.25}
+    assert main(["leaf-terms", "--terms", "nope", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "--terms: unknown term 'nope'" in err
