@@ -61,6 +61,10 @@ EMPTY = ["0000000"] * 5
     # of the grey by one disc on column 2 (vadd = 1): their paths share cell (5, 2), one drop
     # serves both, so the column/row pair is not two hits in one wave
     (EMPTY + ["0200000", "0820000"], 0.0),
+    # above and below the grey: the 4 has add 1 (vadd = ready(4 - 3)); the 2 has add 0 and
+    # rel 1 (its row-mate 2 in column 2 has add 1, hrel = 1 x ready(1)): release above add,
+    # it pops in a later wave, so the one pair is not counted (1 x 1 without the rule)
+    (["0000000"] * 4 + ["4000000", "8000000", "2120000"], 0.0),
 ])
 def test_hand_counted_boards(rows, count) -> None:
     assert both(rows) == (count, count)
