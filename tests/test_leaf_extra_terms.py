@@ -232,3 +232,25 @@ def test_drop7_leaf_terms_prints_the_term_and_refuses_an_unknown_one(tmp_path, c
     assert main(["leaf-terms", "--terms", "nope", str(path)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "--terms: unknown term 'nope'" in err
+
+
+def test_whole_games_with_the_term_at_weight_zero_are_the_fair_leafs(tmp_path) -> None:
+    """Through the policy string, the game loop and the search: weight 0 plays the fair
+    leaf's games move for move; the shipped +900 plays games of its own, the same twice."""
+    from engines.play.games import play_game
+    from engines.play.policy import load_policy
+
+    path, digest = vector_file(tmp_path, [*FAIR_WEIGHTS, 0.0])
+    zero = load_policy(f"search:leaf=linear-file[{TERM}]:{digest}:{path},d=1,s=3")
+    fair = load_policy("search:leaf=linear,d=1,s=3")
+    shipped = "config/pinned/reveal-construction-a900.json"
+    dose = f"linear-file[{TERM}]:{hashlib.sha256((REPO / shipped).read_bytes()).hexdigest()}"
+    priced = load_policy(f"search:leaf={dose}:{REPO / shipped},d=1,s=3")
+    differs = 0
+    for seed in (1, 2, 3):
+        a, b = play_game(zero, seed), play_game(fair, seed)
+        assert a["trajectory"] == b["trajectory"] and a["score"] == b["score"]
+        c = play_game(priced, seed)
+        assert c["trajectory"] == play_game(priced, seed)["trajectory"]
+        differs += c["trajectory"] != b["trajectory"]
+    assert differs >= 1
