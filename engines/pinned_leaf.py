@@ -15,7 +15,10 @@ Two things can be pinned (docs/claims.md, A leaf from a pinned file):
   - a ``.json`` file holding one list of 18 or 19 numbers (a vector typed by
     hand or copied from a paper);
 
-  its pin is the SHA-256 of the file's bytes (``sha256sum FILE``);
+  its pin is the SHA-256 of the file's bytes (``sha256sum FILE``); a leaf that
+  declares extra terms (:mod:`engines.leaves.extra_terms`) reads a vector of
+  the 18 weights, then one weight per declared term in declared order, then the
+  optional intercept, so each length has one meaning;
 * **a weights directory** in the project's format
   (:mod:`contracts.weights_dir`: ``manifest.json`` beside ``tables.npy`` or
   ``tables.npy.zst``): n-tuple tables (leaf kind ``ntuple-file``) or a
@@ -26,8 +29,11 @@ Two things can be pinned (docs/claims.md, A leaf from a pinned file):
 Every value must be finite, and a linear vector's leaf values too (no board
 may take them past :data:`~engines.leaves.linear_weights.LEAF_LIMIT`; n-tuple
 values are summed in float64, so finite float32 entries always give a finite
-leaf).  A path must be a regular file or a weights directory, checked before
-anything is read (a device or a FIFO would never end a hash).  A claim may pin
+leaf).  A relative path is read from the working directory, else from the
+repository the package runs from (:func:`locate`: a shipped claim's files,
+``config/pinned/``, whatever directory the run works in).  A path must be a
+regular file or a weights directory, checked before anything is read (a
+device or a FIFO would never end a hash).  A claim may pin
 tables of the layouts A-E only (:data:`~engines.ntuple.layouts.LAYOUTS`; the
 test layouts are for the engine's own tests and benchmarks).  Anything else (a
 missing file, another suffix, a wrong length, dtype or shape, a hash other than
@@ -48,11 +54,26 @@ from contracts.hashing import file_sha256
 from contracts.weights_dir import MANIFEST
 from engines.leaves.kinds import N_TERMS
 
-#: a linear vector's lengths: the terms, or the terms and an intercept
-VECTOR_LENGTHS = (N_TERMS, N_TERMS + 1)
 #: suffixes of a linear vector file
 VECTOR_SUFFIXES = (".npy", ".json")
 LINEAR_FILE, NTUPLE_FILE = "linear-file", "ntuple-file"
+
+
+#: the repository the package runs from (installed editable): a shipped claim's pinned files
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def locate(path: str | Path) -> Path:
+    """Where a pinned path is read: as written (from the working directory), else, for a
+    relative path missing there, from :data:`REPOSITORY`, where a shipped claim's pinned files
+    lie, so a run in another directory (``snakemake --directory``) reads them too.  The pin
+    names the file wherever it lies: a different file found first is refused by its hash,
+    never played."""
+    path = Path(path)
+    if path.is_absolute() or os.path.lexists(path):
+        return path
+    shipped = REPOSITORY / path
+    return shipped if os.path.lexists(shipped) else path
 
 
 class PinnedError(ValueError):
@@ -75,23 +96,30 @@ class PinnedFile:
     layout: str = "linear"
 
 
-def _vector(values: np.ndarray, where: str) -> np.ndarray:
-    """The weights and intercept, float64[N_TERMS + 1] (intercept 0 when absent), refused
-    when not finite or when a leaf value of theirs could overflow."""
+def _vector(values: np.ndarray, where: str, terms: tuple[str, ...] = ()) -> np.ndarray:
+    """The weights, the intercept and the declared terms' weights, float64[N_TERMS + 1 +
+    len(terms)] (intercept 0 when absent), refused when the length is not ``N_TERMS +
+    len(terms)`` (+ 1), when not finite or when a leaf value of theirs could overflow."""
+    from engines.leaves.extra_terms import EXTRA_TERMS
     from engines.leaves.linear_weights import check_leaf_bound
     from engines.weights_files import WeightsError
 
-    if values.ndim != 1 or values.shape[0] not in VECTOR_LENGTHS:
-        raise PinnedError(f"{where}: a linear vector holds {N_TERMS} weights or {N_TERMS} and an "
-                          f"intercept ({N_TERMS + 1} values), got shape {list(values.shape)}")
+    n = N_TERMS + len(terms)
+    if values.ndim != 1 or values.shape[0] not in (n, n + 1):
+        declared = f" and one per declared term ({', '.join(terms)})" if terms else ""
+        raise PinnedError(f"{where}: a linear vector holds {N_TERMS} weights{declared} ({n} "
+                          f"values), or those and an intercept ({n + 1}), got shape "
+                          f"{list(values.shape)}")
     if not np.all(np.isfinite(values)):
         raise PinnedError(f"{where}: non-finite weights")
+    out = np.zeros(N_TERMS + 1 + len(terms))
+    out[:N_TERMS] = values[:N_TERMS]
+    out[N_TERMS] = values[n] if values.shape[0] > n else 0.0
+    out[N_TERMS + 1:] = values[N_TERMS:n]
     try:
-        check_leaf_bound(values, where)
+        check_leaf_bound(out, where, [EXTRA_TERMS[t].bound for t in terms])
     except WeightsError as exc:
         raise PinnedError(str(exc)) from None
-    out = np.zeros(N_TERMS + 1)
-    out[:values.shape[0]] = values
     return out
 
 
@@ -129,9 +157,10 @@ def check_finite_tables(tables: np.ndarray, where: str, block: int = 1 << 22) ->
             raise PinnedError(f"{where}: non-finite table entry {bad} ({tables[bad]})")
 
 
-def read_vector(path: str | Path) -> np.ndarray:
+def read_vector(path: str | Path, terms: tuple[str, ...] = ()) -> np.ndarray:
     """A linear vector file (``.npy`` float64 or ``.json`` list of numbers) as
-    float64[N_TERMS + 1]: the weights, then the intercept (0 when the file has none)."""
+    float64[N_TERMS + 1 + len(terms)]: the weights, the intercept (0 when the file has
+    none), then the declared terms' weights."""
     path = Path(path)
     if path.suffix not in VECTOR_SUFFIXES:
         raise PinnedError(f"{path}: a linear vector is a .npy or .json file (or a weights "
@@ -142,7 +171,7 @@ def read_vector(path: str | Path) -> np.ndarray:
             if not isinstance(data, list) or not all(
                     isinstance(v, int | float) and not isinstance(v, bool) for v in data):
                 raise PinnedError(f"{path}: not a JSON list of numbers")
-            return _vector(np.array([_json_float(v, path) for v in data]), str(path))
+            return _vector(np.array([_json_float(v, path) for v in data]), str(path), terms)
         arr = np.load(path, allow_pickle=False)
     except PinnedError:
         raise
@@ -151,7 +180,7 @@ def read_vector(path: str | Path) -> np.ndarray:
     if not isinstance(arr, np.ndarray) or arr.dtype != np.float64:
         raise PinnedError(f"{path}: a linear vector .npy holds float64, got "
                           f"{getattr(arr, 'dtype', type(arr).__name__)}")
-    return _vector(arr, str(path))
+    return _vector(arr, str(path), terms)
 
 
 def inspect_pinned(path: str | Path) -> tuple[str, int]:
@@ -160,7 +189,7 @@ def inspect_pinned(path: str | Path) -> tuple[str, int]:
     :class:`PinnedError`."""
     from engines.weights_files import WeightsError, read_manifest
 
-    path = Path(path)
+    path = locate(path)
     regular_path(path)
     if path.is_dir():
         try:
@@ -180,27 +209,32 @@ def inspect_pinned(path: str | Path) -> tuple[str, int]:
     return LINEAR_FILE, N_TERMS
 
 
-def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | None = None
+def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | None = None,
+                terms: tuple[str, ...] = ()
                 ) -> tuple[str, np.ndarray | None, np.ndarray | None, object | None]:
-    """Load a pinned leaf: ``(kind, weights float64[N_TERMS + 1] or None, tables or None,
-    layout or None)``, refusing a path that holds another leaf kind than ``want`` (when
-    given) and a file whose SHA-256 is not ``sha256`` (a weights
+    """Load a pinned leaf: ``(kind, weights float64[N_TERMS + 1 + len(terms)] or None,
+    tables or None, layout or None)``, refusing a path that holds another leaf kind than
+    ``want`` (when given), extra ``terms`` on anything but a linear vector file, and a
+    file whose SHA-256 is not ``sha256`` (a weights
     directory's manifest must record the pin, and with ``verify`` its array must hash to
     it; a vector file is always hashed, it is small)."""
     from engines.leaves.linear_weights import load_linear
     from engines.ntuple.storage import load_ntuple
     from engines.weights_files import WeightsError, read_manifest
 
-    path = Path(path)
+    path = locate(path)
     kind, _ = inspect_pinned(path)
     if want is not None and kind != want:
         raise PinnedError(f"{path}: holds a {kind} leaf, not {want}")
+    if terms and path.is_dir():
+        raise PinnedError(f"{path}: extra terms ({', '.join(terms)}) need a linear vector "
+                          f"file (.npy or .json), not a weights directory of {kind}")
     if not path.is_dir():
         have = file_sha256(path)
         if have != sha256:
             raise PinnedHashError(f"{path}: SHA-256 {have[:16]}... is not the pinned "
                               f"{sha256[:16]}...")
-        return kind, read_vector(path), None, None
+        return kind, read_vector(path, terms), None, None
     try:
         have = read_manifest(path).get("sha256")
         if have != sha256:
@@ -218,14 +252,15 @@ def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | 
     return kind, None, tables, layout
 
 
-def check_pinned(path: str | Path, sha256: str) -> PinnedFile:
+def check_pinned(path: str | Path, sha256: str, terms: tuple[str, ...] = ()) -> PinnedFile:
     """Everything a run checks of a pinned file before any job: it is a regular file or a
     weights directory, has the format its kind needs (length, dtype, a claim's layout,
     finite values whose leaves are finite) and hashes to ``sha256`` (the whole array: a
-    wrong table is refused before any block opens, not in the first game job)."""
+    wrong table is refused before any block opens, not in the first game job); a vector
+    is read with its declared extra ``terms``."""
     from engines.ntuple.layouts import LAYOUTS
 
-    kind, weights, tables, layout = load_pinned(path, sha256, verify=True)
+    kind, weights, tables, layout = load_pinned(path, sha256, verify=True, terms=terms)
     if tables is None:
         return PinnedFile(kind, str(path), sha256, N_TERMS)
     if layout.name not in LAYOUTS:

@@ -57,20 +57,21 @@ def pinned_files(plan: Plan) -> None:
     the leaf or the warm start).  A file several claims read is hashed once."""
     from engines.pinned_leaf import PinnedError, PinnedHashError, check_pinned
 
-    seen: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str, tuple[str, ...]], str] = {}
     for p in plan.claims.values():
         starts = {t.init.key: t for t in p.trained.values() if isinstance(t.init, Pinned)}
         for key, pin in p.pinned.items():
-            if (pin.path, pin.sha256) not in seen:
+            read = pin.path, pin.sha256, pin.terms
+            if read not in seen:
                 try:
-                    seen[pin.path, pin.sha256] = check_pinned(pin.path, pin.sha256).layout
+                    seen[read] = check_pinned(pin.path, pin.sha256, pin.terms).layout
                 except PinnedError as exc:
                     part = "sha256" if isinstance(exc, PinnedHashError) else "file"
                     raise DeclarationError(f"{p.claim.path}: key {key}.{part}: {exc}") from None
             t = starts.get(key)
-            if t is not None and seen[pin.path, pin.sha256] != t.layout:
+            if t is not None and seen[read] != t.layout:
                 raise DeclarationError(f"{p.claim.path}: key {key}.file: {pin.path} holds "
-                                       f"layout {seen[pin.path, pin.sha256]} tables; weights "
+                                       f"layout {seen[read]} tables; weights "
                                        f"{t.name} train layout {t.layout}")
 
 

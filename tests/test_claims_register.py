@@ -125,6 +125,30 @@ def test_the_pilot_plans_the_reveals_claims_with_their_shrinks() -> None:
                                            "reveal-quadrature")] == [1050, 1051, 1052]
 
 
+def test_the_pilot_plans_the_reveal_construction_leaf_one_ply_shallower() -> None:
+    """Both arms d3s7 on all 256 games of block 61 (+ the pilot's offset); the term's arm plays
+    the pinned 19-number vector with its declared term, in its policy string and its pin."""
+    import numpy as np
+
+    from engines.leaves.linear import FAIR_WEIGHTS
+    from engines.pinned_leaf import check_pinned, read_vector
+
+    plan = plan_of("pilot")
+    claim = plan.claims["reveal-construction-leaf"]
+    assert searches(plan, "reveal-construction-leaf") == {"reveal-d4s7": (3, 7, 256),
+                                                          "fair-d4s7": (3, 7, 256)}
+    assert claim.block == 1061
+    arm = claim.arms["reveal-d4s7"]
+    assert arm.spec.leaf.terms == ("aligned_double_hit",)
+    assert arm.spec.format().startswith("search:leaf=linear-file[aligned_double_hit]:bb5ebb67")
+    assert arm.pinned.describe()["terms"] == ["aligned_double_hit"]
+    assert claim.arms["fair-d4s7"].spec.format() == "search:leaf=linear,d=3,s=7"
+    pin = arm.pinned
+    assert check_pinned(pin.path, pin.sha256, pin.terms).entries >= 18
+    vector = read_vector(REPO / pin.path, pin.terms)
+    assert np.array_equal(vector[:18], FAIR_WEIGHTS) and list(vector[18:]) == [0.0, 900.0]
+
+
 def test_the_theory_page_lists_the_registers_28_theories() -> None:
     text = (REPO / "docs" / "from-theory-to-claim.md").read_text()
     rows = [line for line in text.splitlines() if line.startswith("| `TH-")]

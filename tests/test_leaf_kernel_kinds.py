@@ -40,6 +40,11 @@ def test_every_kernel_kind_declares_its_facts_once() -> None:
     by_name = {k.name: k for k in KERNEL_KINDS}
     assert by_name["linear"].disc_part and by_name["linear"].cached
     assert by_name["ntuple"].by_difference and not by_name["ntuple"].cached
+    # the linear leaf with extra terms: the same facts as the fair leaf (its terms are board
+    # functions of the canonical board, so its disc-free part is cached as the fair leaf's)
+    terms = by_name["linear-terms"]
+    assert (terms.base_part, terms.disc_part, terms.canonical, terms.cached,
+            terms.by_difference) == (True, True, True, True, False)
     zero = by_name["zero"]
     assert not any((zero.base_part, zero.disc_part, zero.cached, zero.by_difference))
 
@@ -55,7 +60,8 @@ def test_facts_that_cannot_hold_together_are_refused() -> None:
 
 def test_a_leaf_of_an_undeclared_kernel_kind_is_refused() -> None:
     """Before, any kind that was not zero or n-tuple went down the linear path."""
-    with pytest.raises(ValueError, match="kernel kind 3 is not one of KERNEL_KINDS"):
+    with pytest.raises(ValueError, match=f"kernel kind {len(KERNEL_KINDS)} is not one of "
+                                         "KERNEL_KINDS"):
         Leaf(len(KERNEL_KINDS), "mystery")
     with pytest.raises(ValueError, match="kernel kind -1"):
         Leaf(-1, "mystery")

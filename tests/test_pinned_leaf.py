@@ -287,7 +287,9 @@ def test_a_claim_reads_a_pinned_file_by_path_and_hash(tmp_path, monkeypatch) -> 
 
 def test_a_claim_without_a_pinned_file_describes_as_before(tmp_path) -> None:
     plan = load_plan(REPO, {"profile": "smoke"})
-    for p in plan.claims.values():
+    pinning = {"reveal-construction-leaf"}  # the one shipped claim that pins a file
+    assert all(plan.claims[name].pinned for name in pinning)
+    for p in (p for name, p in plan.claims.items() if name not in pinning):
         assert "pinned" not in p.describe() and p.pinned == {}
         assert all("pinned" not in a for a in p.describe()["arms"].values())
 
@@ -419,3 +421,18 @@ def test_the_validation_comparator_may_be_a_pinned_file(tmp_path, monkeypatch) -
     assert p.validation_arms[name].policy == f"search:leaf=linear-file:{digest}:fair.npy,d=2,s=3"
     assert list(p.pinned) == ["validation.comparator"]
     before_any_job(plan)
+
+
+def test_a_shipped_claims_file_is_read_from_the_repository_in_any_directory(
+        tmp_path, monkeypatch) -> None:
+    """A relative path missing from the working directory is read from the repository (a
+    shipped claim's config/pinned/); a different file at that path in the working directory is
+    read first and refused by its hash, never swapped for the repository's."""
+    shipped = "config/pinned/reveal-construction-a900.json"
+    digest = sha(REPO / shipped)
+    monkeypatch.chdir(tmp_path)
+    assert check_pinned(shipped, digest, ("aligned_double_hit",)).kind == "linear-file"
+    (tmp_path / "config" / "pinned").mkdir(parents=True)
+    (tmp_path / shipped).write_text(json.dumps([*FAIR_WEIGHTS.tolist(), 1.0]))
+    with pytest.raises(PinnedError, match="is not the pinned"):
+        check_pinned(shipped, digest, ("aligned_double_hit",))

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
+from claims_support import REPO
 
 from engines.drop7 import core
 from engines.drop7.board import TERMINAL_UTILITY, rows_to_cols
 from engines.drop7.chance import canonicalise, chance_key, play_sample, sample_disc
 from engines.drop7.game_loop import play_out
+from engines.leaves.extra_terms import N_EXTRA
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
+from engines.leaves.linear_extra import extra_terms_into
 from engines.ntuple.layouts import Layout
 from engines.ntuple.value import ntuple_value
 from engines.search.expectimax import Searcher
@@ -25,7 +30,17 @@ def _leaf_ref(kind: str, cols: np.ndarray, mr: int, disc: int) -> float:
         return 17_000.0 * float(ntuple_value(cols, mr, leaf.tables, leaf.spec))
     canon = np.zeros(7, dtype=np.int64)
     canonicalise(cols, canon)
+    if kind == "linear-terms":  # the fair leaf plus the shipped claim's +900 x the term
+        out = np.zeros(N_EXTRA)
+        extra_terms_into(canon, mr, out)
+        return float(linear_value(canon, mr, disc, FAIR_WEIGHTS)) + 900.0 * float(out[0])
     return 0.0 if kind == "zero" else float(linear_value(canon, mr, disc, FAIR_WEIGHTS))
+
+
+#: the shipped claim reveal-construction-leaf's leaf (read from the repository)
+_TERMS_FILE = "config/pinned/reveal-construction-a900.json"
+TERMS_LEAF = (f"linear-file[aligned_double_hit]:"
+              f"{hashlib.sha256((REPO / _TERMS_FILE).read_bytes()).hexdigest()}:{_TERMS_FILE}")
 
 
 _NTUPLE: list[Leaf] = []
@@ -43,6 +58,8 @@ def _ntuple_leaf() -> Leaf:
 
 
 def _leaf(kind: str) -> Leaf:
+    if kind == "linear-terms":
+        return load_leaf(TERMS_LEAF)
     return _ntuple_leaf() if kind == "ntuple" else load_leaf(kind)
 
 
@@ -103,7 +120,8 @@ POSITIONS = _game_positions(3, 9)
 
 @pytest.mark.parametrize(("kind", "depth", "strata"),
                          [("linear", 1, 7), ("zero", 1, 7), ("linear", 2, 7), ("zero", 2, 3),
-                          ("linear", 1, 2), ("ntuple", 1, 7), ("ntuple", 2, 7), ("ntuple", 2, 3)])
+                          ("linear", 1, 2), ("ntuple", 1, 7), ("ntuple", 2, 7), ("ntuple", 2, 3),
+                          ("linear-terms", 1, 7), ("linear-terms", 2, 3)])
 def test_kernel_equals_reference(kind: str, depth: int, strata: int) -> None:
     searcher = Searcher(_leaf(kind), depth, strata)
     checked = 0
@@ -141,7 +159,8 @@ def _mirror(cols: np.ndarray) -> np.ndarray:
     return cols[::-1].copy()
 
 
-@pytest.mark.parametrize(("kind", "depth"), [("linear", 1), ("linear", 2), ("ntuple", 2)])
+@pytest.mark.parametrize(("kind", "depth"), [("linear", 1), ("linear", 2), ("ntuple", 2),
+                                             ("linear-terms", 2)])
 def test_mirror_equivariance(kind: str, depth: int) -> None:
     searcher = Searcher(_leaf(kind), depth, 7)
     asymmetric = 0

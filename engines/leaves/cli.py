@@ -3,7 +3,9 @@
 Input: JSON lines, each ``{"board": [7 row strings, top first],
 "moves_remaining": 1..5, "next_disc": 1..7}`` (blank lines are skipped;
 other keys are ignored).  Output: one JSON line per state,
-``{"terms": [18 floats in the table's order], "value": float}``.  Every line
+``{"terms": [18 floats in the table's order], "value": float}``, and with
+``--terms NAME[,NAME]`` the named extra terms too (``"extra": {NAME: float}``,
+:mod:`engines.leaves.extra_terms`; the value stays the fair leaf's).  Every line
 is validated before anything is printed: a bad line is refused with one error
 line naming it, exit status 2 and no output at all.
 """
@@ -20,6 +22,7 @@ import numpy as np
 from contracts.errors import InputError
 from contracts.input_file import read_input_lines
 from engines.drop7.board import MOVES_PER_LEVEL, BoardError, rows_to_cols
+from engines.leaves.extra_terms import EXTRA_TERMS, N_EXTRA, TermError, check_terms
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import FAIR_WEIGHTS, linear_terms_many
 
@@ -71,28 +74,46 @@ def parse_lines(lines: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.array(discs, dtype=np.int64))
 
 
-def leaf_terms_lines(lines: list[str]) -> list[str]:
-    """The output lines for the input lines (raises :class:`InputError` on any bad line)."""
+def leaf_terms_lines(lines: list[str], extra: tuple[str, ...] = ()) -> list[str]:
+    """The output lines for the input lines (raises :class:`InputError` on any bad line),
+    with the ``extra`` terms named when given."""
     boards, mrs, discs = parse_lines(lines)
     terms = np.zeros((boards.shape[0], N_TERMS), dtype=np.float64)
     linear_terms_many(boards, mrs, discs, terms)
+    extras = np.zeros((boards.shape[0], N_EXTRA), dtype=np.float64)
+    if extra:
+        from engines.leaves.linear_extra import extra_terms_many
+
+        extra_terms_many(boards, mrs, extras)
     out = []
-    for row in terms.tolist():
+    for row, more in zip(terms.tolist(), extras.tolist(), strict=True):
         value = 0.0
         for w, x in zip(FAIR_WEIGHTS.tolist(), row, strict=True):
             value += w * x
-        out.append(json.dumps({"terms": row, "value": value}))
+        named = {"extra": {n: more[EXTRA_TERMS[n].code] for n in extra}} if extra else {}
+        out.append(json.dumps({"terms": row, **named, "value": value}))
     return out
+
+
+def _term_names(text: str) -> tuple[str, ...]:
+    """``--terms NAME[,NAME]``: registered extra terms."""
+    try:
+        return check_terms(text.split(","))
+    except TermError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 leaf-terms``."""
     parser.add_argument("file", help="JSON lines of states; - for stdin")
+    parser.add_argument("--terms", type=_term_names, default=(),
+                        help="extra terms to print too, NAME[,NAME] "
+                             f"({', '.join(EXTRA_TERMS)}; docs/leaf.md, Extra terms)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the terms and value of every state, or refuse the input whole."""
     lines = read_input_lines(args.file)
-    out = leaf_terms_lines(lines)
+    out = leaf_terms_lines(lines, args.terms)
     sys.stdout.write("".join(line + "\n" for line in out))
     return 0

@@ -4,6 +4,7 @@ Grammar::
 
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH
+         | linear-file[TERM+...]:SHA256:PATH
 
 ``linear`` is the frozen fair leaf, ``zero`` scores every frontier 0,
 ``linear-trained:PATH`` the fair leaf's :data:`N_TERMS` terms with weights
@@ -11,6 +12,9 @@ trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  The ``-file``
 from a pinned file (:mod:`engines.pinned_leaf`): a linear vector or n-tuple
 tables made outside any claim, with the SHA-256 they must have, so the leaf's
 text names what it is and not only where it lies.  PATH is kept as written.
+A ``linear-file`` leaf may name extra terms after the fair leaf's 18
+(:mod:`engines.leaves.extra_terms`), in brackets joined by ``+``; its vector
+then holds their weights too (docs/claims.md, A leaf from a pinned file).
 Each kind is one :class:`LeafKind` in :data:`LEAF_KINDS` (its grammar, the
 learner whose weights it reads, its search cost); the search's loader
 (:data:`engines.search.leaf.LOADERS`) builds the leaf of each.  The policy
@@ -23,6 +27,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from engines.leaves.extra_terms import TERM_SEPARATOR, TermError, check_terms
 
 #: terms of the fair leaf (and weights of a ``linear-trained`` leaf)
 N_TERMS = 18
@@ -55,6 +61,8 @@ class LeafKind:
     #: a pinned file (``KIND:SHA256:PATH``, :mod:`engines.pinned_leaf`), read by a claim
     #: from ``{file, sha256}``
     pinned: bool = False
+    #: it may name extra terms (``KIND[TERM+...]``, :mod:`engines.leaves.extra_terms`)
+    takes_terms: bool = False
 
     def grammar(self) -> str:
         """How the grammar spells it."""
@@ -81,7 +89,8 @@ register_leaf(LeafKind("linear", False, 530e-9, reveal_share=0.2))
 register_leaf(LeafKind("zero", False, 160e-9))
 register_leaf(LeafKind("linear-trained", True, 530e-9, learner="linear", reveal_share=0.2))
 register_leaf(LeafKind("ntuple", True, 300e-9, learner="ntuple"))
-register_leaf(LeafKind("linear-file", True, 530e-9, reveal_share=0.2, pinned=True))
+register_leaf(LeafKind("linear-file", True, 530e-9, reveal_share=0.2, pinned=True,
+                       takes_terms=True))
 register_leaf(LeafKind("ntuple-file", True, 300e-9, pinned=True))
 
 
@@ -98,24 +107,45 @@ LEAF_GRAMMAR = leaf_grammar()
 @dataclass(frozen=True)
 class LeafSpec:
     """A leaf named in a policy string: ``kind`` and, for table leaves, ``path`` (and for a
-    pinned file its ``sha256``)."""
+    pinned file its ``sha256``; for a linear one its extra ``terms``, in declared order)."""
 
     kind: str
     path: str | None = None
     sha256: str | None = None
+    terms: tuple[str, ...] = ()
 
     def format(self) -> str:
-        """The leaf's canonical text."""
+        """The leaf's canonical text (``KIND[TERM+...]`` when it names terms)."""
+        kind = (f"{self.kind}[{TERM_SEPARATOR.join(self.terms)}]" if self.terms
+                else self.kind)
         if self.path is None:
-            return self.kind
-        return (f"{self.kind}:{self.path}" if self.sha256 is None
-                else f"{self.kind}:{self.sha256}:{self.path}")
+            return kind
+        return (f"{kind}:{self.path}" if self.sha256 is None
+                else f"{kind}:{self.sha256}:{self.path}")
+
+
+def _split_terms(head: str) -> tuple[str, tuple[str, ...]]:
+    """``KIND[TERM+...]`` -> ``(KIND, terms)``; a plain ``KIND`` names none."""
+    kind_name, bracket, rest = head.partition("[")
+    if not bracket:
+        return head, ()
+    if not rest.endswith("]"):
+        raise LeafError(f"leaf {head!r}: terms are written KIND[TERM+TERM]")
+    kind = LEAF_KINDS.get(kind_name)
+    if kind is not None and not kind.takes_terms:
+        raise LeafError(f"leaf {kind_name!r} takes no extra terms (only a linear leaf from a "
+                        "pinned file does: linear-file[TERM]:SHA256:PATH)")
+    try:
+        return kind_name, check_terms(rest[:-1].split(TERM_SEPARATOR))
+    except TermError as exc:
+        raise LeafError(f"leaf {head!r}: {exc}") from None
 
 
 def parse_leaf(text: str) -> LeafSpec:
     """Parse ``LEAF`` (``linear``, ``zero``, ``linear-trained:PATH``, ``ntuple:PATH``,
-    ``linear-file:SHA256:PATH``, ``ntuple-file:SHA256:PATH``)."""
-    kind_name, sep, path = text.partition(":")
+    ``linear-file[TERM+...]:SHA256:PATH``, ``ntuple-file:SHA256:PATH``)."""
+    head, sep, path = text.partition(":")
+    kind_name, terms = _split_terms(head)
     kind = LEAF_KINDS.get(kind_name)
     if kind is None:
         raise LeafError(f"unknown leaf {text!r} (expected {leaf_grammar()})")
@@ -124,7 +154,7 @@ def parse_leaf(text: str) -> LeafSpec:
         if not SHA256_HEX.fullmatch(sha) or not sep2 or not path:
             raise LeafError(f"leaf {kind_name!r} needs a SHA-256 and a path: "
                             f"{kind_name}:SHA256:PATH (64 lower-case hex digits)")
-        return LeafSpec(kind_name, path, sha)
+        return LeafSpec(kind_name, path, sha, terms)
     if kind.takes_path and (not sep or not path):
         raise LeafError(f"leaf {kind_name!r} needs a path: {kind_name}:PATH")
     if not kind.takes_path and sep:

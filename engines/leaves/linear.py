@@ -188,7 +188,22 @@ def next_disc_term(cols: np.ndarray, next_disc: int) -> float:
 
 @njit(cache=True)
 def _board_terms(cols, moves_remaining, t):
-    """Terms 1..17 into ``t[0:17]`` (term 18 needs the disc: :func:`next_disc_term`).
+    """Terms 1..17 into ``t[0:17]`` (term 18 needs the disc: :func:`next_disc_term`)."""
+    h = numba.carray(_stack_i64(7), (7,))
+    cell = numba.carray(_stack_i64(49), (49,))
+    run_lo = numba.carray(_stack_i64(49), (49,))
+    run_hi = numba.carray(_stack_i64(49), (49,))
+    add = numba.carray(_stack_f64(49), (49,))
+    rel = numba.carray(_stack_f64(49), (49,))
+    fill_terms(cols, moves_remaining, t, h, cell, run_lo, run_hi, add, rel)
+
+
+@njit(cache=True, inline="always")
+def fill_terms(cols, moves_remaining, t, h, cell, run_lo, run_hi, add, rel):
+    """Terms 1..17 into ``t[0:17]``, leaving the board's facts for extra terms
+    (:mod:`engines.leaves.linear_extra`): column heights ``h``, the codes ``cell`` of
+    occupied cells, a numbered disc's row run ``[run_lo, run_hi]`` and its ``add`` and
+    ``rel``; returns ``(numbered_bits, grey_bits)``.
 
     Cells are indexed row-major, ``i = 7 * row + column`` with row 0 on top,
     and the ``*_bits`` boards have bit ``i`` set for such cells.  Walking a
@@ -197,17 +212,11 @@ def _board_terms(cols, moves_remaining, t):
     arrays are not cleared: ``cell`` is read only at occupied cells and the
     per-disc arrays only at numbered discs.
     """
-    h = numba.carray(_stack_i64(7), (7,))
     col_numbered = numba.carray(_stack_i64(7), (7,))  # bit r: numbered disc in row r
-    cell = numba.carray(_stack_i64(49), (49,))      # cell codes (occupied cells only)
-    run_lo = numba.carray(_stack_i64(49), (49,))    # row run [run_lo, run_hi] of a disc
-    run_hi = numba.carray(_stack_i64(49), (49,))
     hadd = numba.carray(_stack_f64(49), (49,))
     vadd = numba.carray(_stack_f64(49), (49,))
     hrel = numba.carray(_stack_f64(49), (49,))
     vrel = numba.carray(_stack_f64(49), (49,))
-    add = numba.carray(_stack_f64(49), (49,))
-    rel = numba.carray(_stack_f64(49), (49,))
     prefix = numba.carray(_stack_i64(8), (8,))     # prefix sums of max(0, e - h) along a row
     buf = numba.carray(_stack_f64(8), (8,))
     row_sorted = numba.carray(_stack_f64(8), (8,))   # adds of one row run, largest first
@@ -448,6 +457,7 @@ def _board_terms(cols, moves_remaining, t):
     t[14] = float(low_risk)
     t[15] = float(danger * danger)
     t[16] = rise
+    return numbered_bits, grey_bits
 
 
 @njit(cache=True)

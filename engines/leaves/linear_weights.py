@@ -11,6 +11,7 @@ leaf's length and finite, and that no board can give a leaf value past
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -35,20 +36,24 @@ TERM_BOUNDS.setflags(write=False)
 LEAF_LIMIT = 1e300
 
 
-def leaf_bound(weights: np.ndarray) -> float:
+def leaf_bound(weights: np.ndarray, extra_bounds: Sequence[float] = ()) -> float:
     """The largest magnitude a leaf value of ``weights`` (``N_TERMS`` weights, then an
-    optional intercept) can take: ``sum(|w_i| TERM_BOUNDS[i]) + |intercept|`` (every term is
-    non-negative), in float64 (inf when it is past float64's range)."""
+    optional intercept, then one weight per extra term, whose bounds are ``extra_bounds``)
+    can take: ``sum(|w_i| bound_i) + |intercept|`` (every term is non-negative), in float64
+    (inf when it is past float64's range)."""
     w = np.abs(np.asarray(weights, dtype=np.float64))
     with np.errstate(over="ignore"):
         total = float(np.sum(w[:N_TERMS] * TERM_BOUNDS))
-        return total + (float(w[N_TERMS]) if w.shape[0] > N_TERMS else 0.0)
+        total += float(w[N_TERMS]) if w.shape[0] > N_TERMS else 0.0
+        extra = w[N_TERMS + 1:N_TERMS + 1 + len(extra_bounds)]
+        return total + float(np.sum(extra * np.asarray(extra_bounds, dtype=np.float64)))
 
 
-def check_leaf_bound(weights: np.ndarray, where: str) -> None:
+def check_leaf_bound(weights: np.ndarray, where: str, extra_bounds: Sequence[float] = ()
+                     ) -> None:
     """Refuse (``WeightsError`` naming ``where``) finite weights whose leaf values could pass
     :data:`LEAF_LIMIT`: 1e308 is a finite weight, and its leaf is not."""
-    bound = leaf_bound(weights)
+    bound = leaf_bound(weights, extra_bounds)
     if not bound <= LEAF_LIMIT:
         reach = f"{bound:.3g} points" if math.isfinite(bound) else "past float64's range"
         raise WeightsError(f"{where}: weights whose leaf values can reach {reach}, over the "

@@ -9,6 +9,7 @@ reports and Python)::
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
+         | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
     F = survival                         (a root filter: engines.filters.kinds)
 

@@ -17,7 +17,11 @@ The value is ``leaf_base + leaf_disc`` (points).  Kernel kinds:
   a pinned file's for ``linear-file``) and an intercept (0 but for a pinned
   vector that has one), held after the weights as ``weights[N_TERMS]``;
 * ``LEAF_NTUPLE``: an n-tuple value function (units of one rise) times
-  17,000; it ignores the next disc (a chance-state value).
+  17,000; it ignores the next disc (a chance-state value);
+* ``LEAF_LINEAR_TERMS``: the linear leaf with extra terms (a pinned
+  ``linear-file[TERM]``, :mod:`engines.leaves.linear_extra`): its weights
+  hold the 18, the intercept and one slot per registered term; the plain
+  linear kind never computes an extra term, so its arithmetic is unchanged.
 
 Each kernel kind is one :class:`KernelKind` in :data:`KERNEL_KINDS`, with
 the facts the search reads of it (:func:`has_fact` of :data:`BASE_PART`,
@@ -38,12 +42,14 @@ import numpy as np
 from numba import njit
 
 from engines.drop7.board import LEVEL_BONUS
+from engines.leaves.extra_terms import EXTRA_TERMS, N_EXTRA
 from engines.leaves.kinds import LEAF_KINDS, N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
 from engines.leaves.linear import linear_value_no_disc, next_disc_term
+from engines.leaves.linear_extra import EXTRA_SLOT, linear_extra_value_no_disc
 from engines.ntuple.value import ntuple_value
 from engines.search.ntuple_delta import child_value
 
-LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE = 0, 1, 2
+LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE, LEAF_LINEAR_TERMS = 0, 1, 2, 3
 
 #: n-tuple values are in units of one rise; the search works in points.
 NTUPLE_SCALE = np.float64(LEVEL_BONUS)
@@ -91,6 +97,8 @@ KERNEL_KINDS: tuple[KernelKind, ...] = (
     KernelKind(LEAF_LINEAR, "linear", base_part=True, disc_part=True, canonical=True,
                cached=True),
     KernelKind(LEAF_NTUPLE, "ntuple", base_part=True, by_difference=True),
+    KernelKind(LEAF_LINEAR_TERMS, "linear-terms", base_part=True, disc_part=True,
+               canonical=True, cached=True),
 )
 assert all(k.code == i for i, k in enumerate(KERNEL_KINDS))
 
@@ -126,13 +134,15 @@ def leaf_base(kind, cols, moves_remaining, weights, tables, spec) -> np.float64:
         return linear_value_no_disc(cols, moves_remaining, weights) + weights[N_TERMS]
     if kind == LEAF_NTUPLE:
         return NTUPLE_SCALE * ntuple_value(cols, moves_remaining, tables, spec)
+    if kind == LEAF_LINEAR_TERMS:
+        return linear_extra_value_no_disc(cols, moves_remaining, weights) + weights[N_TERMS]
     return 0.0
 
 
 @njit(cache=True)
 def leaf_disc(kind, cols, disc, weights) -> np.float64:
     """The next-disc part of the leaf value (points)."""
-    if kind == LEAF_LINEAR:
+    if kind in (LEAF_LINEAR, LEAF_LINEAR_TERMS):
         return weights[NEXT_DISC_TERM] * next_disc_term(cols, disc)
     return 0.0
 
@@ -158,7 +168,8 @@ class Leaf:
     """A loaded leaf: its kind and the arrays the kernel needs.
 
     ``weights`` is float64[N_TERMS + 1], the weights and the intercept (unused by
-    non-linear kinds; given N_TERMS values, the intercept is 0), ``tables`` the
+    non-linear kinds; given N_TERMS values, the intercept is 0), or for
+    ``LEAF_LINEAR_TERMS`` float64[N_TERMS + 1 + N_EXTRA] (:func:`terms_weights`), ``tables`` the
     float32 n-tuple values (possibly memory-mapped) and ``spec`` the int64
     layout descriptor; unused arrays are length-1 placeholders, and all three
     are read-only, so every leaf shares one compiled kernel.
@@ -172,7 +183,12 @@ class Leaf:
         self.kind = int(kind)
         self.name = name
         w = np.zeros(N_TERMS + 1)
-        if weights is not None:
+        if weights is not None and kind == LEAF_LINEAR_TERMS:
+            w = np.asarray(weights, dtype=np.float64)
+            if w.shape != (EXTRA_SLOT + N_EXTRA,):
+                raise ValueError(f"leaf {name}: expected {EXTRA_SLOT + N_EXTRA} weights (the "
+                                 f"18, the intercept, one per extra term), got {w.shape}")
+        elif weights is not None:
             given = np.asarray(weights, dtype=np.float64)
             if given.shape not in ((N_TERMS,), (N_TERMS + 1,)):
                 raise ValueError(f"leaf {name}: expected {N_TERMS} weights (and an optional "
@@ -212,12 +228,25 @@ def _ntuple(spec: LeafSpec, verify: bool) -> Leaf:
     return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)
 
 
+def terms_weights(weights: np.ndarray, terms: tuple[str, ...]) -> np.ndarray:
+    """A ``LEAF_LINEAR_TERMS`` vector from the 18 weights and intercept and the named terms'
+    weights (in ``terms``' order): each in its term's slot, 0 in the others'."""
+    out = np.zeros(EXTRA_SLOT + N_EXTRA)
+    out[:EXTRA_SLOT] = weights[:EXTRA_SLOT]
+    for name, w in zip(terms, weights[EXTRA_SLOT:], strict=True):
+        out[EXTRA_SLOT + EXTRA_TERMS[name].code] = w
+    return out
+
+
 def _pinned(spec: LeafSpec, verify: bool) -> Leaf:
     """A pinned file's leaf (``linear-file`` or ``ntuple-file``, :mod:`engines.pinned_leaf`)."""
     from engines.pinned_leaf import load_pinned
 
     assert spec.sha256 is not None
-    _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind)
+    _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind,
+                                             spec.terms)
+    if weights is not None and spec.terms:
+        return Leaf(LEAF_LINEAR_TERMS, spec.format(), terms_weights(weights, spec.terms))
     if weights is not None:
         return Leaf(LEAF_LINEAR, spec.format(), weights)
     return Leaf(LEAF_NTUPLE, spec.format(), tables=tables, spec=layout.spec)

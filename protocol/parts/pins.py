@@ -2,7 +2,8 @@
 
 A leaf names weights this claim trains, another claim's frozen weights
 (:class:`Artefact`), or a pinned file ``{file, sha256}`` (:class:`Pinned`,
-its kind and entries read cheaply; its hash checked before any job).  Here
+its kind and entries read cheaply; its hash checked before any job), which a
+linear vector may follow with extra ``terms`` (:mod:`engines.leaves.extra_terms`).  Here
 are the declaration's checks of such leaves, a per-profile pin's profile,
 the plan of what an arm's or a comparator's leaf reads and the leaf as
 played.
@@ -64,10 +65,13 @@ class Pinned:
     kind: str  # linear-file | ntuple-file
     entries: int
     key: str
+    terms: tuple[str, ...] = ()  # extra terms of a linear vector, in declared order
 
     def describe(self) -> dict[str, Any]:
-        """JSON-ready, for the page, the records and the protocol hash."""
-        return {"file": self.path, "sha256": self.sha256, "kind": self.kind}
+        """JSON-ready, for the page, the records and the protocol hash (``terms`` only when
+        declared, so a leaf without them describes itself as before)."""
+        return {"file": self.path, "sha256": self.sha256, "kind": self.kind,
+                **({"terms": list(self.terms)} if self.terms else {})}
 
 
 def check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: KeyCheck) -> None:
@@ -122,18 +126,30 @@ def plan_artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Cl
 
 
 def plan_pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
-    """A pinned file's facts read cheaply (kind and entries; the hash is checked before any
-    job, :func:`protocol.checks.before_any_job`), or None for another leaf."""
+    """A pinned file's facts read cheaply (kind and entries; the hash and the vector's length
+    are checked before any job, :func:`protocol.checks.before_any_job`), or None for another
+    leaf; declared ``terms`` must be registered and sit on a linear vector file."""
     if not is_pinned(leaf):
         return None
-    from engines.pinned_leaf import PinnedError, inspect_pinned
+    from engines.leaves.extra_terms import TermError, check_terms
+    from engines.pinned_leaf import LINEAR_FILE, PinnedError, inspect_pinned, locate
 
     path = pinned_path(claim, leaf["file"])
     try:
         kind, entries = inspect_pinned(path)
     except PinnedError as exc:
         raise DeclarationError(f"{claim.path}: key {key}.file: {exc}") from None
-    return Pinned(path, leaf["sha256"], kind, entries, key)
+    terms: tuple[str, ...] = ()
+    if "terms" in leaf:
+        try:
+            terms = check_terms(leaf["terms"])
+        except TermError as exc:
+            raise DeclarationError(f"{claim.path}: key {key}.terms: {exc}") from None
+        if kind != LINEAR_FILE or locate(path).is_dir():
+            raise DeclarationError(f"{claim.path}: key {key}.terms: {path} holds a {kind} "
+                                   "weights directory; extra terms go on a linear vector "
+                                   "file (.npy or .json)")
+    return Pinned(path, leaf["sha256"], kind, entries + len(terms), key, terms)
 
 
 def played_leaf(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = None
@@ -143,5 +159,5 @@ def played_leaf(leaf: Any, artefact: Artefact | None, pinned: Pinned | None = No
     if artefact is not None:
         return LeafSpec(artefact.leaf, artefact.dir)
     if pinned is not None:
-        return LeafSpec(pinned.kind, pinned.path, pinned.sha256)
+        return LeafSpec(pinned.kind, pinned.path, pinned.sha256, pinned.terms)
     return parse_leaf(leaf) if leaf is not None else None
