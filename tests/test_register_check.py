@@ -193,3 +193,30 @@ def test_naming_the_register_theory_one_derives_from_is_no_edit_of_the_preregist
     before = {k: v for k, v in doc.items() if k != "derived_from"}
     assert declaration_sha256(doc) == declaration_sha256(before)
     assert declaration_sha256({**doc, "title": "x"}) != declaration_sha256(doc)
+
+
+def test_a_record_writing_its_halves_as_a_list_beside_the_delta() -> None:
+    """Some register results write a comparison flat (``pairedDelta``, ``bootstrapLB95``,
+    ``halves: [first, second]``, arm figures suffixed ``Candidate``/``Reference``): the list's
+    elements belong to that comparison's part, in order."""
+    from protocol.records.register import Register, check_claim
+
+    rid, exp = "RS-20260103T100000Z-aaaa0003", "EX-20260101-toy-depth-factorial-1a2b3c4d"
+    record = {"resultId": rid, "theoryIds": [THEORY], "experimentId": exp,
+              "assessment": "mixed",
+              "metrics": {"flat": {"games": 32, "meanScoreCandidate": 2000, "movesCandidate": 9.5,
+                                   "pairedDelta": 300, "bootstrapLB95": -700,
+                                   "halves": [900, -300], "winTieLoss": "15-2-15"}}}
+    reg = Register(results={rid: record}, theories={THEORY}, experiments={exp})
+
+    def doc(halves: list[int]) -> dict:
+        return {"theory": THEORY, "recorded": {
+            "result": rid, "games": 32, "verdict": "mixed",
+            "arms": {"deep": {"mean": 2000, "moves": 9.5}},
+            "contrasts": {"primary": {"mean_delta": 300, "bootstrap_lb": -700, "halves": halves,
+                                      "wins_ties_losses": [15, 2, 15]}}}}
+
+    assert check_claim(doc([900, -300]), reg, "toy.yaml") == []
+    swapped = check_claim(doc([-300, 900]), reg, "toy.yaml")
+    assert [p for p in swapped if "halves[0]: -300" in p and "metrics.flat.halves[1]" in p]
+    assert [p for p in swapped if "halves[1]: 900" in p]

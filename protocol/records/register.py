@@ -92,20 +92,20 @@ def read_register(root: str | Path) -> Register:
 #: second), ``wins_ties_losses`` from ``wins``/``ties``/``losses`` or a ``winTieLoss`` string.
 FIGURE_KEYS: dict[str, str] = {
     "games": r"[^.]*\.(?:n|games|(?!censored)[A-Za-z0-9]+Games)",
-    "mean": r"score\.mean|[^.]*\.(?:meanScore|[A-Za-z0-9]+MeanScore)",
-    "q25": r"(?!moves\.)[^.]*\.q25|[^.]*\.q25Score",
-    "moves": r"moves\.mean|[^.]*\.(?:meanMoves|[A-Za-z0-9]+MeanMoves)",
+    "mean": r"score\.mean|[^.]*\.(?:meanScore(?:Candidate|Reference)?|[A-Za-z0-9]+MeanScore)",
+    "q25": r"(?!moves\.)[^.]*\.q25|[^.]*\.(?:q25Score|q25(?:Candidate|Reference))",
+    "moves": r"moves\.mean|[^.]*\.(?:meanMoves|moves(?:Candidate|Reference)|[A-Za-z0-9]+MeanMoves)",
     "filter_changed": r"coverage\.overrides",
     "filter_applied": r"coverage\.triggeredDecisions",
     "filter_decisions": r"coverage\.decisions",
-    "mean_delta": r"[^.]*\.(?:meanDelta|meanScoreDelta)",
-    "bootstrap_lb": r"[^.]*\.(?:bootstrapLower95|lowerBound95|lb95)",
-    "bootstrap_ub": r"[^.]*\.(?:bootstrapUpper95|upperBound95|ub95)",
-    "t_lb": r"[^.]*\.studentTLower95",
+    "mean_delta": r"[^.]*\.(?:meanDelta|meanScoreDelta|pairedDelta)",
+    "bootstrap_lb": r"[^.]*\.(?:bootstrapLower95|bootstrapLB95|lowerBound95|lb95)",
+    "bootstrap_ub": r"[^.]*\.(?:bootstrapUpper95|bootstrapUB95|upperBound95|ub95)",
+    "t_lb": r"[^.]*\.(?:studentTLower95|studentTLB95)",
     "sd_delta": r"[^.]*\.(?:pairedSd|sdDelta)",
     "detection_floor": r"[^.]*\.detectionFloor",
-    "halves[0]": r"[^.]*\.(?:firstHalfMeanDelta|half1)",
-    "halves[1]": r"[^.]*\.(?:secondHalfMeanDelta|half2)",
+    "halves[0]": r"[^.]*\.(?:firstHalfMeanDelta|half1)|halves\[0\]",
+    "halves[1]": r"[^.]*\.(?:secondHalfMeanDelta|half2)|halves\[1\]",
     "margin": r"[^.]*\.finalMargin",
     "wins_ties_losses": r"[^.]*\.winTieLoss",
 }
@@ -124,22 +124,31 @@ class Field:
 
 
 def record_fields(record: Mapping[str, Any]) -> list[Field]:
-    """Every scalar field of a record (list elements keyed ``parent.list[]``, read by no
-    meaning: they are named, never matched)."""
+    """Every scalar field of a record.  A list's elements are keyed ``list[i]`` and belong
+    to the part holding the list (``halves: [a, b]`` beside a ``pairedDelta``)."""
     out: list[Field] = []
 
-    def walk(value: Any, path: str, parent: str) -> None:
-        items = (value.items() if isinstance(value, Mapping)
-                 else ((f"[{i}]", v) for i, v in enumerate(value)))
-        for k, v in items:
-            listed = isinstance(value, list)
-            sub = f"{path}{k}" if listed else (f"{path}.{k}" if path else str(k))
-            if isinstance(v, Mapping | list):
-                walk(v, sub, parent if listed else str(k))
+    def walk(value: Any, path: str, parent: str, part: str) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                sub = f"{path}.{k}" if path else str(k)
+                if isinstance(v, Mapping):
+                    walk(v, sub, str(k), sub)
+                elif isinstance(v, list):
+                    walk(v, sub, str(k), path)
+                else:
+                    out.append(Field(sub, f"{parent}.{k}", path, v))
+            return
+        for i, v in enumerate(value):
+            sub = f"{path}[{i}]"
+            if isinstance(v, Mapping):
+                walk(v, sub, parent, sub)
+            elif isinstance(v, list):
+                walk(v, sub, parent, part)
             else:
-                out.append(Field(sub, f"{parent}[]" if listed else f"{parent}.{k}", path, v))
+                out.append(Field(sub, f"{parent}[{i}]", part, v))
 
-    walk(record, "", "")
+    walk(record, "", "", "")
     return out
 
 
