@@ -25,6 +25,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from contracts.hashing import hash_mismatch
 from engines.seedbank import load_bank
 from protocol import costs
 from protocol.held_out import block_refusal, check_consistency
@@ -98,8 +99,7 @@ def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
             if sha != art.sha256:
                 raise DeclarationError(
                     f"{p.claim.path}: key {_pin_key(plan, c, key)}: the frozen {key} "
-                    f"({art.record}) has SHA-256 {sha[:16]}..., the declaration pins "
-                    f"{art.sha256[:16]}...")
+                    f"({art.record}): its " + hash_mismatch(sha, art.sha256))
     path, committed = plan.profile["ledger"], is_committed(plan.profile["ledger"])
     for c, p in plan.claims.items():
         for block in p.blocks:

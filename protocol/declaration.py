@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.reading_kinds import READING_KINDS
+from contracts.hashing import SHA256_PATTERN
 from contracts.panel_table import WORK
 from engines.leaves.kinds import LEAF_KINDS
 from protocol.arms import PLAY_KINDS
@@ -67,7 +68,8 @@ def claim_schema() -> dict[str, Any]:
     plays, :data:`protocol.arms.PLAY_KINDS`), the leaves named without a path (the leaf kinds
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`) and a panel's work kinds
-    (:data:`contracts.panel_table.WORK`): each is listed once, where it is registered."""
+    (:data:`contracts.panel_table.WORK`) and a SHA-256's spelling
+    (:data:`contracts.hashing.SHA256_PATTERN`): each is listed once, where it is registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
@@ -76,6 +78,7 @@ def claim_schema() -> dict[str, Any]:
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
     reading["kind"]["enum"] = list(READING_KINDS)
     schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
+    schema["$defs"]["sha256"]["pattern"] = SHA256_PATTERN
     return schema
 
 

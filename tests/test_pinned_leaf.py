@@ -168,7 +168,7 @@ def test_ntuple_tables_in_a_weights_directory_load_by_their_stream_hash(tmp_path
     assert (facts.kind, facts.entries) == ("ntuple-file", values.shape[0])
     leaf = load_leaf(f"ntuple-file:{digest}:{directory}")
     assert np.array_equal(leaf.tables, values)
-    with pytest.raises(PinnedError, match="records SHA-256"):
+    with pytest.raises(PinnedError, match="the recorded SHA-256"):
         check_pinned(directory, "c" * 64)
     # the manifest says the pin, the array does not hold it: hashed before any job
     arr = np.load(directory / "tables.npy", mmap_mode="r+")
@@ -419,3 +419,36 @@ def test_the_validation_comparator_may_be_a_pinned_file(tmp_path, monkeypatch) -
     assert p.validation_arms[name].policy == f"search:leaf=linear-file:{digest}:fair.npy,d=2,s=3"
     assert list(p.pinned) == ["validation.comparator"]
     before_any_job(plan)
+
+
+@pytest.mark.parametrize(("pin", "said"), [
+    ("A" * 64, "upper-case hex digits: write the SHA-256 in lower case"),
+    ("...", "'...' is not hex digits (a placeholder?)"),
+    ("TODO", "'TODO' is not hex digits (a placeholder?)"),
+    ("abc123", "6 hex digits: a SHA-256 has 64"),
+])
+def test_a_bad_sha256_is_named_by_its_key_and_what_is_wrong(tmp_path, monkeypatch, pin,
+                                                             said) -> None:
+    """Not "unknown key file": the pin's own branch of the leaf's schema says what is wrong."""
+    monkeypatch.chdir(tmp_path)
+    np.save(tmp_path / "w.npy", FAIR_WEIGHTS)
+    own, path = _claim(tmp_path, {"file": "w.npy", "sha256": pin})
+    with pytest.raises(DeclarationError) as err:
+        _plan(tmp_path, own)
+    assert str(err.value) == f"{path}: key arms.fair-d2s7.leaf.sha256: " + said + (
+        str(err.value).split(said, 1)[1])
+    assert "unknown key" not in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_mismatched_pin_prints_both_hashes_in_full(tmp_path, monkeypatch) -> None:
+    """Two pins sharing their first 16 digits are told apart: both in full, and where they
+    first differ."""
+    monkeypatch.chdir(tmp_path)
+    np.save(tmp_path / "w.npy", FAIR_WEIGHTS)
+    have = sha(tmp_path / "w.npy")
+    pin = have[:40] + ("0" if have[40] != "0" else "1") + have[41:]
+    own, path = _claim(tmp_path, {"file": "w.npy", "sha256": pin})
+    with pytest.raises(DeclarationError) as err:
+        before_any_job(_plan(tmp_path, own))
+    assert str(err.value) == (f"{path}: key arms.fair-d2s7.leaf.sha256: w.npy: SHA-256 "
+                              f"{have} is not the pinned {pin} (they differ from hex digit 41 on)")
