@@ -24,6 +24,7 @@ from analysis.report.model import (
 )
 from protocol import costs
 from protocol.claim import Claim
+from protocol.files import shown_path
 from protocol.parts.arm import PlannedArm
 from protocol.parts.contrasts import PlannedContrast
 from protocol.parts.panel import PlannedPanel
@@ -211,7 +212,7 @@ class ClaimPlan:
         doc = self.claim.doc
         return ClaimDescription(
             id=self.id, title=doc["title"], claim=doc["claim"], theory=doc.get("theory"),
-            path=str(self.claim.path), block=self.block, blocks=list(self.blocks),
+            path=shown_path(self.claim.path), block=self.block, blocks=list(self.blocks),
             seeds=list(self.seeds), label=self.label, shares_block_of=self.shares_block_of,
             tier=self.tier, shrunk=list(self.shrunk), limits=list(self.limits),
             validation=ValidationPlan(games=self.validation_games,

@@ -452,3 +452,37 @@ def test_a_mismatched_pin_prints_both_hashes_in_full(tmp_path, monkeypatch) -> N
         before_any_job(_plan(tmp_path, own))
     assert str(err.value) == (f"{path}: key arms.fair-d2s7.leaf.sha256: w.npy: SHA-256 "
                               f"{have} is not the pinned {pin} (they differ from hex digit 41 on)")
+
+
+def test_a_pinned_file_by_absolute_path_is_recorded_relative_to_the_run(tmp_path,
+                                                                        monkeypatch) -> None:
+    """Its policy string, protocol hash and records hold the run-relative path, not this
+    machine's: the same claim planned in another directory is the same experiment."""
+    hashes = []
+    for run in (tmp_path / "one", tmp_path / "two"):
+        (run / "w").mkdir(parents=True)
+        monkeypatch.chdir(run)
+        digest = npy(run / "w" / "cma.npy", FAIR_WEIGHTS)
+        own, _ = _claim(run, {"file": str(run / "w" / "cma.npy"), "sha256": digest})
+        p = _plan(run, own).claims["fair-depth-prefix"]
+        assert p.arms["fair-d2s7"].policy == f"search:leaf=linear-file:{digest}:w/cma.npy,d=1,s=3"
+        described = p.describe()
+        record = experiment_record(described, "2026-12-06T00:00:00Z", [])
+        assert str(run) not in json.dumps(described) + json.dumps(record)
+        hashes.append(protocol_sha256(described))
+    assert hashes[0] == hashes[1]
+
+
+@pytest.mark.parametrize("where", ["../w.npy", "ABSOLUTE"])
+def test_a_pinned_file_outside_the_run_is_refused_in_one_line(tmp_path, monkeypatch,
+                                                             where) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    monkeypatch.chdir(run)
+    digest = npy(tmp_path / "w.npy", FAIR_WEIGHTS)
+    file = str(tmp_path / "w.npy") if where == "ABSOLUTE" else where
+    own, path = _claim(run, {"file": file, "sha256": digest})
+    with pytest.raises(DeclarationError) as err:
+        _plan(run, own)
+    assert str(err.value).startswith(f"{path}: key arms.fair-d2s7.leaf.file: {file} is outside "
+                                     f"the run's directory ({run})")

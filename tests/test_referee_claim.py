@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-import sys
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
-from claims_support import REPO, claims_copy, external_claim
+from claims_support import REPO, claims_copy, external_claim, player_in
 from workflow_support import snakemake
 
 from protocol.checks import external_programs
 from protocol.declaration import load_claims
 from protocol.plan import load_plan
+from protocol.records.experiment import experiment_record
 from protocol.schema import DeclarationError
 
-PLAYER = str(Path(__file__).with_name("referee_player.py"))
-COMMAND = [sys.executable, PLAYER]
+#: the test player as a claim names it: in the folder ``p`` of the run's directory
+COMMAND = ["python3", "p/referee_player.py"]
+
+
+@pytest.fixture(autouse=True)
+def _run(tmp_path, monkeypatch) -> None:
+    """Each test runs in its own run's directory, the player in its folder ``p``."""
+    monkeypatch.chdir(tmp_path)
+    assert player_in(tmp_path) == COMMAND
 
 
 def _plan(claims_dir: Path):
@@ -26,8 +35,9 @@ def test_an_external_arm_plans_to_its_policy_string(tmp_path) -> None:
     claims = claims_copy(tmp_path / "c", extra={"external-player": external_claim(COMMAND)})
     p = _plan(claims).claims["external-player"]
     mine = p.arms["mine"]
-    assert mine.policy == (f"external[movetime=100,grace=2000,option.side=right]:"
-                           f"{sys.executable} {PLAYER}")
+    pin = hashlib.sha256((tmp_path / COMMAND[1]).read_bytes()).hexdigest()
+    assert mine.policy == (f"external[movetime=100,grace=2000,option.side=right,sha256.1="
+                           f"{pin}]:python3 p/referee_player.py")
     assert mine.spec.command == tuple(COMMAND)
     assert mine.spec.kind == "external" and mine.games == p.arms["fair-d3s7"].games
     assert mine.seconds_per_game > 10  # 120 decisions of its declared 100 ms
@@ -115,8 +125,7 @@ def test_a_run_refuses_the_program_before_any_job(tmp_path) -> None:
     status 2, no ledger entry, no results."""
     doc = external_claim([*COMMAND, "--no-start"])
     claims = claims_copy(tmp_path / "c", extra={"external-player": doc})
-    work = tmp_path / "run"
-    work.mkdir()
+    work = tmp_path  # the run's directory, holding the claims folder c and the player
     result = snakemake(work, "--cores", "1", "--config", "profile=smoke", f"claims_dir={claims}",
                        "--", "external_player", timeout=600)
     assert result.returncode == 2, result.stderr[-3000:]
@@ -128,8 +137,7 @@ def test_a_run_refuses_the_program_before_any_job(tmp_path) -> None:
 
 def test_a_dry_run_plans_the_external_arm_in_shards(tmp_path) -> None:
     claims = claims_copy(tmp_path / "c", extra={"external-player": external_claim(COMMAND)})
-    work = tmp_path / "run"
-    work.mkdir()
+    work = tmp_path  # the run's directory, holding the claims folder c and the player
     result = snakemake(work, "-n", "-p", "--config", "profile=smoke", f"claims_dir={claims}",
                        "--", "external_player__mine", timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -139,3 +147,38 @@ def test_a_dry_run_plans_the_external_arm_in_shards(tmp_path) -> None:
     assert len(commands) == mine.shards > 1
     assert all(f"--arm 'mine={mine.policy}'" in line for line in commands)
     assert not (work / "results").exists()
+
+
+def test_a_program_named_by_an_absolute_path_under_the_run_is_recorded_relative(tmp_path
+                                                                                ) -> None:
+    """No path of this machine in the policy string (the arm's identity, its records)."""
+    doc = external_claim(["python3", str(tmp_path / "p" / "." / "referee_player.py")])
+    p = _plan(claims_copy(tmp_path / "c", extra={"external-player": doc})).claims[
+        "external-player"]
+    assert p.arms["mine"].spec.command == tuple(COMMAND)
+    assert str(tmp_path) not in json.dumps(p.describe())
+    assert str(tmp_path) not in json.dumps(experiment_record(p.describe(), "2026-12-06T00:00:00Z",
+                                                             []))
+
+
+@pytest.mark.parametrize(("word", "key"), [(1, "command[1]"), (0, "command[0]")])
+def test_a_program_file_outside_the_run_is_refused_in_one_line(tmp_path, word, key) -> None:
+    outside = [str(REPO / "tests" / "referee_player.py"), "../elsewhere/player.py"]
+    command = ["python3", outside[0]] if word else [outside[1]]
+    claims = claims_copy(tmp_path / "c", extra={"external-player": external_claim(command)})
+    with pytest.raises(DeclarationError) as err:
+        _plan(claims)
+    assert str(err.value).startswith(f"{claims / 'external-player.yaml'}: key arms.mine.{key}: "
+                                     f"{command[word]} is outside the run's directory")
+    assert "\n" not in str(err.value)
+
+
+def test_a_program_changed_after_its_plan_does_not_start(tmp_path) -> None:
+    """The policy pins the player's SHA-256: another program is refused before it plays."""
+    plan = _plan(claims_copy(tmp_path / "c", extra={"external-player": external_claim(COMMAND)}))
+    (tmp_path / COMMAND[1]).write_text((tmp_path / COMMAND[1]).read_text() + "\n# changed\n")
+    with pytest.raises(DeclarationError, match="key arms.mine.command: the program cannot play: "
+                       r"p/referee_player.py: SHA-256 [0-9a-f]{64} is not the pinned "
+                       r"[0-9a-f]{64} \(they differ from hex digit \d+ on\): the program "
+                       "changed since its claim was planned"):
+        external_programs(plan, ["external-player"])
