@@ -10,7 +10,7 @@ arms, contrasts, sequential screen, panel, pins) is in its module of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,13 +244,16 @@ class ClaimPlan:
         read)."""
         return self.description().to_json()
 
-    def estimate(self) -> dict[str, float]:
+    def estimate(self, measured: Mapping[str, float] | None = None) -> dict[str, float]:
         """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``,
-        ``panel``: labelling and ranking its roots)."""
+        ``panel``: labelling and ranking its roots); ``measured``: seconds a decision of arms
+        measured (an external program's trial decisions), in place of the model's."""
+        measured = measured or {}
         train = sum(costs.train_seconds(t.layout, end - start, t.entries)
                     for t in self.trained.values() for start, end in t.segments)
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
-        screen = sum(a.games * a.seconds_per_game for a in self.arms.values())
+        screen = sum(a.games * (costs.game_seconds(measured[n]) if n in measured
+                                else a.seconds_per_game) for n, a in self.arms.items())
         panel = self.panel.seconds() if self.panel else 0.0
         return {"train": train, "validation": val, "screen": screen, "panel": panel}
 

@@ -10,7 +10,8 @@ import pytest
 from claims_support import REPO, claims_copy, external_claim, player_in
 from workflow_support import snakemake
 
-from protocol.checks import external_programs
+from protocol import costs
+from protocol.checks import estimate_table, external_programs, trial_programs
 from protocol.declaration import load_claims
 from protocol.plan import load_plan
 from protocol.records.experiment import experiment_record
@@ -146,6 +147,9 @@ def test_a_dry_run_plans_the_external_arm_in_shards(tmp_path) -> None:
     commands = [line for line in out.splitlines() if "drop7 run-arms --arm" in line]
     assert len(commands) == mine.shards > 1
     assert all(f"--arm 'mine={mine.policy}'" in line for line in commands)
+    assert "external-player arm mine: " in result.stderr
+    assert "ms a decision, measured (the median of its program's trial decisions)" in \
+        result.stderr
     assert not (work / "results").exists()
 
 
@@ -182,3 +186,37 @@ def test_a_program_changed_after_its_plan_does_not_start(tmp_path) -> None:
                        r"[0-9a-f]{64} \(they differ from hex digit \d+ on\): the program "
                        "changed since its claim was planned"):
         external_programs(plan, ["external-player"])
+
+
+def test_an_external_arm_is_costed_from_its_measured_trial_decisions(tmp_path) -> None:
+    """Not a flat 50 ms: the trial's seconds a decision times the decisions of its games."""
+    doc = external_claim([*COMMAND, "--delay-ms", "300"])
+    del doc["arms"]["mine"]["movetime"]  # the model would assume 50 ms a decision
+    plan = _plan(claims_copy(tmp_path / "c", extra={"external-player": doc}))
+    p = plan.claims["external-player"]
+    trials = trial_programs(plan, ["external-player"])
+    seconds = trials["external-player", "mine"].seconds
+    assert 0.3 <= seconds < 3 and trials["external-player", "mine"].refusal is None
+    want = sum(a.games * (costs.game_seconds(seconds) if n == "mine" else a.seconds_per_game)
+               for n, a in p.arms.items())
+    assert p.estimate({"mine": seconds})["screen"] == pytest.approx(want)
+    assert p.estimate()["screen"] < want / 3  # the model's 50 ms
+    text = estimate_table(plan, trials)
+    row = next(line for line in text.splitlines() if line.strip().startswith("external-player"))
+    assert row.split()[3] == f"{want / 3600:.2f}"
+    assert f"external-player arm mine: {seconds * 1000:.1f} ms a decision, measured" in text
+    assert "external-player arm mine: 50 ms a decision, assumed, not measured (its program " \
+        "not started)" in estimate_table(plan)
+
+
+def test_a_program_that_cannot_play_is_kept_for_the_preflight_and_not_measured(tmp_path
+                                                                               ) -> None:
+    doc = external_claim([*COMMAND, "--no-start"])
+    plan = _plan(claims_copy(tmp_path / "c", extra={"external-player": doc}))
+    trials = trial_programs(plan)
+    assert trials["external-player", "mine"].seconds is None
+    assert "100 ms a decision, assumed, not measured (its program cannot play)" in \
+        estimate_table(plan, trials)
+    with pytest.raises(DeclarationError, match="key arms.mine.command: the program cannot play: "
+                       r"the program exited \(exit status 3\)"):
+        external_programs(plan, ["external-player"], trials)
