@@ -13,9 +13,11 @@
   refused as its opening would refuse it, after the training.
 * :func:`preflight` - the disk the run will write and the memory its largest
   job needs, against what the machine has: one line naming the shortfall;
-  every external arm's program starts, takes its options and answers a trial
-  decision (:func:`external_programs`).
-* :func:`estimate_table` - every claim's estimated CPU hours by stage.
+  every external arm's program starts, takes its options and answers its trial
+  decisions (:func:`external_programs`, from :func:`trial_programs`, which the run
+  makes before its estimate).
+* :func:`estimate_table` - every claim's estimated CPU hours by stage (an external arm's
+  games from its program's measured seconds a decision).
 """
 
 from __future__ import annotations
@@ -248,10 +250,11 @@ def external_programs(plan: Plan, claims: Sequence[str],
     """Refuse with one line naming the claim's file and the arm's key an external arm of
     ``claims`` whose program cannot play (:func:`trial_programs`; ``trials``: those the run
     made already, before its estimate), before any block opens."""
-    trials = trial_programs(plan, claims) if trials is None else trials
+    tried = {c for c, _ in trials} if trials is not None else set()
+    trials = {**(trials or {}), **trial_programs(plan, [c for c in claims if c not in tried])}
     for c in claims:
         for name in plan.claims[c].arms:
-            t = trials.get((c, name)) or trial_programs(plan, [c]).get((c, name))
+            t = trials.get((c, name))
             if t is not None and t.refusal is not None:
                 raise DeclarationError(f"{plan.claims[c].claim.path}: key arms.{name}.{t.key}: "
                                        f"{t.refusal}")
