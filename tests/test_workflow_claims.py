@@ -135,4 +135,4 @@ def test_a_claim_with_an_external_arm_writes_its_report(tmp_path) -> None:
     verdict = load(work / paths.path("verdict", claim=p.id))
     assert verdict["verdict"] != "invalidated-by-methodological-error" or verdict["reason"]
     html = (work / paths.path("page", claim=p.id)).read_text()
-    assert "external[" in html and "p/referee_player.py" in html and str(tmp_path) not in html
+    assert "external[" in html and "p/referee_player.py" in html and str(work) not in html
