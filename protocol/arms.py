@@ -115,7 +115,7 @@ register_play_kind(PlayKind(
 register_play_kind(PlayKind(
     EXTERNAL, (EXTERNAL,), "an external arm", ("command", "grace", "movetime", "options"),
     lambda arm, leaf: external_spec(arm["command"], arm.get("options"), arm.get("movetime"),
-                                    arm.get("grace")),
+                                    arm.get("grace"), arm.get("pins")),
     _external_seconds,
     needs=((("command",), "command", "an external arm needs a command (the program and its "
             "arguments)"),),

@@ -11,6 +11,7 @@ reports and Python)::
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
          | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
+          | sha256.N (the SHA-256 the file of command word N must have: checked at its start)
     F = survival                         (a root filter: engines.filters.kinds)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
@@ -26,7 +27,9 @@ the working directory; it may not contain ``,`` or ``=``.  An external
 COMMAND is words separated by spaces (no quoting, no shell: each word is
 printable ASCII without quotes or backslashes), kept as written; its
 canonical form joins the words with one space and writes ``movetime``,
-``grace`` (when not the default) and the options sorted by key.
+``grace`` (when not the default), the options sorted by key and the pinned
+command words' ``sha256.N`` by ``N`` (a claim pins every file its program's
+words name: protocol/files.py).
 
 A parsed policy is a typed spec (:class:`BaselineSpec`, :class:`SearchSpec`,
 :class:`ExternalSpec`: each a :class:`PolicySpec`); each arm kind is one
@@ -41,10 +44,11 @@ nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from contracts.hashing import sha256_problem
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
@@ -135,6 +139,8 @@ class ExternalSpec(PolicySpec):
     movetime_ms: int | None = None
     grace_ms: int = DEFAULT_GRACE_MS
     options: tuple[tuple[str, str], ...] = ()
+    #: ``(N, SHA-256)``: command word N names a file that must hash to it (sorted by N)
+    pins: tuple[tuple[int, str], ...] = ()
     kind: ClassVar[str] = EXTERNAL
     name: ClassVar[str] = EXTERNAL
 
@@ -146,7 +152,8 @@ class ExternalSpec(PolicySpec):
     def format(self) -> str:
         params = ([f"movetime={self.movetime_ms}"] if self.movetime_ms is not None else []) + (
             [f"grace={self.grace_ms}"] if self.grace_ms != DEFAULT_GRACE_MS else []) + [
-            f"option.{k}={v}" for k, v in self.options]
+            f"option.{k}={v}" for k, v in self.options] + [
+            f"sha256.{n}={sha}" for n, sha in self.pins]
         head = f"{EXTERNAL}[{','.join(params)}]" if params else EXTERNAL
         return f"{head}:{' '.join(self.command)}"
 
@@ -278,7 +285,7 @@ def _parse_external(text: str) -> ExternalSpec:
         if not _WORD.fullmatch(word):
             raise PolicyError(f"{EXTERNAL}: command word {word!r} must be printable ASCII "
                               "without quotes or backslashes")
-    movetime, grace, options = None, DEFAULT_GRACE_MS, {}
+    movetime, grace, options, pins = None, DEFAULT_GRACE_MS, {}, {}
     seen: set[str] = set()
     for item in params.split(",") if params else ():
         key, eq, value = item.partition("=")
@@ -296,19 +303,30 @@ def _parse_external(text: str) -> ExternalSpec:
                 raise PolicyError(f"{EXTERNAL}: option {key[7:]!r}: value {value!r} must be "
                                   "letters, digits and ._+/:@%-")
             options[key[7:]] = value
+        elif key.startswith("sha256."):
+            word = _int_param(EXTERNAL, key, key[7:], 0, len(command) - 1)
+            if key[7:] != str(word):
+                raise PolicyError(f"{EXTERNAL}: parameter {key!r}: write sha256.{word}")
+            if (problem := sha256_problem(value)) is not None:
+                raise PolicyError(f"{EXTERNAL}: {key}: {problem}")
+            pins[word] = value
         else:
             raise PolicyError(f"{EXTERNAL}: unknown parameter {key!r} (expected movetime, "
-                              "grace or option.KEY with KEY letters, digits, _ and -)")
-    return ExternalSpec(command, movetime, grace, tuple(sorted(options.items())))
+                              "grace, option.KEY with KEY letters, digits, _ and -, or "
+                              "sha256.N with N a command word's index)")
+    return ExternalSpec(command, movetime, grace, tuple(sorted(options.items())),
+                        tuple(sorted(pins.items())))
 
 
 def external_spec(command: list[str] | tuple[str, ...], options: dict | None = None,
-                  movetime_ms: int | None = None, grace_ms: int | None = None) -> ExternalSpec:
+                  movetime_ms: int | None = None, grace_ms: int | None = None,
+                  pins: Mapping[int, str] | None = None) -> ExternalSpec:
     """The spec of an external program as a claim's arm declares it (checked as a policy
-    string would be: command words, option keys and values)."""
+    string would be: command words, option keys and values, pins)."""
     spec = ExternalSpec(tuple(command), movetime_ms,
                         DEFAULT_GRACE_MS if grace_ms is None else grace_ms,
-                        tuple(sorted((str(k), str(v)) for k, v in (options or {}).items())))
+                        tuple(sorted((str(k), str(v)) for k, v in (options or {}).items())),
+                        tuple(sorted((pins or {}).items())))
     return _parse_external(spec.format())
 
 
