@@ -14,17 +14,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from claims_support import REPO, claims_copy, fair_depth_claim
 
 from engines.drop7 import core, register_rng
 from engines.drop7.board import TERMINAL_UTILITY, rows_to_cols
 from engines.drop7.chance import canonicalise, play_sample_of
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
+from engines.play.policy import load_policy
+from engines.play.spec import REGISTER_POLICY_SEED, PolicyError, parse_policy
 from engines.search.expectimax import Searcher
 from engines.search.leaf import load_leaf
 from engines.search.positions import load_positions
+from protocol.declaration import load_claims
+from protocol.plan import load_plan
+from protocol.schema import DeclarationError
 
 FIXTURE = Path(__file__).with_name("data") / "register_sampling.json"
-SEED = register_rng.REGISTER_POLICY_SEED
+SEED = REGISTER_POLICY_SEED
+CLAIM = "fair-depth-prefix"
 
 
 def _cases() -> list[dict]:
@@ -117,3 +124,64 @@ def test_register_sampling_is_refused_where_it_does_not_apply() -> None:
         Searcher(zero, 2, 7, register_seed=1 << 32)
     with pytest.raises(ValueError, match="32-bit"):
         Searcher(zero, 2, 7, register_seed=-1)
+
+
+# ---- the declared option: policy string and claim key ----------------------------------------
+
+def test_the_policy_string_round_trips_and_plays_the_registers_sampling() -> None:
+    spec = parse_policy("search:leaf=zero,d=2,s=7,sampling=register")
+    assert spec.sampling == SEED and spec.format() == "search:leaf=zero,d=2,s=7,sampling=register"
+    other = parse_policy("direct:leaf=linear,sampling=register:0x3039")
+    assert other.sampling == 12345
+    assert other.format() == "direct:leaf=linear,sampling=register:12345"
+    assert parse_policy("search:leaf=zero,d=2,s=7").sampling is None  # our own, as before
+    case = next(c for c in _cases() if (c["depth"], c["strata"], c["policy_seed"]) == (2, 7, SEED))
+    player = load_policy(spec.format())
+    assert player.searcher.register_seed == SEED
+    cols = rows_to_cols(case["board"])
+    assert player.searcher.choose(cols, case["disc"], case["moves_remaining"]) == case["choice"]
+
+
+@pytest.mark.parametrize("text", ["search:leaf=zero,sampling=own",
+                                  "search:leaf=zero,sampling=register:",
+                                  "search:leaf=zero,sampling=register:4294967296",
+                                  "search:leaf=zero,r=2,sampling=register"])
+def test_a_bad_sampling_is_refused(text: str) -> None:
+    with pytest.raises(PolicyError, match="sampling"):
+        parse_policy(text)
+
+
+def _sampling_claim() -> dict:
+    doc = fair_depth_claim()
+    doc["arms"] = {"fair-d2s7-register": {"play": "search", "depth": 2, "strata": 7,
+                                          "leaf": "linear", "sampling": "register"},
+                   "fair-d2s7": {"play": "search", "depth": 2, "strata": 7, "leaf": "linear"}}
+    doc["contrasts"] = {"depth": {"difference": ["fair-d2s7-register", "fair-d2s7"]}}
+    return doc
+
+
+def test_a_claim_declares_the_registers_sampling(tmp_path) -> None:
+    claims = claims_copy(tmp_path / "c", extra={CLAIM: _sampling_claim()})
+    plan = load_plan(REPO, {"profile": "pilot", "claims_dir": str(claims)}).claims[CLAIM]
+    assert plan.arms["fair-d2s7-register"].policy == "search:leaf=linear,d=2,s=7,sampling=register"
+    assert plan.arms["fair-d2s7"].policy == "search:leaf=linear,d=2,s=7"
+
+
+@pytest.mark.parametrize(("arm", "message"), [
+    ({"sampling": "register:99999999999"}, "key arms.bad.sampling: sampling must be"),
+    ({"sampling": "mine"}, "key arms.bad.sampling"),
+    ({"sampling": "register", "reveals": 2}, "key arms.bad.sampling: the register's sampling "
+     "has no factored chance node"),
+    ({"play": "random", "sampling": "register"}, "key arms.bad.sampling: the random baseline "
+     "takes no sampling"),
+])
+def test_a_bad_sampling_declaration_is_one_line(tmp_path, arm: dict, message: str) -> None:
+    doc = _sampling_claim()
+    doc["arms"]["bad"] = {"play": "search", "depth": 2, "strata": 7, "leaf": "linear", **arm}
+    for key in ("depth", "strata", "leaf") if arm.get("play") == "random" else ():
+        del doc["arms"]["bad"][key]
+    claims = claims_copy(tmp_path / "c", extra={CLAIM: doc})
+    with pytest.raises(DeclarationError) as err:
+        load_claims(claims)
+    assert str(err.value).startswith(str(claims / f"{CLAIM}.yaml") + ": ")
+    assert message in str(err.value) and "\n" not in str(err.value)

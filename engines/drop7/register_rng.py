@@ -21,8 +21,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: the register's ``policy_seed`` default (its ``decide`` binary plays with it)
-REGISTER_POLICY_SEED = 0xD7075EED
 #: the kernels' flag for our own state-and-column keyed samples (docs/rng.md)
 OWN_SAMPLING = -1
 
