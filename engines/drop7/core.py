@@ -441,13 +441,40 @@ def quick_drop(board, column, disc, moves_remaining):
 @njit(cache=True)
 def new_game(seed, state, cols):
     """Reset ``state`` and ``cols`` to the opening position of game ``seed``."""
+    opening(u7(counter_word(stream_key(np.uint64(seed), DOMAIN_DISC), 0)), state, cols)
+
+
+@njit(cache=True, inline="always")
+def opening(disc, state, cols):
+    """Reset ``state`` and ``cols`` to the opening position (one grey row) with first disc
+    ``disc``, whatever stream drew it."""
     for i in range(ST_LEN):
         state[i] = 0
     for c in range(7):
         cols[c] = SOLID
     state[ST_LEVEL] = 1
     state[ST_MOVES_REMAINING] = MOVES_PER_LEVEL
-    state[ST_NEXT_DISC] = u7(counter_word(stream_key(np.uint64(seed), DOMAIN_DISC), 0))
+    state[ST_NEXT_DISC] = disc
+
+
+@njit(cache=True, inline="always")
+def settle(m, mr, state, out) -> bool:
+    """Book move ``m`` just played (``mr`` moves remaining after, results in ``out``) in
+    ``state``; True when the game goes on and needs its next disc."""
+    state[ST_MOVES_REMAINING] = mr
+    state[ST_SCORE] += out[OUT_POINTS]
+    state[ST_LEVEL] += out[OUT_ROSE]
+    state[ST_CLEARS] += out[OUT_CLEARED]
+    state[ST_POPPED] += out[OUT_POPPED]
+    state[ST_WAVES] += out[OUT_WAVES]
+    state[ST_MOVES_PLAYED] = m + 1
+    if out[OUT_OVER]:
+        state[ST_GAME_OVER] = 1
+        return False
+    if m + 1 >= MAX_MOVES:
+        state[ST_CENSORED] = 1
+        return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -459,18 +486,7 @@ def advance_keyed(disc_key, reveal_key, column, state, cols, scratch, out):
                            SRC_SEEDED, key, scratch, 0, 7, 0, scratch, out)
     if status != OK:
         return status
-    state[ST_MOVES_REMAINING] = mr
-    state[ST_SCORE] += out[OUT_POINTS]
-    state[ST_LEVEL] += out[OUT_ROSE]
-    state[ST_CLEARS] += out[OUT_CLEARED]
-    state[ST_POPPED] += out[OUT_POPPED]
-    state[ST_WAVES] += out[OUT_WAVES]
-    state[ST_MOVES_PLAYED] = m + 1
-    if out[OUT_OVER]:
-        state[ST_GAME_OVER] = 1
-    elif m + 1 >= MAX_MOVES:
-        state[ST_CENSORED] = 1
-    else:
+    if settle(m, mr, state, out):
         state[ST_NEXT_DISC] = u7(counter_word(disc_key, m + 1))
     return OK
 

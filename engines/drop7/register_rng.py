@@ -92,3 +92,47 @@ def sample_disc(seed, count, sample) -> np.int64:
     """Next disc of sample ``sample`` of ``count`` (event 0 of the disc domain)."""
     rot, e = event_parts(seed, _DISC_DOMAIN, 0, count)
     return event_value(rot, e, sample, count)
+
+
+# ---- the register's game stream (its headless games: rust-engine/src/engine.rs and rng.rs) ----
+#
+# A register game has a 32-bit seed.  The disc of move m is
+# 1 + floor(7 * mix32(seed ^ (m + 1) * 0x9E3779B9 ^ "NEXT") / 2^32); the reveals of move m come,
+# in draw order, from a Mulberry32 generator seeded mix32(seed ^ (m + 1) * 0x85EBCA6B ^ "REVL"),
+# each 1 + floor(7 * output / 2^32).  Mulberry32's state advances by a constant, so its j-th
+# output is a function of (seed, j) and the reveals stay counter-based here.
+
+_NEXT_DOMAIN = np.uint64(0x4E455854)  # "NEXT"
+_GOLDEN = np.uint64(0x9E3779B9)
+_MULBERRY_STEP = np.uint64(0x6D2B79F5)
+_S7, _S14, _S32 = np.uint64(7), np.uint64(14), np.uint64(32)
+_ONE, _SIXTY_ONE = np.uint64(1), np.uint64(61)
+
+
+@njit(cache=True, inline="always")
+def _seven(bits) -> np.int64:
+    """1..7 from 32 random bits, as the register maps them (``(bits * 7) >> 32``)."""
+    return np.int64((np.uint64(bits) * np.uint64(7)) >> _S32) + 1
+
+
+@njit(cache=True)
+def game_disc(seed, move) -> np.int64:
+    """The disc of move ``move`` of register game ``seed`` (move 0: the first disc)."""
+    mv = (np.uint64(move + 1) * _GOLDEN) & _U32
+    return _seven(mix32(np.uint64(seed) ^ mv ^ _NEXT_DOMAIN))
+
+
+@njit(cache=True)
+def game_reveal_seed(seed, move) -> np.uint64:
+    """The seed of move ``move``'s reveal generator in register game ``seed``."""
+    mv = (np.uint64(move + 1) * _DEPTH_MUL) & _U32
+    return mix32(np.uint64(seed) ^ mv ^ _REVEAL_DOMAIN)
+
+
+@njit(cache=True)
+def game_reveal(reveal_seed, j) -> np.int64:
+    """Reveal ``j`` (0-based, in draw order) of a move: Mulberry32's ``j``-th output."""
+    v = (np.uint64(reveal_seed) + np.uint64(j + 1) * _MULBERRY_STEP) & _U32
+    v = ((v ^ (v >> _S15)) * (v | _ONE)) & _U32
+    v ^= (v + ((v ^ (v >> _S7)) * (v | _SIXTY_ONE))) & _U32
+    return _seven(v ^ (v >> _S14))
