@@ -249,8 +249,9 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
             rows = play_strata_of(src, work, c, disc, mr, key, total, bd, rd, 0, scratch, out)
         stats[STAT_NODES] += rows
         shared = rows == 1  # one board for every sample
-        # and one value for every sample
-        once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1)
+        # and one value for every sample (the register's sampling sums every sample, as it
+        # does: a value tied there is tied here)
+        once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1) and not register
         n = 1 if once else (strata if shared else total)
         acc = 0.0
         for i in range(n):  # disc stratum d outer, reveal sample inner (row r M + d)
@@ -261,8 +262,8 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
                 acc += pts_s + _TERMINAL
             elif depth == 1:
                 acc += pts_s + _frontier(kind, bd[r], rd[r, chance.RES_MR], src, key, strata,
-                                         not shared, d, frame, leafbuf, weights, tables, spec,
-                                         slot_j, nt_i, nt_f, lc, lcf, gen, stats)
+                                         register or not shared, d, frame, leafbuf, weights,
+                                         tables, spec, slot_j, nt_i, nt_f, lc, lcf, gen, stats)
             else:
                 sub, _, _ = node_value(bd[r], next_disc(src, key, strata, d),
                                        rd[r, chance.RES_MR], depth - 1, top, strata, reveals,
