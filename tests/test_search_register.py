@@ -18,7 +18,15 @@ from claims_support import REPO, claims_copy, fair_depth_claim
 
 from engines.drop7 import core, register_rng
 from engines.drop7.board import TERMINAL_UTILITY, rows_to_cols
-from engines.drop7.chance import canonicalise, play_sample_of
+from engines.drop7.chance import (
+    RES_LEN,
+    RES_MR,
+    RES_POINTS,
+    STRATA_SCRATCH_LEN,
+    canonicalise,
+    play_sample_of,
+    play_strata_of,
+)
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
 from engines.play.policy import load_policy
 from engines.play.spec import REGISTER_POLICY_SEED, PolicyError, parse_policy
@@ -103,6 +111,33 @@ def _values_ref(cols: np.ndarray, disc: int, mr: int, depth: int, strata: int,
                 total += pts + max(_values_ref(child, nxt, int(mr2), depth - 1, strata, seed)[0])
         values[c] = total / strata
     return values, mirrored
+
+
+def test_all_samples_at_once_equal_each_sample() -> None:
+    """``play_strata_of`` shares the work before a move's first reveal; with the register's
+    draws (a jitter per sample) every row still equals the sample played alone."""
+    scratch = np.zeros(STRATA_SCRATCH_LEN, dtype=np.int64)
+    out = np.zeros(core.OUT_LEN, dtype=np.int64)
+    boards = np.zeros((7, 7), dtype=np.int64)
+    res = np.zeros((7, RES_LEN), dtype=np.int64)
+    revealing = 0
+    for cols, disc, mr in load_positions():
+        canon = np.zeros(7, dtype=np.int64)
+        canonicalise(cols, canon)
+        seed = register_rng.state_seed(canon, disc, mr, SEED, 2)
+        for c in range(7):
+            if not core.is_legal(canon, c):
+                continue
+            rows = play_strata_of(core.SRC_REGISTER, canon.copy(), c, disc, mr, seed, 7, boards,
+                                  res, 0, scratch, out)
+            revealing += rows > 1
+            for s in range(rows):
+                b = canon.copy()
+                _, mr2 = play_sample_of(core.SRC_REGISTER, b, c, disc, mr, seed, 7, s, scratch,
+                                        out)
+                assert (list(boards[s]), res[s, RES_MR], res[s, RES_POINTS]) == (
+                    list(b), mr2, out[core.OUT_POINTS]), (cols.tolist(), c, s)
+    assert revealing >= 20
 
 
 @pytest.mark.parametrize(("depth", "strata"), [(1, 7), (2, 7), (2, 4)])

@@ -139,7 +139,8 @@ def play_sample(cols, column, disc, moves_remaining, key, strata, sample, scratc
 
 @njit(cache=True)
 def play_sample_of(src, cols, column, disc, moves_remaining, key, strata, sample, scratch, out):
-    """Play a move in place with the reveals of chance sample ``sample``.
+    """Play a move in place with the reveals of chance sample ``sample`` from source ``src``
+    (``SRC_STRATIFIED``, or ``SRC_REGISTER`` with ``key`` the register's node seed).
 
     Returns ``(status, moves_remaining_after)`` like
     :func:`engines.drop7.core.play_move`; ``out[OUT_REVEALS] == 0`` means the
