@@ -25,13 +25,17 @@ from engines.play.spec import (
     PolicySpec,
     SearchSpec,
     external_spec,
+    parse_sampling,
 )
 from protocol import costs
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
-KIND_KEYS = ("depth", "filter", "leaf", "reveals", "strata", "command", "grace", "movetime",
-             "options")
+KIND_KEYS = ("depth", "filter", "leaf", "reveals", "sampling", "strata", "command", "grace",
+             "movetime", "options")
+#: keys no arm may declare together: ``(key reported, other key, message)``
+CONFLICTS = (("sampling", "reveals", "the register's sampling has no factored chance node: "
+              "declare no reveals with it"),)
 
 
 @dataclass(frozen=True)
@@ -92,19 +96,27 @@ def _external_seconds(spec: ExternalSpec) -> float:
             else spec.movetime_ms / 1000)
 
 
-_NO_SEARCH = {k: "{what} takes no " + k for k in ("depth", "filter", "leaf", "reveals", "strata")}
+_NO_SEARCH = {k: "{what} takes no " + k
+              for k in ("depth", "filter", "leaf", "reveals", "sampling", "strata")}
+
+
+def _sampling(arm: Mapping[str, Any]) -> int | None:
+    """The register's policy seed of a declared ``sampling`` (None: our own samples)."""
+    return parse_sampling(arm["sampling"]) if "sampling" in arm else None
+
 
 register_play_kind(PlayKind(
-    "search", ("search",), "a search arm", ("depth", "filter", "leaf", "reveals", "strata"),
+    "search", ("search",), "a search arm",
+    ("depth", "filter", "leaf", "reveals", "sampling", "strata"),
     lambda arm, leaf: SearchSpec("search", leaf, arm["depth"], arm["strata"],
-                                 arm.get("reveals"), arm.get("filter")),
+                                 arm.get("reveals"), arm.get("filter"), _sampling(arm)),
     _search_seconds,
     needs=((("leaf",), "leaf", "a search arm needs a leaf"),
            (("depth", "strata"), "depth", "a search arm needs depth and strata"))))
 register_play_kind(PlayKind(
-    "direct", ("direct",), "a direct arm", ("filter", "leaf", "reveals", "strata"),
+    "direct", ("direct",), "a direct arm", ("filter", "leaf", "reveals", "sampling", "strata"),
     lambda arm, leaf: SearchSpec("direct", leaf, 1, arm.get("strata", 7), arm.get("reveals"),
-                                 arm.get("filter")),
+                                 arm.get("filter"), _sampling(arm)),
     _search_seconds,
     needs=((("leaf",), "leaf", "a direct arm needs a leaf"),),
     refusals={"depth": "a direct arm plays one ply: no depth"}))
@@ -134,6 +146,14 @@ def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
             owners = [k.what for k in PLAY_KINDS.values() if key in k.takes]
             fail(key, kind.refusals.get(key, f"only {' or '.join(owners)} takes {key}")
                  .format(what=what))
+    if "sampling" in arm and "sampling" in kind.takes:
+        try:
+            parse_sampling(arm["sampling"])
+        except ValueError as exc:
+            fail("sampling", str(exc))
+    for key, other, message in CONFLICTS:
+        if key in arm and other in arm:
+            fail(key, message)
 
 
 def arm_spec(arm: Mapping[str, Any], leaf: LeafSpec | None = None) -> PolicySpec:

@@ -22,7 +22,8 @@ def _search(spec: SearchSpec, verify: bool) -> Policy:
         leaf = load_leaf(spec.leaf, verify)
     except (OSError, ValueError) as exc:
         raise PolicyError(f"{spec.format()}: {str(exc).splitlines()[0]}") from None
-    return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata, reveals=spec.reveals))
+    return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata, reveals=spec.reveals,
+                                       register_seed=spec.sampling))
 
 
 #: an arm kind (:data:`engines.play.spec.ARM_KINDS`) -> the function that builds its player

@@ -4,8 +4,9 @@ Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
 
     random | centre-first | lowest-column
-    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F]   (defaults d=3, s=7; r: no factored node)
-    direct:leaf=LEAF[,s=S][,r=M][,f=F]         (default s=7; one ply)
+    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F][,sampling=SAMPLING]   (defaults d=3, s=7; r: no
+                                         factored node; sampling: our own)
+    direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
@@ -13,12 +14,14 @@ reports and Python)::
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
           | sha256.N (the SHA-256 the file of command word N must have: checked at its start)
     F = survival                         (a root filter: engines.filters.kinds)
+    SAMPLING = register | register:SEED   (the register's chance samples, its policy seed
+                                           0xD7075EED or a 32-bit SEED; not with r)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
 shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
-of the factored chance node (docs/search.md), then ``f``, the root filter, each only
-when given), and
+of the factored chance node (docs/search.md), then ``f``, the root filter, then
+``sampling``, each only when given), and
 ``parse -> format`` round-trips.  ``r=1`` plays as no ``r`` does, bit for bit, and
 keeps its spelling: a shipped claim (factored-chance) declares its plain arm so,
 and its protocol hash and records hold ``r=1`` (docs/search.md, the factored node).
@@ -53,6 +56,9 @@ from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 
+#: the register's policy seed (its ``decide`` binary's): ``sampling=register`` plays with it
+REGISTER_POLICY_SEED = 0xD7075EED
+REGISTER = "register"
 #: the engine's baselines (numba kernels: engines.drop7.baselines)
 BASELINE_NAMES = ("random", "centre-first", "lowest-column")
 DEFAULT_DEPTH = 3
@@ -108,7 +114,8 @@ class SearchSpec(PolicySpec):
     """``search`` (``dDsS`` expectimax over a leaf) or ``direct`` (the same at depth 1);
     ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
     declared, the plain chance node); ``filter``: the root filter (None: every legal column
-    is ranked)."""
+    is ranked); ``sampling``: the register's policy seed when the chance samples are drawn
+    as the register draws them (None: our own, docs/search.md)."""
 
     name: str  # search | direct
     leaf: LeafSpec
@@ -116,6 +123,7 @@ class SearchSpec(PolicySpec):
     strata: int = DEFAULT_STRATA
     reveals: int | None = None
     filter: str | None = None
+    sampling: int | None = None
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -127,8 +135,32 @@ class SearchSpec(PolicySpec):
             text = f"{text},d={self.depth},s={self.strata}"
         elif self.strata != DEFAULT_STRATA:
             text = f"{text},s={self.strata}"
-        text = text if self.reveals is None else f"{text},r={self.reveals}"
-        return text if self.filter is None else f"{text},f={self.filter}"
+        if self.reveals is not None:
+            text = f"{text},r={self.reveals}"
+        if self.filter is not None:
+            text = f"{text},f={self.filter}"
+        if self.sampling is not None:
+            text = f"{text},sampling={format_sampling(self.sampling)}"
+        return text
+
+
+def parse_sampling(text: str) -> int:
+    """The register's policy seed of a ``sampling`` value: ``register`` (its own seed) or
+    ``register:SEED`` (a 32-bit seed, decimal or ``0x`` hex)."""
+    head, sep, seed = text.partition(":")
+    if head == REGISTER and not sep:
+        return REGISTER_POLICY_SEED
+    if head == REGISTER and re.fullmatch(r"[0-9]+|0x[0-9a-fA-F]+", seed):
+        value = int(seed, 0)
+        if value < 1 << 32:
+            return value
+    raise PolicyError(f"sampling must be {REGISTER} or {REGISTER}:SEED (a 32-bit seed), "
+                      f"got {text!r}")
+
+
+def format_sampling(seed: int) -> str:
+    """The one spelling of a ``sampling`` value (:func:`parse_sampling` reads it back)."""
+    return REGISTER if seed == REGISTER_POLICY_SEED else f"{REGISTER}:{seed}"
 
 
 @dataclass(frozen=True)
@@ -263,7 +295,11 @@ def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], Searc
         if root_filter is not None and root_filter not in ROOT_FILTERS:
             raise PolicyError(f"{name}: unknown root filter f={root_filter!r} (expected "
                               f"{' or '.join(ROOT_FILTERS)})")
-        return SearchSpec(name, leaf, depth, strata, reveals, root_filter)
+        sampling = parse_sampling(params["sampling"]) if "sampling" in params else None
+        if sampling is not None and reveals is not None:
+            raise PolicyError(f"{name}: sampling={params['sampling']} has no factored chance "
+                              "node (r)")
+        return SearchSpec(name, leaf, depth, strata, reveals, root_filter, sampling)
 
     return parse
 
@@ -333,10 +369,11 @@ def external_spec(command: list[str] | tuple[str, ...], options: dict | None = N
 register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
                           ", ".join(BASELINE_NAMES)))
 register_arm_kind(ArmKind("search", ("search",),
-                          _search_parser("search", ("leaf", "d", "s", "r", "f")),
-                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F]"))
-register_arm_kind(ArmKind("direct", ("direct",), _search_parser("direct", ("leaf", "s", "r", "f")),
-                          "direct:leaf=LEAF[,s=S][,r=M][,f=F]"))
+                          _search_parser("search", ("leaf", "d", "s", "r", "f", "sampling")),
+                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F][,sampling=SAMPLING]"))
+register_arm_kind(ArmKind("direct", ("direct",),
+                          _search_parser("direct", ("leaf", "s", "r", "f", "sampling")),
+                          "direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
 
