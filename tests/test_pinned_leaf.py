@@ -287,7 +287,7 @@ def test_a_claim_reads_a_pinned_file_by_path_and_hash(tmp_path, monkeypatch) -> 
 
 def test_a_claim_without_a_pinned_file_describes_as_before(tmp_path) -> None:
     plan = load_plan(REPO, {"profile": "smoke"})
-    pinning = {"reveal-construction-leaf"}  # the one shipped claim that pins a file
+    pinning = {"reveal-construction-leaf", "treestrap-linear-leaf-refit"}  # the shipped pins
     assert all(plan.claims[name].pinned for name in pinning)
     for p in (p for name, p in plan.claims.items() if name not in pinning):
         assert "pinned" not in p.describe() and p.pinned == {}
