@@ -297,9 +297,10 @@ def estimate_table(plan: Plan, trials: dict[tuple[str, str], Trial] | None = Non
     under the table says which, for each external arm."""
     from engines.play.spec import ExternalSpec
 
+    width = max([24, *(len(c) + 2 for c in plan.order())])
     lines = [f"estimated CPU hours of the {plan.name} profile (one core each; "
              "docs/claims.md has the model):",
-             f"  {'claim':<24}{'train':>9}{'validation':>12}{'screen':>9}{'panel':>9}"
+             f"  {'claim':<{width}}{'train':>9}{'validation':>12}{'screen':>9}{'panel':>9}"
              f"{'total':>9}"]
     notes = []
     for c in plan.order():
@@ -322,7 +323,7 @@ def estimate_table(plan: Plan, trials: dict[tuple[str, str], Trial] | None = Non
         mark = "" if c in plan.run else "   (not in the default target)"
         if plan.claims[c].sequential is not None:
             mark += "   (screen: at most; sequential, it may stop at an earlier look)"
-        lines.append(f"  {c:<24}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
+        lines.append(f"  {c:<{width}}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
             [*hours, sum(hours)], (9, 12, 9, 9, 9), strict=True)) + mark)
     if notes:
         lines += ["external arms' seconds a decision (their games: "
