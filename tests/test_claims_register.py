@@ -177,3 +177,17 @@ def test_the_treestrap_refit_pins_the_registers_published_weights() -> None:
     assert searches(plan, "treestrap-linear-leaf-refit") == {"refit-d4s7": (3, 7, 256),
                                                              "fair-d4s7": (3, 7, 256)}
     assert plan.claims["treestrap-linear-leaf-refit"].block == 1055
+
+
+def test_the_reveal_ladder_keeps_its_searches_and_reads_the_per_move_rates() -> None:
+    """factored-chance's depth-3 ladder: M=12 against M=6 at its declared searches on 32 pilot
+    games, its mechanism read as clears and reveals per move on the same games."""
+    plan = plan_of("pilot")
+    assert searches(plan, "factored-chance-ladder") == {
+        "fair-d3-n7m12": (3, 7, 32), "fair-d3-n7m6": (3, 7, 32), "fair-d3-n7m1": (3, 7, 32)}
+    arms = plan.claims["factored-chance-ladder"].arms
+    assert (arms["fair-d3-n7m12"].reveals, arms["fair-d3-n7m6"].reveals) == (12, 6)
+    metrics = {n: c.metric for n, c in plan.claims["factored-chance-ladder"].contrasts.items()}
+    assert metrics == {"primary": "score", "six-over-one": "score",
+                       "clears": "clears_per_move", "reveals": "reveals_per_move"}
+    assert plan.claims["factored-chance-ladder"].block == 1056
