@@ -338,6 +338,42 @@ REFUSALS = {
     "ranker beats itself": (_reading(kind="ranker-beats", ranker="fair-d3s7",
                                      other="fair-d3s7", figure="top1"), "readings.x.other",
                             "against itself"),
+    "non-inferiority margin missing": (_reading(kind="ranker-non-inferior", ranker="fair-d2s7",
+                                                other="fair-d3s7", figure="top1"),
+                                       "readings.x.margin", "missing: a ranker-non-inferior "
+                                       "reading needs ranker, other, figure, margin"),
+    "non-inferiority margin not above 0": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top1",
+        margin=-0.02), "readings.x.margin", "-0.02 is not above 0"),
+    "non-inferiority margin not finite": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top1",
+        margin=math.nan), "readings.x.margin", "not a finite number"),
+    "non-inferiority against an unknown ranker": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="one-ply", figure="top1",
+        margin=0.02), "readings.x.other", "no ranker 'one-ply'"),
+    "non-inferiority on an unknown figure": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top2",
+        margin=0.02), "readings.x.figure", "no figure 'top2'"),
+    "non-inferiority over the median": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top1",
+        margin=0.02, over="median"), "readings.x.over", "unknown 'median'"),
+    "non-inferior to itself": (_reading(kind="ranker-non-inferior", ranker="fair-d3s7",
+                                        other="fair-d3s7", figure="top1", margin=0.02),
+                               "readings.x.other", "against itself"),
+    "recorded ranker not declared": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d5s7": {"top1": 0.5}}}), "recorded.rankers.fair-d5s7",
+        "not a ranker of the panel (fair-d1s7, fair-d2s7, fair-d3s7)"),
+    "recorded figure unknown": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d2s7": {"top2": 0.5}}}), "recorded.rankers.fair-d2s7.top2",
+        "not a figure of the panel"),
+    "recorded figure not a number": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d2s7": {"top1": "high"}}}), "recorded.rankers.fair-d2s7.top1", "high"),
+    "recorded halves not two": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d2s7": {"top1": [0.5, 0.6, 0.7]}}}), "recorded.rankers.fair-d2s7.top1",
+        "a figure or its two halves"),
+    "recorded rankers without a panel": (_both(_no_panel, _set("recorded", {
+        "source": "s", "rankers": {"fair-d2s7": {"top1": 0.5}}})), "recorded.rankers",
+        "declares no panel"),
     "panel reading without a panel": (_both(_no_panel, _reading(
         kind="figure-at-least", ranker="fair-d3s7", figure="top1", threshold=0.5)),
         "readings.x.kind", "declares no panel"),
