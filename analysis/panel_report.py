@@ -12,8 +12,8 @@ page, the verdict and the records read:
   reference read against itself (top-1 1, regret 0, tau 1: a check that the
   table is read the right way round);
 * ``differences``: one per reading of a paired kind (``ranker-beats``,
-  ``ranker-non-inferior``), the paired difference it reads; ``readings``: every declared reading through
-  its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
+  ``ranker-non-inferior``), the paired difference it reads; ``readings``: every declared
+  reading through its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
 * ``conventions``: the rules every figure and reading above is read under (the
   declaration's, :mod:`analysis.panel_conventions`), and ``side``: the figures, differences
   and readings under the other convention, shown beside on the page and deciding nothing;
