@@ -30,7 +30,8 @@ GOOD = {
         "contrasts": {"primary": {"mean_delta": 5433, "bootstrap_lb": -9877,
                                   "wins_ties_losses": [9, 0, 7]},
                       "wide": {"mean_delta": 20000, "bootstrap_lb": 1500.2,
-                               "wins_ties_losses": [10, 1, 5], "halves": [20000]}}},
+                               "wins_ties_losses": [10, 1, 5], "halves": [20000]}},
+        "rankers": {"shallow": {"top1": [0.561, 0.575]}}},
 }
 
 
@@ -76,6 +77,8 @@ def _edited(**recorded) -> dict:
     ({**GOOD, "derived_from": "TH-20260101-other-00000000"},
      "key derived_from: TH-20260101-other-00000000 is not a theory of the register"),
     (_edited(arms={"deep": {"q25": 99999}}), "key recorded.arms.deep.q25: 99999"),
+    (_edited(rankers={"shallow": {"top1": [0.561, 0.576]}}),
+     f"key recorded.rankers.shallow.top1[1]: 0.576 is not a figure of {HEAD}"),
 ])
 def test_each_disagreement_is_one_line_naming_the_file_and_key(tmp_path, capsys, doc,
                                                                 says) -> None:

@@ -147,7 +147,7 @@ def _figures(recorded: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     """``(key, value)`` of every figure a ``recorded`` block quotes."""
     if "games" in recorded:
         yield "recorded.games", recorded["games"]
-    for part in ("arms", "contrasts", "validation"):
+    for part in ("arms", "contrasts", "validation", "rankers"):
         for name, figures in (recorded.get(part) or {}).items():
             for key, value in figures.items():
                 yield f"recorded.{part}.{name}.{key}", value
