@@ -246,6 +246,21 @@ def test_a_reading_declares_over_which_every_yaml_reader_reads_alike(tmp_path) -
     assert load_claims(directory)[ID].readings["d3-top1"]["on"] == "halves"
 
 
+def test_a_non_inferiority_reading_and_the_register_s_figures_load(tmp_path) -> None:
+    """``ranker-non-inferior`` with its margin (``over`` filled in as ``bound``), and
+    ``recorded.rankers`` with a pooled figure and two halves."""
+    def edit(doc: dict[str, Any]) -> None:
+        doc["readings"]["d2-no-worse"] = {"kind": "ranker-non-inferior", "ranker": "fair-d2s7",
+                                          "other": "fair-d3s7", "figure": "regret_frac",
+                                          "margin": 0.02}
+        doc["recorded"] = {"source": "s", "rankers": {
+            "fair-d2s7": {"top1": 0.568, "pairwise": [0.8, 0.78]}}}
+    claim = load_claims(folder(tmp_path, edit))[ID]
+    assert claim.readings["d2-no-worse"]["on"] == "bound"
+    assert claim.readings["d2-no-worse"]["margin"] == 0.02
+    assert claim.doc["recorded"]["rankers"]["fair-d2s7"]["top1"] == 0.568
+
+
 def test_the_old_key_on_is_refused_naming_the_new_one(tmp_path) -> None:
     """YAML 1.1 reads a bare ``on`` as true: the key is refused, one line naming ``over``."""
     directory = folder(tmp_path)
