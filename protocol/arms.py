@@ -20,8 +20,10 @@ from engines.leaves.kinds import LEAF_KINDS, LeafSpec
 from engines.play.spec import (
     BASELINE_NAMES,
     EXTERNAL,
+    KF,
     BaselineSpec,
     ExternalSpec,
+    KfSpec,
     PolicySpec,
     SearchSpec,
     external_spec,
@@ -32,7 +34,7 @@ from protocol import costs
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
 KIND_KEYS = ("depth", "filter", "leaf", "reveals", "sampling", "strata", "command", "grace",
-             "movetime", "options")
+             "movetime", "options", "weights")
 #: keys no arm may declare together: ``(key reported, other key, message)``
 CONFLICTS = (("sampling", "reveals", "the register's sampling has no factored chance node: "
               "declare no reveals with it"),)
@@ -131,6 +133,13 @@ register_play_kind(PlayKind(
     _external_seconds,
     needs=((("command",), "command", "an external arm needs a command (the program and its "
             "arguments)"),),
+    refusals=_NO_SEARCH))
+register_play_kind(PlayKind(
+    KF, (KF,), "a kf arm", ("weights",),
+    lambda arm, leaf: KfSpec(arm["weights"]),
+    lambda spec: costs.BASELINE_DECISION_S,
+    needs=((("weights",), "weights", "a kf arm needs weights (a named vector: "
+            "engines/filters/kf_weights.py)"),),
     refusals=_NO_SEARCH))
 
 

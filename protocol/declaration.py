@@ -26,6 +26,7 @@ from analysis.panel_conventions import CONVENTIONS
 from analysis.reading_kinds import READING_KINDS
 from contracts.hashing import SHA256_PATTERN
 from contracts.panel_table import WORK
+from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LEAF_KINDS
 from protocol.arms import PLAY_KINDS
@@ -69,7 +70,8 @@ CHECKS = (check_screen, check_training, check_panel, check_arms, check_validatio
 def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
     plays, :data:`protocol.arms.PLAY_KINDS`), the root filters
-    (:data:`engines.filters.kinds.ROOT_FILTERS`), the leaves named without a path (the leaf kinds
+    (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's named weights
+    (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the leaves named without a path (the leaf kinds
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
@@ -79,6 +81,7 @@ def claim_schema() -> dict[str, Any]:
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
     arm["filter"]["enum"] = list(ROOT_FILTERS)
+    arm["weights"]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engines.play.players import BaselinePolicy, Policy, SearchPolicy
+from engines.play.players import BaselinePolicy, KfPolicy, Policy, SearchPolicy
 from engines.play.referee import ExternalPolicy
 from engines.play.spec import ARM_KINDS, PolicyError, PolicySpec, SearchSpec, parse_policy
 from engines.search.expectimax import Searcher
@@ -33,6 +33,7 @@ FACTORIES: dict[str, Callable[..., Policy]] = {
     "search": _search,
     "direct": _search,
     "external": lambda spec, verify: ExternalPolicy(spec),
+    "kf": lambda spec, verify: KfPolicy(spec),
 }
 
 

@@ -8,6 +8,8 @@ reports and Python)::
                                          factored node; sampling: our own)
     direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
+    kf:w=WEIGHTS                         (the six-feature Klein-Friedmann policy; WEIGHTS a
+                                          named vector: engines.filters.kf_weights)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
          | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
@@ -35,7 +37,7 @@ command words' ``sha256.N`` by ``N`` (a claim pins every file its program's
 words name: protocol/files.py).
 
 A parsed policy is a typed spec (:class:`BaselineSpec`, :class:`SearchSpec`,
-:class:`ExternalSpec`: each a :class:`PolicySpec`); each arm kind is one
+:class:`ExternalSpec`, :class:`KfSpec`: each a :class:`PolicySpec`); each arm kind is one
 :class:`ArmKind` in :data:`ARM_KINDS` (the words that start its strings and
 its parser).  The protocol builds specs from a claim's declaration and
 formats each once; ``drop7 run-arms`` parses its command line once; the
@@ -52,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from contracts.hashing import sha256_problem
+from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
@@ -64,6 +67,7 @@ BASELINE_NAMES = ("random", "centre-first", "lowest-column")
 DEFAULT_DEPTH = 3
 DEFAULT_STRATA = 7
 EXTERNAL = "external"
+KF = "kf"
 #: milliseconds an external program may take beyond ``movetime`` before its decision is
 #: a time-out (with no ``movetime``, the whole limit)
 DEFAULT_GRACE_MS = 10_000
@@ -188,6 +192,19 @@ class ExternalSpec(PolicySpec):
             f"sha256.{n}={sha}" for n, sha in self.pins]
         head = f"{EXTERNAL}[{','.join(params)}]" if params else EXTERNAL
         return f"{head}:{' '.join(self.command)}"
+
+
+@dataclass(frozen=True)
+class KfSpec(PolicySpec):
+    """The six-feature Klein-Friedmann policy with a named weight vector (one ply, greedy,
+    deterministic: docs/search.md)."""
+
+    weights: str
+    kind: ClassVar[str] = KF
+    name: ClassVar[str] = KF
+
+    def format(self) -> str:
+        return f"{KF}:w={self.weights}"
 
 
 @dataclass(frozen=True)
@@ -377,6 +394,21 @@ register_arm_kind(ArmKind("direct", ("direct",),
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
 
+def _parse_kf(text: str) -> KfSpec:
+    """``kf:w=WEIGHTS`` with WEIGHTS a named vector."""
+    head, sep, rest = text.partition(":")
+    if head != KF:
+        raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
+    params = _key_values(KF, rest, ("w",)) if sep and rest else {}
+    if params.get("w") not in KF_WEIGHTS:
+        raise PolicyError(f"{KF}: w must name weights ({' or '.join(KF_WEIGHTS)}), got "
+                          f"{text!r}")
+    return KfSpec(params["w"])
+
+
+register_arm_kind(ArmKind(KF, (KF,), _parse_kf, f"{KF}:w=WEIGHTS"))
+
+
 @dataclass(frozen=True)
 class Arm:
     """A named player: an arm's name and its typed spec; ``policy`` is the spec's canonical
@@ -392,7 +424,7 @@ class Arm:
 
     @property
     def kind(self) -> str:
-        """The arm kind (``baseline``, ``search``, ``direct``, ``external``)."""
+        """The arm kind (``baseline``, ``search``, ``direct``, ``external``, ``kf``)."""
         return self.spec.kind
 
 
