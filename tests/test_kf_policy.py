@@ -171,3 +171,29 @@ def test_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key, message
     text = str(err.value)
     assert "\n" not in text and f"kf-six-weight-policy-search.yaml: key {key}" in text
     assert message in text
+
+
+@pytest.mark.workflow
+def test_the_kf_claim_runs_end_to_end_in_smoke(tmp_path) -> None:
+    """The shipped claim by name under smoke: both KF arms play their policy strings, the
+    moves contrast and the optimum's threshold are read, the page is written."""
+    from workflow_support import failure_report, games_rows, load, plan_of, snakemake
+
+    work = tmp_path / "run"
+    work.mkdir()
+    result = snakemake(work, "--cores", "2", "--config", "profile=smoke", "--",
+                       "kf_six_weight_policy_search")
+    if result.returncode != 0:
+        pytest.fail(failure_report(result), pytrace=False)
+    plan = plan_of("smoke")
+    p, paths = plan.claims["kf-six-weight-policy-search"], plan.paths
+    primary = load(work / paths.path("contrast", claim=p.id, block=p.label, contrast="primary"))
+    assert primary["n"] == p.contrasts["primary"].games
+    verdict = load(work / paths.path("verdict", claim=p.id))
+    readings = {r["name"]: r for r in verdict["readings"]}
+    assert set(readings) == {"primary", "optimum-below", "depth-four", "score"}
+    assert "kf-optimum mean" in readings["optimum-below"]["reason"]
+    policies = {row["policy"] for f in (work / paths.root).rglob("*.csv")
+                if "games" in f.name for row in games_rows(f)}
+    assert {"kf:w=cem", "kf:w=transplanted"} <= policies
+    assert (work / paths.path("page", claim=p.id)).exists()
