@@ -150,6 +150,32 @@ def test_the_player_is_deterministic_legal_and_ranks_by_its_values() -> None:
     assert r.values[:6].tolist() == kf_ref.values(_grid(cols), 4, tuple(CEM))[:6]
 
 
+def test_a_pinned_weights_file_plays_as_its_vector_and_is_checked(tmp_path) -> None:
+    import json
+
+    from contracts.hashing import file_sha256
+
+    path = tmp_path / "cem.json"
+    path.write_text(json.dumps(list(kf_weights("cem"))))
+    sha = file_sha256(path)
+    spec = parse_policy(f"kf:w={sha}:{path}")
+    assert spec == KfSpec(None, sha, str(path)) and canonical_policy(spec.format()) == spec.format()
+    a, b = play_game(load_policy(spec), 9), play_game(load_policy("kf:w=cem"), 9)
+    a.pop("wall_s"), b.pop("wall_s")
+    a.pop("policy", None), b.pop("policy", None)
+    assert a == b and a["moves"] > 5  # the same vector plays the same game
+    other = "0" * 64
+    with pytest.raises(PolicyError) as err:
+        load_policy(f"kf:w={other}:{path}")
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+    load_policy(f"kf:w={other}:{path}", verify=False)  # verify off: the hash is not read
+    path.write_text(json.dumps([1.0] * 5))
+    with pytest.raises(PolicyError, match="a JSON list of 6 finite numbers"):
+        load_policy(f"kf:w={file_sha256(path)}:{path}")
+    with pytest.raises(PolicyError, match="needs a SHA-256 and a path"):
+        parse_policy(f"kf:w={sha.upper()}:{path}")
+
+
 def _claim(tmp_path, edit):
     return claims_copy(tmp_path / "c", edit, claim="kf-six-weight-policy-search")
 

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engines.filters.kf_weights import KfWeightsError
 from engines.play.players import BaselinePolicy, KfPolicy, Policy, SearchPolicy
 from engines.play.referee import ExternalPolicy
-from engines.play.spec import ARM_KINDS, PolicyError, PolicySpec, SearchSpec, parse_policy
+from engines.play.spec import (
+    ARM_KINDS,
+    KfSpec,
+    PolicyError,
+    PolicySpec,
+    SearchSpec,
+    parse_policy,
+)
 from engines.search.expectimax import Searcher
 from engines.search.leaf import load_leaf
 
@@ -26,6 +34,13 @@ def _search(spec: SearchSpec, verify: bool) -> Policy:
                                        register_seed=spec.sampling))
 
 
+def _kf(spec: KfSpec, verify: bool) -> Policy:
+    try:
+        return KfPolicy(spec, verify)
+    except KfWeightsError as exc:
+        raise PolicyError(f"{spec.format()}: {exc}") from None
+
+
 #: an arm kind (:data:`engines.play.spec.ARM_KINDS`) -> the function that builds its player
 #: from its spec (``verify``: check table files' SHA-256)
 FACTORIES: dict[str, Callable[..., Policy]] = {
@@ -33,7 +48,7 @@ FACTORIES: dict[str, Callable[..., Policy]] = {
     "search": _search,
     "direct": _search,
     "external": lambda spec, verify: ExternalPolicy(spec),
-    "kf": lambda spec, verify: KfPolicy(spec),
+    "kf": _kf,
 }
 
 

@@ -9,7 +9,8 @@ reports and Python)::
     direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     kf:w=WEIGHTS                         (the six-feature Klein-Friedmann policy; WEIGHTS a
-                                          named vector: engines.filters.kf_weights)
+                                          named vector, engines.filters.kf_weights, or
+                                          SHA256:PATH, a pinned JSON file of six numbers)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
          | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
@@ -196,15 +197,19 @@ class ExternalSpec(PolicySpec):
 
 @dataclass(frozen=True)
 class KfSpec(PolicySpec):
-    """The six-feature Klein-Friedmann policy with a named weight vector (one ply, greedy,
-    deterministic: docs/search.md)."""
+    """The six-feature Klein-Friedmann policy (one ply, greedy, deterministic: docs/search.md)
+    with a named weight vector, or (``weights`` None) the pinned file ``path`` of SHA-256
+    ``sha256``."""
 
-    weights: str
+    weights: str | None
+    sha256: str | None = None
+    path: str | None = None
     kind: ClassVar[str] = KF
     name: ClassVar[str] = KF
 
     def format(self) -> str:
-        return f"{KF}:w={self.weights}"
+        w = self.weights if self.weights is not None else f"{self.sha256}:{self.path}"
+        return f"{KF}:w={w}"
 
 
 @dataclass(frozen=True)
@@ -395,15 +400,22 @@ register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARA
 
 
 def _parse_kf(text: str) -> KfSpec:
-    """``kf:w=WEIGHTS`` with WEIGHTS a named vector."""
+    """``kf:w=WEIGHTS``: a named vector or ``SHA256:PATH``."""
     head, sep, rest = text.partition(":")
     if head != KF:
         raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
-    params = _key_values(KF, rest, ("w",)) if sep and rest else {}
-    if params.get("w") not in KF_WEIGHTS:
-        raise PolicyError(f"{KF}: w must name weights ({' or '.join(KF_WEIGHTS)}), got "
-                          f"{text!r}")
-    return KfSpec(params["w"])
+    w = (_key_values(KF, rest, ("w",)) if sep and rest else {}).get("w", "")
+    sha, colon, path = w.partition(":")
+    if colon:
+        problem = sha256_problem(sha)
+        if problem or not path:
+            raise PolicyError(f"{KF}: w=SHA256:PATH needs a SHA-256 and a path, got {w!r}"
+                              f"{f' ({problem})' if problem else ''}")
+        return KfSpec(None, sha, path)
+    if w not in KF_WEIGHTS:
+        raise PolicyError(f"{KF}: w must name weights ({' or '.join(KF_WEIGHTS)}) or a "
+                          f"pinned file (SHA256:PATH), got {text!r}")
+    return KfSpec(w)
 
 
 register_arm_kind(ArmKind(KF, (KF,), _parse_kf, f"{KF}:w=WEIGHTS"))
