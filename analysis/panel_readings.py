@@ -345,9 +345,10 @@ def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFA
 
 
 # ---- reading kinds: a figure, its bound or its halves against a declared threshold, and one
-# ranker against another
+# ranker against another (better than it, or no worse than it by more than a margin)
 
-#: figures where lower is better (``ranker-beats`` reads their difference's upper bound)
+#: figures where lower is better (``ranker-beats`` and ``ranker-non-inferior`` read their
+#: difference's upper bound)
 LOWER_IS_BETTER = ("regret", "regret_frac", "work", "work_ratio")
 #: what each kind compares: ``on`` is ``estimate``, ``bound`` (the lower bound for at-least,
 #: the upper for at-most) or ``halves`` (both halves)
@@ -408,6 +409,43 @@ def read_beats(name: str, ranker: str, other: str, figure_name: str, diff: Figur
     reason = (f"{ranker} - {other} {figure_name}: difference {diff.estimate:+.4g}, 95% "
               f"{bound} bound {value:+.4g} {sign if ok else 'not ' + sign} 0 (paired over "
               f"{diff.roots} roots of {diff.games} games)")
+    return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
+
+
+def read_non_inferior(name: str, ranker: str, other: str, figure_name: str, diff: Figure,
+                      margin: float, on: str = "bound", title: str | None = None) -> Reading:
+    """``ranker-non-inferior``: passes when ``ranker`` loses at most ``margin`` (a loss, above
+    0, in the figure's units) of ``other``'s figure: the paired difference ``ranker - other``
+    (:func:`difference`) has its 95% lower bound above ``-margin`` (``on: bound``), or both
+    halves (``halves``, the register's "on each held-out half-fold") or the estimate
+    (``estimate``) at least ``-margin``; mirrored for a figure where lower is better (the upper
+    bound below ``+margin``, halves or estimate at most ``+margin``)."""
+    kind = "ranker-non-inferior"
+    title = title or f"{name} ({kind})"
+    if on not in ON:
+        raise ValueError(f"on must be one of {', '.join(ON)}, got {on!r}")
+    if diff.estimate is None:
+        return Reading(name, kind, title, "not-run", f"{ranker} or {other} has no "
+                       f"{figure_name} on this panel")
+    lower_better = figure_name in LOWER_IS_BETTER
+    limit = margin if lower_better else -margin
+    if on == "bound":
+        got = [diff.upper if lower_better else diff.lower]
+        what = f"95% {'upper' if lower_better else 'lower'} bound"
+        sign = "<" if lower_better else ">"
+    else:
+        got = list(diff.halves) if on == "halves" else [diff.estimate]
+        what = "both halves" if on == "halves" else "the estimate"
+        sign = "<=" if lower_better else ">="
+    holds = {"<": lambda x: x < limit, ">": lambda x: x > limit,
+             "<=": lambda x: x <= limit, ">=": lambda x: x >= limit}[sign]
+    ok = all(x is not None and holds(x) for x in got)
+    shown = ", ".join("-" if x is None else f"{x:+.4g}" for x in got)
+    numbers = {"ranker": ranker, "other": other, "figure": figure_name, "margin": margin,
+               "on": on, **diff.to_dict()}
+    reason = (f"{ranker} - {other} {figure_name}: difference {diff.estimate:+.4g}, {what} "
+              f"{shown} {sign if ok else 'not ' + sign} {limit:+g} (margin {margin:g}; paired "
+              f"over {diff.roots} roots of {diff.games} games)")
     return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
 
 

@@ -11,9 +11,9 @@ page, the verdict and the records read:
   of every ranker against the reference, and ``reference_figures``, the
   reference read against itself (top-1 1, regret 0, tau 1: a check that the
   table is read the right way round);
-* ``differences``: one per reading of a paired kind (``ranker-beats``), the
-  paired difference it reads; ``readings``: every declared reading through
-  its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
+* ``differences``: one per reading of a paired kind (``ranker-beats``,
+  ``ranker-non-inferior``), the paired difference it reads; ``readings``: every declared
+  reading through its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
 * ``conventions``: the rules every figure and reading above is read under (the
   declaration's, :mod:`analysis.panel_conventions`), and ``side``: the figures, differences
   and readings under the other convention, shown beside on the page and deciding nothing;
@@ -117,7 +117,7 @@ def _check_reading(where: str, spec: Any, names: list[str], figures: Sequence[st
             raise PanelError(f"{where}.{p.key}: {spec.get(p.key)!r} is not a ranker of the "
                              f"panel ({', '.join(names)})")
     if kind.paired and spec[rankers[0].key] == spec[rankers[1].key]:
-        raise PanelError(f"{where}.{rankers[1].key}: a ranker cannot beat itself")
+        raise PanelError(f"{where}.{rankers[1].key}: a ranker cannot be read against itself")
     for p in kind.of_role("figure"):
         if spec.get(p.key) not in figures:
             raise PanelError(f"{where}.{p.key}: {spec.get(p.key)!r} is not a figure of the "

@@ -74,6 +74,19 @@ def margin_problem(margin: float) -> str | None:
     return None
 
 
+def loss_margin_problem(margin: float) -> str | None:
+    """Why ``margin`` cannot be a panel non-inferiority margin (None when it can): a finite
+    number above 0, the largest loss accepted in the figure's units (the register writes its
+    criteria so: "top-1 >= D4's - 0.02", "regret <= D4's + 0.02"); the sign of the loss
+    follows the figure, so the margin carries none.  0 would be ``ranker-beats``."""
+    problem = threshold_problem(margin)
+    if problem:
+        return problem
+    return None if margin > 0 else (f"{margin} is not above 0: the margin is the largest loss "
+                                    "accepted, in the figure's units (for a difference above "
+                                    "0, read ranker-beats)")
+
+
 def threshold_problem(threshold: float) -> str | None:
     """Why ``threshold`` cannot be a panel reading's threshold (None when it can): it must be
     a finite number."""

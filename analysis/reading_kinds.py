@@ -21,7 +21,7 @@ from typing import Any
 
 from analysis import readers
 from analysis.arm_figures import ARM_FIGURES, figure_problem
-from analysis.panel_readings import read_beats, read_threshold
+from analysis.panel_readings import read_beats, read_non_inferior, read_threshold
 
 #: the sources a reading reads (``arm``: an arm's figures, which its contrasts carry)
 CONTRAST, CURVE, HEALTH, PANEL, ARM = "contrast", "curve", "health", "panel", "arm"
@@ -206,12 +206,19 @@ def _beats(name: str, spec: Mapping[str, Any], diff: Any) -> Any:
                       spec.get("title"))
 
 
+def _non_inferior(name: str, spec: Mapping[str, Any], diff: Any) -> Any:
+    return read_non_inferior(name, spec["ranker"], spec["other"], spec["figure"], diff,
+                             float(spec["margin"]), spec.get("on", "bound"), spec.get("title"))
+
+
 _PF = ("pass", "fail")
 _CONTRAST = Parameter("contrast", "contrast")
 _WEIGHTS = Parameter("weights", "weights")
 _RANKER, _FIGURE = Parameter("ranker", "ranker"), Parameter("figure", "figure")
+_OTHER = Parameter("other", "ranker")
+_ON = Parameter("on", "value", "bound", readers.on_problem)
 _THRESHOLD = (_RANKER, _FIGURE, Parameter("threshold", "value", problem=readers.threshold_problem),
-              Parameter("on", "value", "bound", readers.on_problem))
+              _ON)
 _ARM_THRESHOLD = (Parameter("arm", "arm"), Parameter("figure", "value", problem=figure_problem),
                   *_THRESHOLD[2:])
 
@@ -241,7 +248,10 @@ for _kind in (
     ReadingKind("training-health", _PF, (_WEIGHTS,), HEALTH, readers.read_training_health),
     ReadingKind("figure-at-least", _PF, _THRESHOLD, PANEL, _threshold("figure-at-least")),
     ReadingKind("figure-at-most", _PF, _THRESHOLD, PANEL, _threshold("figure-at-most")),
-    ReadingKind("ranker-beats", _PF, (_RANKER, Parameter("other", "ranker"), _FIGURE), PANEL,
-                _beats, paired=True),
+    ReadingKind("ranker-beats", _PF, (_RANKER, _OTHER, _FIGURE), PANEL, _beats, paired=True),
+    ReadingKind("ranker-non-inferior", _PF,
+                (_RANKER, _OTHER, _FIGURE,
+                 Parameter("margin", "value", problem=readers.loss_margin_problem),
+                 _ON), PANEL, _non_inferior, paired=True),
 ):
     register_reading(_kind)

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from contracts.hashing import file_sha256
+from contracts.hashing import file_sha256, hash_mismatch
 from contracts.weights_dir import MANIFEST
 from engines.leaves.kinds import N_TERMS
 
@@ -232,14 +232,13 @@ def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | 
     if not path.is_dir():
         have = file_sha256(path)
         if have != sha256:
-            raise PinnedHashError(f"{path}: SHA-256 {have[:16]}... is not the pinned "
-                              f"{sha256[:16]}...")
+            raise PinnedHashError(f"{path}: {hash_mismatch(have, sha256)}")
         return kind, read_vector(path, terms), None, None
     try:
         have = read_manifest(path).get("sha256")
         if have != sha256:
-            raise PinnedHashError(f"{path / MANIFEST}: records SHA-256 {str(have)[:16]}..., "
-                                  f"not the pinned {sha256[:16]}...")
+            raise PinnedHashError(f"{path / MANIFEST}: "
+                                  + hash_mismatch(have, sha256, "the recorded SHA-256"))
         if kind == LINEAR_FILE:
             weights, _ = load_linear(path, verify)
             return kind, _vector(weights, str(path)), None, None

@@ -20,18 +20,24 @@ from engines.leaves.kinds import LEAF_KINDS, LeafSpec
 from engines.play.spec import (
     BASELINE_NAMES,
     EXTERNAL,
+    KF,
     BaselineSpec,
     ExternalSpec,
+    KfSpec,
     PolicySpec,
     SearchSpec,
     external_spec,
+    parse_sampling,
 )
 from protocol import costs
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
-KIND_KEYS = ("depth", "filter", "leaf", "reveals", "strata", "command", "grace", "movetime",
-             "options")
+KIND_KEYS = ("depth", "filter", "leaf", "reveals", "sampling", "strata", "command", "grace",
+             "movetime", "options", "weights")
+#: keys no arm may declare together: ``(key reported, other key, message)``
+CONFLICTS = (("sampling", "reveals", "the register's sampling has no factored chance node: "
+              "declare no reveals with it"),)
 
 
 @dataclass(frozen=True)
@@ -92,19 +98,27 @@ def _external_seconds(spec: ExternalSpec) -> float:
             else spec.movetime_ms / 1000)
 
 
-_NO_SEARCH = {k: "{what} takes no " + k for k in ("depth", "filter", "leaf", "reveals", "strata")}
+_NO_SEARCH = {k: "{what} takes no " + k
+              for k in ("depth", "filter", "leaf", "reveals", "sampling", "strata")}
+
+
+def _sampling(arm: Mapping[str, Any]) -> int | None:
+    """The register's policy seed of a declared ``sampling`` (None: our own samples)."""
+    return parse_sampling(arm["sampling"]) if "sampling" in arm else None
+
 
 register_play_kind(PlayKind(
-    "search", ("search",), "a search arm", ("depth", "filter", "leaf", "reveals", "strata"),
+    "search", ("search",), "a search arm",
+    ("depth", "filter", "leaf", "reveals", "sampling", "strata"),
     lambda arm, leaf: SearchSpec("search", leaf, arm["depth"], arm["strata"],
-                                 arm.get("reveals"), arm.get("filter")),
+                                 arm.get("reveals"), arm.get("filter"), _sampling(arm)),
     _search_seconds,
     needs=((("leaf",), "leaf", "a search arm needs a leaf"),
            (("depth", "strata"), "depth", "a search arm needs depth and strata"))))
 register_play_kind(PlayKind(
-    "direct", ("direct",), "a direct arm", ("filter", "leaf", "reveals", "strata"),
+    "direct", ("direct",), "a direct arm", ("filter", "leaf", "reveals", "sampling", "strata"),
     lambda arm, leaf: SearchSpec("direct", leaf, 1, arm.get("strata", 7), arm.get("reveals"),
-                                 arm.get("filter")),
+                                 arm.get("filter"), _sampling(arm)),
     _search_seconds,
     needs=((("leaf",), "leaf", "a direct arm needs a leaf"),),
     refusals={"depth": "a direct arm plays one ply: no depth"}))
@@ -115,10 +129,17 @@ register_play_kind(PlayKind(
 register_play_kind(PlayKind(
     EXTERNAL, (EXTERNAL,), "an external arm", ("command", "grace", "movetime", "options"),
     lambda arm, leaf: external_spec(arm["command"], arm.get("options"), arm.get("movetime"),
-                                    arm.get("grace")),
+                                    arm.get("grace"), arm.get("pins")),
     _external_seconds,
     needs=((("command",), "command", "an external arm needs a command (the program and its "
             "arguments)"),),
+    refusals=_NO_SEARCH))
+register_play_kind(PlayKind(
+    KF, (KF,), "a kf arm", ("weights",),
+    lambda arm, leaf: KfSpec(arm["weights"]),
+    lambda spec: costs.BASELINE_DECISION_S,
+    needs=((("weights",), "weights", "a kf arm needs weights (a named vector: "
+            "engines/filters/kf_weights.py)"),),
     refusals=_NO_SEARCH))
 
 
@@ -134,6 +155,14 @@ def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
             owners = [k.what for k in PLAY_KINDS.values() if key in k.takes]
             fail(key, kind.refusals.get(key, f"only {' or '.join(owners)} takes {key}")
                  .format(what=what))
+    if "sampling" in arm and "sampling" in kind.takes:
+        try:
+            parse_sampling(arm["sampling"])
+        except ValueError as exc:
+            fail("sampling", str(exc))
+    for key, other, message in CONFLICTS:
+        if key in arm and other in arm:
+            fail(key, message)
 
 
 def arm_spec(arm: Mapping[str, Any], leaf: LeafSpec | None = None) -> PolicySpec:

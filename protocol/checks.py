@@ -13,9 +13,11 @@
   refused as its opening would refuse it, after the training.
 * :func:`preflight` - the disk the run will write and the memory its largest
   job needs, against what the machine has: one line naming the shortfall;
-  every external arm's program starts, takes its options and answers a trial
-  decision (:func:`external_programs`).
-* :func:`estimate_table` - every claim's estimated CPU hours by stage.
+  every external arm's program starts, takes its options and answers its trial
+  decisions (:func:`external_programs`, from :func:`trial_programs`, which the run
+  makes before its estimate).
+* :func:`estimate_table` - every claim's estimated CPU hours by stage (an external arm's
+  games from its program's measured seconds a decision).
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from contracts.hashing import hash_mismatch
 from engines.seedbank import load_bank
 from protocol import costs
+from protocol.arms import decision_seconds
 from protocol.held_out import block_refusal, check_consistency
 from protocol.ledger import (
     LedgerError,
@@ -99,8 +104,7 @@ def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
             if sha != art.sha256:
                 raise DeclarationError(
                     f"{p.claim.path}: key {_pin_key(plan, c, key)}: the frozen {key} "
-                    f"({art.record}) has SHA-256 {sha[:16]}..., the declaration pins "
-                    f"{art.sha256[:16]}...")
+                    f"({art.record}): its " + hash_mismatch(sha, art.sha256))
     path, committed = plan.profile["ledger"], is_committed(plan.profile["ledger"])
     for c, p in plan.claims.items():
         for block in p.blocks:
@@ -202,39 +206,69 @@ def _memory_bytes() -> int | None:
         return None
 
 
-def external_programs(plan: Plan, claims: Sequence[str]) -> None:
-    """Refuse with one line an external arm whose program cannot play, before any block opens.
+@dataclass(frozen=True)
+class Trial:
+    """One external arm's check: the median seconds of its trial decisions, or the line that
+    refuses it (``key``: the arm's key that line names, ``command`` or ``options``)."""
 
-    Each arm's program is started as its jobs will start it (from the run's working
-    directory, :func:`engines.play.referee.check_program`): every command word that names
-    a file must exist, the program must start, shake hands in this protocol version, take
-    the arm's options and answer a trial decision; then it is told to quit."""
+    seconds: float | None = None
+    key: str = "command"
+    refusal: str | None = None
+
+
+def trial_programs(plan: Plan, claims: Sequence[str] | None = None
+                   ) -> dict[tuple[str, str], Trial]:
+    """Start every external arm's program of ``claims`` (every claim of the plan when None)
+    as its jobs will start it, from the run's working directory
+    (:func:`engines.play.referee.check_program`): every command word that names a file must
+    exist (and hash to its pin), the program must start, shake hands in this protocol
+    version, take the arm's options and answer its trial decisions, whose seconds are timed;
+    then it is told to quit.  A program that cannot play is kept as its refusal (raised by
+    :func:`external_programs` for a claim the run runs), not raised here: a dry run's
+    estimate lists every claim."""
     from engines.play.referee import OptionError, ProgramError, check_program
     from engines.play.spec import ExternalSpec
 
-    for c in claims:
-        p = plan.claims[c]
-        for name, arm in p.arms.items():
+    out = {}
+    for c in plan.claims if claims is None else claims:
+        for name, arm in plan.claims[c].arms.items():
             if not isinstance(arm.spec, ExternalSpec):
                 continue
             if shutil.which(arm.spec.command[0]) is None:
-                raise DeclarationError(f"{p.claim.path}: key arms.{name}.command: program "
-                                       f"{arm.spec.command[0]!r} not found on PATH or from "
-                                       f"{Path.cwd()}")
+                out[c, name] = Trial(refusal=f"program {arm.spec.command[0]!r} not found on "
+                                             f"PATH or from {Path.cwd()}")
+                continue
             try:
-                check_program(arm.spec)
+                out[c, name] = Trial(check_program(arm.spec)[1])
             except ProgramError as exc:
                 key = "options" if isinstance(exc, OptionError) else "command"
-                raise DeclarationError(f"{p.claim.path}: key arms.{name}.{key}: the program "
-                                       f"cannot play: {exc}") from None
+                out[c, name] = Trial(key=key, refusal=f"the program cannot play: {exc}")
+    return out
+
+
+def external_programs(plan: Plan, claims: Sequence[str],
+                      trials: dict[tuple[str, str], Trial] | None = None) -> None:
+    """Refuse with one line naming the claim's file and the arm's key an external arm of
+    ``claims`` whose program cannot play (:func:`trial_programs`; ``trials``: those the run
+    made already, before its estimate), before any block opens."""
+    tried = {c for c, _ in trials} if trials is not None else set()
+    trials = {**(trials or {}), **trial_programs(plan, [c for c in claims if c not in tried])}
+    for c in claims:
+        for name in plan.claims[c].arms:
+            t = trials.get((c, name))
+            if t is not None and t.refusal is not None:
+                raise DeclarationError(f"{plan.claims[c].claim.path}: key arms.{name}.{t.key}: "
+                                       f"{t.refusal}")
 
 
 def preflight(plan: Plan, claims: Sequence[str], free: int | None = None,
-              memory: int | None = None) -> str:
+              memory: int | None = None,
+              trials: dict[tuple[str, str], Trial] | None = None) -> str:
     """Refuse with one line when the disk or the memory cannot hold the run of ``claims``,
-    or an external arm's program cannot play (:func:`external_programs`); else the line the
-    run prints of what it asked for."""
-    external_programs(plan, claims)
+    or an external arm's program cannot play (:func:`external_programs`, from ``trials``
+    when the run made them before its estimate); else the line the run prints of what it
+    asked for."""
+    external_programs(plan, claims, trials)
     need = sum(disk_need(plan.claims[c], plan.profile["keep_final_state"]) for c in claims)
     root = Path(plan.paths.root)
     probe = next((d for d in (root, *root.parents) if d.exists()), Path("."))
@@ -255,18 +289,43 @@ def preflight(plan: Plan, claims: Sequence[str], free: int | None = None,
             f"job needs {biggest / 1e9:.1f} GB of memory{have}")
 
 
-def estimate_table(plan: Plan) -> str:
-    """Every claim's estimated CPU hours by stage, as text (what a dry run prints)."""
+def estimate_table(plan: Plan, trials: dict[tuple[str, str], Trial] | None = None) -> str:
+    """Every claim's estimated CPU hours by stage, as text (what a dry run prints).  An
+    external arm's games are costed from its program's measured trial decisions
+    (``trials``, :func:`trial_programs`) when given, else from the model's seconds a
+    decision (its ``movetime``, or :data:`protocol.costs.EXTERNAL_DECISION_S`); a line
+    under the table says which, for each external arm."""
+    from engines.play.spec import ExternalSpec
+
+    width = max([24, *(len(c) + 2 for c in plan.order())])
     lines = [f"estimated CPU hours of the {plan.name} profile (one core each; "
              "docs/claims.md has the model):",
-             f"  {'claim':<24}{'train':>9}{'validation':>12}{'screen':>9}{'panel':>9}"
+             f"  {'claim':<{width}}{'train':>9}{'validation':>12}{'screen':>9}{'panel':>9}"
              f"{'total':>9}"]
+    notes = []
     for c in plan.order():
-        est = plan.claims[c].estimate()
+        measured = {}
+        for name, arm in plan.claims[c].arms.items():
+            if not isinstance(arm.spec, ExternalSpec):
+                continue
+            t = (trials or {}).get((c, name))
+            if t is not None and t.seconds is not None:
+                measured[name] = t.seconds
+                notes.append(f"  {c} arm {name}: {t.seconds * 1000:.1f} ms a decision, "
+                             "measured (the median of its program's trial decisions)")
+            else:
+                why = ("its program cannot play" if t is not None
+                       else "its program not started")
+                notes.append(f"  {c} arm {name}: {decision_seconds(arm.spec) * 1000:g} ms a "
+                             f"decision, assumed, not measured ({why})")
+        est = plan.claims[c].estimate(measured)
         hours = [est[k] / 3600 for k in ("train", "validation", "screen", "panel")]
         mark = "" if c in plan.run else "   (not in the default target)"
         if plan.claims[c].sequential is not None:
             mark += "   (screen: at most; sequential, it may stop at an earlier look)"
-        lines.append(f"  {c:<24}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
+        lines.append(f"  {c:<{width}}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
             [*hours, sum(hours)], (9, 12, 9, 9, 9), strict=True)) + mark)
+    if notes:
+        lines += ["external arms' seconds a decision (their games: "
+                  f"{costs.MOVES_PER_GAME} decisions each):", *notes]
     return "\n".join(lines)

@@ -10,13 +10,13 @@ it.  The checks and plans of each part of a claim are in
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from analysis.sequential.design import SequentialDesign
+from protocol.files import run_relative
 
 
 def declared_screen(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -127,8 +127,9 @@ def is_pinned(leaf: Any) -> bool:
 
 
 def pinned_path(claim: Claim, file: str) -> str:
-    """A pinned file's path as the run reads it: as written, normalised, relative to the
-    run's working directory (the repository, as an external arm's command is; a claims folder
-    holds declarations only).  The SHA-256 beside it names what the file is wherever it lies."""
+    """A pinned file's path as the run reads it and its records name it: normalised,
+    relative to the run's working directory (the repository, as an external arm's command
+    is; :func:`protocol.files.run_relative`, which refuses a path outside it).  The SHA-256
+    beside it names what the file is wherever the run's directory lies."""
     del claim  # one place to change if paths ever become relative to the declaration
-    return os.path.normpath(file)
+    return run_relative(file)

@@ -21,7 +21,8 @@ import math
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: seconds per decision of an external program that declares no movetime (unknown: a
-#: d3s7 search's order, so its games are cut into shards like one)
+#: d3s7 search's order, so its games are cut into shards like one); its estimate uses its
+#: program's measured trial decisions instead (protocol.checks.trial_programs)
 EXTERNAL_DECISION_S = 0.05
 #: moves of a game, for estimates (strong d3s7 arms play 90-140)
 MOVES_PER_GAME = 120

@@ -24,11 +24,14 @@ from typing import Any
 
 from analysis.panel_conventions import CONVENTIONS
 from analysis.reading_kinds import READING_KINDS
+from contracts.hashing import SHA256_PATTERN
 from contracts.panel_table import WORK
+from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LEAF_KINDS
 from protocol.arms import PLAY_KINDS
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path, screen_arm_names
+from protocol.files import OutsideRootError, command_paths, run_relative
 from protocol.parts.arm import check_arms
 from protocol.parts.base import KeyCheck, names_of
 from protocol.parts.contrasts import check_contrasts
@@ -67,22 +70,25 @@ CHECKS = (check_screen, check_training, check_panel, check_arms, check_validatio
 def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
     plays, :data:`protocol.arms.PLAY_KINDS`), the root filters
-    (:data:`engines.filters.kinds.ROOT_FILTERS`), the leaves named without a path (the leaf kinds
+    (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's named weights
+    (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the leaves named without a path (the leaf kinds
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
-    (:data:`analysis.panel_conventions.CONVENTIONS`): each is listed once, where it is
-    registered."""
+    (:data:`analysis.panel_conventions.CONVENTIONS`) and a SHA-256's spelling
+    (:data:`contracts.hashing.SHA256_PATTERN`): each is listed once, where it is registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
     arm["filter"]["enum"] = list(ROOT_FILTERS)
+    arm["weights"]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
     reading["kind"]["enum"] = list(READING_KINDS)
     schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
     schema["properties"]["panel"]["properties"]["conventions"]["enum"] = list(CONVENTIONS)
+    schema["$defs"]["sha256"]["pattern"] = SHA256_PATTERN
     return schema
 
 
@@ -100,7 +106,32 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     design = check_sequential(doc, chk)
     for part in (check_verdict, check_recorded):
         part(doc, chk)
+    record_paths(doc, chk)
     return Claim(doc["id"], path, doc, design)
+
+
+def record_paths(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Write every file the declaration names as it is recorded, relative to the run's
+    directory (:mod:`protocol.files`; a file outside it is refused): an external arm's
+    command words that name files, and each pinned file (an arm's leaf, the comparator, a
+    warm start).  The declaration enters the protocol hash, the records and the page, so
+    none of them holds a path of this machine."""
+    pinned = [(f"arms.{n}.leaf", a.get("leaf")) for n, a in doc["arms"].items()]
+    pinned.append(("validation.comparator", doc.get("validation", {}).get("comparator")))
+    pinned += [(f"weights.{n}.train.init", w["train"].get("init"))
+               for n, w in doc.get("weights", {}).items()]
+    for key, leaf in pinned:
+        if is_pinned(leaf):
+            try:
+                leaf["file"] = run_relative(leaf["file"])
+            except OutsideRootError as exc:
+                chk.fail(f"{key}.file", str(exc))
+    for name, arm in doc["arms"].items():
+        if "command" in arm:
+            try:
+                arm["command"] = list(command_paths(arm["command"])[0])
+            except OutsideRootError as exc:
+                chk.fail(f"arms.{name}.command[{exc.args[1]}]", exc.args[0])
 
 
 def check_across(claims: Mapping[str, Claim]) -> None:

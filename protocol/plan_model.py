@@ -10,7 +10,7 @@ arms, contrasts, sequential screen, panel, pins) is in its module of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ from analysis.report.model import (
 )
 from protocol import costs
 from protocol.claim import Claim
+from protocol.files import shown_path
 from protocol.parts.arm import PlannedArm, is_search_shrink
 from protocol.parts.contrasts import PlannedContrast
 from protocol.parts.panel import PlannedPanel
@@ -218,7 +219,7 @@ class ClaimPlan:
         doc = self.claim.doc
         return ClaimDescription(
             id=self.id, title=doc["title"], claim=doc["claim"], theory=doc.get("theory"),
-            path=str(self.claim.path), block=self.block, blocks=list(self.blocks),
+            path=shown_path(self.claim.path), block=self.block, blocks=list(self.blocks),
             seeds=list(self.seeds), label=self.label, shares_block_of=self.shares_block_of,
             tier=self.tier, shrunk=list(self.shrunk), limits=list(self.limits),
             proxy=self.proxy,
@@ -251,13 +252,16 @@ class ClaimPlan:
         read)."""
         return self.description().to_json()
 
-    def estimate(self) -> dict[str, float]:
+    def estimate(self, measured: Mapping[str, float] | None = None) -> dict[str, float]:
         """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``,
-        ``panel``: labelling and ranking its roots)."""
+        ``panel``: labelling and ranking its roots); ``measured``: seconds a decision of arms
+        measured (an external program's trial decisions), in place of the model's."""
+        measured = measured or {}
         train = sum(costs.train_seconds(t.layout, end - start, t.entries)
                     for t in self.trained.values() for start, end in t.segments)
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
-        screen = sum(a.games * a.seconds_per_game for a in self.arms.values())
+        screen = sum(a.games * (costs.game_seconds(measured[n]) if n in measured
+                                else a.seconds_per_game) for n, a in self.arms.items())
         panel = self.panel.seconds() if self.panel else 0.0
         return {"train": train, "validation": val, "screen": screen, "panel": panel}
 

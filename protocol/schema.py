@@ -28,6 +28,7 @@ from jsonschema import Draft202012Validator, validators
 
 from contracts.cli_numbers import not_a_float
 from contracts.errors import clip
+from contracts.hashing import SHA256_PATTERN, sha256_problem
 from contracts.input_file import decode_utf8
 
 
@@ -62,9 +63,19 @@ def describe(error: Any) -> str:
         # with a negative one is not "not one of" the names the other branch allows)
         fitting = [e for e in error.context
                    if _fits(error.validator_value[e.relative_schema_path[0]], error.instance)]
+        # of those, a branch whose keys the value has (no unknown or missing key of its own)
+        # says more than one that would not take its keys ({file, sha256: TODO} is a pin
+        # with a bad hash, not a {weights} leaf with an unknown key file)
+        depth = len(error.absolute_path)
+        misfits = {e.relative_schema_path[0] for e in error.context
+                   if len(e.absolute_path) == depth
+                   and e.validator in ("additionalProperties", "required")}
+        fitting = [e for e in fitting if e.relative_schema_path[0] not in misfits] or fitting
         best = min(fitting or error.context,
                    key=lambda e: (len(e.absolute_path), e.validator != "enum"))
         return describe(best)
+    if error.validator == "pattern" and error.validator_value == SHA256_PATTERN:
+        return f"key {key_path(where)}: {sha256_problem(error.instance)}"
     return f"key {key_path(where)} = {error.instance!r}: {error.message}"
 
 

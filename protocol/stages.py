@@ -26,7 +26,7 @@ from analysis.contrast import contrast_paired
 from analysis.games_table import pair_arms, read_games, select_block
 from analysis.readings import evaluate
 from contracts.atomic import atomic_dir
-from contracts.hashing import file_sha256
+from contracts.hashing import file_sha256, hash_mismatch
 from contracts.json_file import write_json
 from contracts.weights_dir import TABLES
 
@@ -130,5 +130,4 @@ def freeze(curve: Mapping[str, Any], gate: Mapping[str, Any], rule: Any, frozen_
 def check_artefact(record: Mapping[str, Any], key: str, pin: str | None, where: str) -> None:
     """Raise when a frozen record's SHA-256 differs from the declaration's pin."""
     if pin is not None and record["sha256"] != pin:
-        raise ValueError(f"{where}: the frozen {key} has SHA-256 {record['sha256'][:16]}..., "
-                         f"the declaration pins {pin[:16]}...")
+        raise ValueError(f"{where}: the frozen {key}'s " + hash_mismatch(record["sha256"], pin))

@@ -12,10 +12,10 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
-CLAIMS = ("depth-five", "factored-chance", "fourth-ply", "linear-trained-leaf",
-          "ntuple-line-tuples", "ntuple-line-tuples-lanes", "reveal-construction-leaf",
-          "reveal-quadrature", "shallow-ordering", "survival-instinct",
-          "treestrap-linear-leaf-refit")
+CLAIMS = ("depth-five", "factored-chance", "factored-chance-ladder", "fourth-ply",
+          "kf-six-weight-policy-search", "linear-trained-leaf", "ntuple-line-tuples",
+          "ntuple-line-tuples-lanes", "reveal-construction-leaf", "reveal-quadrature",
+          "shallow-ordering", "survival-instinct", "treestrap-linear-leaf-refit")
 
 
 def shipped(claim: str) -> dict[str, Any]:
@@ -131,3 +131,13 @@ def profile_like(directory: Path, profile: str, **over: Any) -> str:
     path = directory / f"{profile}-like.yaml"
     path.write_text(yaml.safe_dump(deep_merge(doc, over)), encoding="utf-8")
     return str(path)
+
+
+def player_in(run: Path, folder: str = "p") -> list[str]:
+    """The test player (``tests/referee_player.py``) copied into the folder
+    ``run/folder`` (beside the claims folder, which holds declarations only), and its
+    command as a claim names it: relative to the run's directory
+    ``run`` (a claim may name no file outside it, protocol/files.py)."""
+    (run / folder).mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / "tests" / "referee_player.py", run / folder / "referee_player.py")
+    return ["python3", f"{folder}/referee_player.py"]

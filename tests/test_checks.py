@@ -62,6 +62,9 @@ def test_the_estimate_lists_every_claim() -> None:
     text = estimate_table(load_plan(REPO, {"profile": "paper"}))
     assert "fourth-ply" in text and "(not in the default target)" in text
     assert text.splitlines()[0].startswith("estimated CPU hours of the paper profile")
+    # the columns line up whatever the length of a claim's id
+    rows = [line for line in text.splitlines()[1:] if line.startswith("  ")]
+    assert len({len(line.split("   (")[0]) for line in rows}) == 1
 
 
 def test_disk_need_counts_two_states_at_most_and_one_for_a_single_segment(

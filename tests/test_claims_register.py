@@ -179,3 +179,48 @@ def test_the_treestrap_refit_pins_the_registers_published_weights() -> None:
     assert searches(plan, "treestrap-linear-leaf-refit") == {"refit-d4s7": (3, 7, 256),
                                                              "fair-d4s7": (3, 7, 256)}
     assert plan.claims["treestrap-linear-leaf-refit"].block == 1055
+
+
+def test_the_reveal_ladder_keeps_its_searches_and_reads_the_per_move_rates() -> None:
+    """factored-chance's depth-3 ladder: M=12 against M=6 at its declared searches on 32 pilot
+    games, its mechanism read as clears and reveals per move on the same games."""
+    plan = plan_of("pilot")
+    assert searches(plan, "factored-chance-ladder") == {
+        "fair-d3-n7m12": (3, 7, 32), "fair-d3-n7m6": (3, 7, 32), "fair-d3-n7m1": (3, 7, 32)}
+    arms = plan.claims["factored-chance-ladder"].arms
+    assert (arms["fair-d3-n7m12"].reveals, arms["fair-d3-n7m6"].reveals) == (12, 6)
+    metrics = {n: c.metric for n, c in plan.claims["factored-chance-ladder"].contrasts.items()}
+    assert metrics == {"primary": "score", "six-over-one": "score",
+                       "clears": "clears_per_move", "reveals": "reveals_per_move"}
+    assert plan.claims["factored-chance-ladder"].block == 1056
+
+
+def test_the_kf_claim_plans_both_weight_vectors_and_the_d4s7_leg() -> None:
+    """Paper: the two KF arms on all 256 games of block 62, fair d4s7 on the first 32; the pilot
+    plays d3s7 in its place on the same 32 (and says so); the optimum's threshold and the
+    register's head result are declared as the theory states them."""
+    from engines.filters.kf_weights import KF_WEIGHTS
+
+    paper = plan_of("paper")
+    claim = paper.claims["kf-six-weight-policy-search"]
+    assert claim.block == 62
+    assert {n: a.policy for n, a in claim.arms.items()} == {
+        "kf-optimum": "kf:w=cem", "kf-transplanted": "kf:w=transplanted",
+        "fair-d4s7": "search:leaf=linear,d=4,s=7"}
+    assert {n: a.games for n, a in claim.arms.items()} == {
+        "kf-optimum": 256, "kf-transplanted": 256, "fair-d4s7": 32}
+    pilot = plan_of("pilot").claims["kf-six-weight-policy-search"]
+    assert pilot.arms["fair-d4s7"].policy == "search:leaf=linear,d=3,s=7"
+    assert pilot.arms["kf-optimum"].games == 256 and pilot.arms["fair-d4s7"].games == 32
+    assert any("fair-d4s7" in s and "d4s7" in s for s in pilot.shrunk)
+    doc = shipped("kf-six-weight-policy-search")
+    assert doc["theory"] == "TH-20260902-kf-six-weight-policy-search-8a6e41a8"
+    assert doc["readings"]["optimum-below"]["threshold"] == 205530
+    assert doc["recorded"]["result"] == "RS-20260902T084356Z-784ebf14"
+    # the head result carries the optimum's arm only: the others' rows are its parent's fields
+    assert set(doc["recorded"]["arms"]) == {"kf-optimum"}
+    assert any("RS-20260902T084356Z-2488ecc7" in n for n in doc["recorded"]["notes"])
+    assert doc["contrasts"]["primary"]["metric"] == "moves"
+    # the optimum is the register's unit vector, the transplanted vector is not one
+    assert abs(sum(w * w for w in KF_WEIGHTS["cem"][0]) - 1) < 1e-12
+    assert KF_WEIGHTS["transplanted"][0][0] == 175.67544967426653

@@ -246,6 +246,21 @@ def test_a_reading_declares_over_which_every_yaml_reader_reads_alike(tmp_path) -
     assert load_claims(directory)[ID].readings["d3-top1"]["on"] == "halves"
 
 
+def test_a_non_inferiority_reading_and_the_register_s_figures_load(tmp_path) -> None:
+    """``ranker-non-inferior`` with its margin (``over`` filled in as ``bound``), and
+    ``recorded.rankers`` with a pooled figure and two halves."""
+    def edit(doc: dict[str, Any]) -> None:
+        doc["readings"]["d2-no-worse"] = {"kind": "ranker-non-inferior", "ranker": "fair-d2s7",
+                                          "other": "fair-d3s7", "figure": "regret_frac",
+                                          "margin": 0.02}
+        doc["recorded"] = {"source": "s", "rankers": {
+            "fair-d2s7": {"top1": 0.568, "pairwise": [0.8, 0.78]}}}
+    claim = load_claims(folder(tmp_path, edit))[ID]
+    assert claim.readings["d2-no-worse"]["on"] == "bound"
+    assert claim.readings["d2-no-worse"]["margin"] == 0.02
+    assert claim.doc["recorded"]["rankers"]["fair-d2s7"]["top1"] == 0.568
+
+
 def test_the_old_key_on_is_refused_naming_the_new_one(tmp_path) -> None:
     """YAML 1.1 reads a bare ``on`` as true: the key is refused, one line naming ``over``."""
     directory = folder(tmp_path)
@@ -338,6 +353,42 @@ REFUSALS = {
     "ranker beats itself": (_reading(kind="ranker-beats", ranker="fair-d3s7",
                                      other="fair-d3s7", figure="top1"), "readings.x.other",
                             "against itself"),
+    "non-inferiority margin missing": (_reading(kind="ranker-non-inferior", ranker="fair-d2s7",
+                                                other="fair-d3s7", figure="top1"),
+                                       "readings.x.margin", "missing: a ranker-non-inferior "
+                                       "reading needs ranker, other, figure, margin"),
+    "non-inferiority margin not above 0": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top1",
+        margin=-0.02), "readings.x.margin", "-0.02 is not above 0"),
+    "non-inferiority margin not finite": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top1",
+        margin=math.nan), "readings.x.margin", "not a finite number"),
+    "non-inferiority against an unknown ranker": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="one-ply", figure="top1",
+        margin=0.02), "readings.x.other", "no ranker 'one-ply'"),
+    "non-inferiority on an unknown figure": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top2",
+        margin=0.02), "readings.x.figure", "no figure 'top2'"),
+    "non-inferiority over the median": (_reading(
+        kind="ranker-non-inferior", ranker="fair-d2s7", other="fair-d3s7", figure="top1",
+        margin=0.02, over="median"), "readings.x.over", "unknown 'median'"),
+    "non-inferior to itself": (_reading(kind="ranker-non-inferior", ranker="fair-d3s7",
+                                        other="fair-d3s7", figure="top1", margin=0.02),
+                               "readings.x.other", "against itself"),
+    "recorded ranker not declared": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d5s7": {"top1": 0.5}}}), "recorded.rankers.fair-d5s7",
+        "not a ranker of the panel (fair-d1s7, fair-d2s7, fair-d3s7)"),
+    "recorded figure unknown": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d2s7": {"top2": 0.5}}}), "recorded.rankers.fair-d2s7.top2",
+        "not a figure of the panel"),
+    "recorded figure not a number": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d2s7": {"top1": "high"}}}), "recorded.rankers.fair-d2s7.top1", "high"),
+    "recorded halves not two": (_set("recorded", {"source": "s", "rankers": {
+        "fair-d2s7": {"top1": [0.5, 0.6, 0.7]}}}), "recorded.rankers.fair-d2s7.top1",
+        "a figure or its two halves"),
+    "recorded rankers without a panel": (_both(_no_panel, _set("recorded", {
+        "source": "s", "rankers": {"fair-d2s7": {"top1": 0.5}}})), "recorded.rankers",
+        "declares no panel"),
     "panel reading without a panel": (_both(_no_panel, _reading(
         kind="figure-at-least", ranker="fair-d3s7", figure="top1", threshold=0.5)),
         "readings.x.kind", "declares no panel"),

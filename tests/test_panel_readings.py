@@ -12,12 +12,14 @@ from scipy.stats import kendalltau
 
 from analysis.bootstrap import BOOTSTRAP_SEED
 from analysis.panel_readings import (
+    Figure,
     PanelError,
     difference,
     figure,
     panel_roots,
     per_root,
     read_beats,
+    read_non_inferior,
     read_ranker,
     read_threshold,
 )
@@ -176,6 +178,71 @@ def test_a_better_ranker_beats_a_worse_one_paired_by_game():
     same = difference(good, good, "top1", n_resamples=R)
     assert read_beats("b", "noisy", "noisy", "top1", same).outcome == "fail"
     assert d.estimate == pytest.approx(per_root(good)["top1"].mean() - per_root(bad)["top1"].mean())
+
+
+def _diff(estimate, lower, upper, halves):
+    return Figure(estimate, lower, upper, halves, 40, 8, R, BOOTSTRAP_SEED)
+
+
+@pytest.mark.parametrize("figure_name, diff, margin, on, outcome", [
+    # top-1 (higher is better): the lower bound must be above -margin, strictly
+    ("top1", _diff(-0.01, -0.019, 0.0, (-0.02, 0.0)), 0.02, "bound", "pass"),
+    ("top1", _diff(-0.01, -0.021, 0.0, (-0.02, 0.0)), 0.02, "bound", "fail"),
+    ("top1", _diff(-0.01, -0.02, 0.0, (-0.02, 0.0)), 0.02, "bound", "fail"),
+    # both halves at least -margin (the register's "on each held-out half-fold")
+    ("top1", _diff(-0.01, -0.05, 0.0, (-0.02, 0.0)), 0.02, "halves", "pass"),
+    ("top1", _diff(-0.01, -0.05, 0.0, (-0.03, 0.01)), 0.02, "halves", "fail"),
+    ("top1", _diff(-0.02, -0.05, 0.0, (-0.03, 0.01)), 0.02, "estimate", "pass"),
+    ("top1", _diff(-0.021, -0.05, 0.0, (-0.03, 0.01)), 0.02, "estimate", "fail"),
+    # regret (lower is better), the mirror: the upper bound must be below +margin
+    ("regret_frac", _diff(0.01, -0.01, 0.019, (0.02, 0.0)), 0.02, "bound", "pass"),
+    ("regret_frac", _diff(0.01, -0.01, 0.021, (0.02, 0.0)), 0.02, "bound", "fail"),
+    ("regret_frac", _diff(0.01, -0.01, 0.05, (0.02, 0.0)), 0.02, "halves", "pass"),
+    ("regret_frac", _diff(0.01, -0.01, 0.05, (0.03, 0.0)), 0.02, "halves", "fail"),
+    # work: a ranker doing 40 more nodes a root is non-inferior at a margin of 50, not of 30
+    ("work", _diff(40.0, 20.0, 45.0, (30.0, 50.0)), 50.0, "bound", "pass"),
+    ("work", _diff(40.0, 20.0, 45.0, (30.0, 50.0)), 30.0, "bound", "fail"),
+])
+def test_non_inferiority_reads_the_bound_halves_or_estimate_against_the_margin(
+        figure_name, diff, margin, on, outcome):
+    r = read_non_inferior("n", "cand", "base", figure_name, diff, margin, on)
+    assert (r.outcome, r.kind) == (outcome, "ranker-non-inferior")
+    assert r.numbers["margin"] == margin and r.numbers["on"] == on
+    limit = f"{margin if figure_name in ('regret_frac', 'work') else -margin:+g}"
+    assert limit in r.reason and ("not " in r.reason) == (outcome == "fail")
+
+
+def test_non_inferiority_of_a_missing_figure_is_not_run():
+    empty = Figure(None, None, None, (None, None), 0, 0, R, BOOTSTRAP_SEED)
+    assert read_non_inferior("n", "a", "b", "tau", empty, 0.02).outcome == "not-run"
+
+
+def test_non_inferiority_reads_a_bootstrap_of_games_computed_by_hand():
+    """The paired difference ranker - other, by root, resampled by game with the screens'
+    generator, then its 0.05 quantile against -margin: computed here by plain loops."""
+    rows = make_rows(games=10, roots=6, noise=0.5) + [
+        r | {"ranker": "worse"} for r in make_rows(games=10, roots=6, noise=0.8)
+        if r["ranker"] == "noisy"]
+    cand, base = plain_figures(rows, "ref", "worse"), plain_figures(rows, "ref", "noisy")
+    keys = sorted({(int(r["game"]), int(r["root"])) for r in rows})
+    games = sorted({g for g, _ in keys})
+    per_game = {g: [c - b for (gg, _), c, b in zip(keys, cand["top1"], base["top1"],
+                                                   strict=True) if gg == g] for g in games}
+    means = []
+    for b in range(R):
+        drawn = [games[(plain_splitmix(BOOTSTRAP_SEED, b * len(games) + j) >> 32)
+                       * len(games) >> 32] for j in range(len(games))]
+        pooled = [x for g in drawn for x in per_game[g]]
+        means.append(sum(pooled) / len(pooled))
+    lower = float(np.quantile(means, 0.05))
+    estimate = float(np.mean(cand["top1"] - base["top1"]))
+    d = difference(panel_roots(rows, "ref", "worse"), panel_roots(rows, "ref", "noisy"), "top1",
+                   n_resamples=R)
+    assert (d.lower, d.estimate) == (pytest.approx(lower, abs=1e-12), pytest.approx(estimate))
+    assert estimate < 0 < -lower  # the worse ranker loses top-1: a margin decides
+    read = lambda m: read_non_inferior("n", "worse", "noisy", "top1", d, m).outcome  # noqa: E731
+    assert read(-lower + 1e-9) == "pass"
+    assert read(-lower - 1e-9) == "fail"
 
 
 def test_threshold_readings_compare_estimate_bound_or_halves():

@@ -16,6 +16,7 @@ from analysis.panel_readings import (
     figure_names,
     panel_roots,
     read_beats,
+    read_non_inferior,
     read_ranker,
     read_threshold,
 )
@@ -134,6 +135,28 @@ def test_readings_are_what_the_reading_functions_give(panel) -> None:
     assert out["readings"]["noisy-over-random"]["outcome"] == "pass"
 
 
+def test_a_non_inferiority_reading_reads_its_paired_difference_under_both_conventions(
+        ) -> None:
+    """``ranker-non-inferior`` gets its paired difference in ``differences`` (and the side's),
+    and its reading is what the reading function gives on it, under each convention."""
+    rows = make_rows(games=10, roots=6)
+    declaration = json.loads(json.dumps(DECLARATION))
+    declaration["readings"]["random-no-worse"] = {
+        "kind": "ranker-non-inferior", "ranker": "random", "other": "noisy",
+        "figure": "regret_frac", "margin": 0.05, "on": "halves"}
+    out = read_panel(rows, synthetic_roots(rows), declaration, R)
+    for conventions, part in (("harness", out), ("register", out["side"])):
+        diff = difference(panel_roots(rows, "ref", "random"), panel_roots(rows, "ref", "noisy"),
+                          "regret_frac", (2, 3), R, conventions=conventions)
+        assert part["differences"]["random-no-worse"] == json.loads(json_text(diff.to_dict()))
+        want = read_non_inferior("random-no-worse", "random", "noisy", "regret_frac", diff,
+                                 0.05, "halves")
+        assert part["readings"]["random-no-worse"] == json.loads(json_text(want.to_dict()))
+    # a random ranker loses far more than 0.05 of the spread to a good one in each half
+    assert out["readings"]["random-no-worse"]["outcome"] == "fail"
+    assert min(out["differences"]["random-no-worse"]["halves"]) > 0.05
+
+
 def test_a_work_ratio_difference_is_the_difference_of_the_ratios(panel) -> None:
     _, _, out = panel
     got = out["differences"]["noisy-work"]["estimate"]
@@ -188,7 +211,13 @@ def test_the_readings_file_round_trips_through_json(panel, tmp_path) -> None:
     (lambda d: d["readings"]["noisy-top1"].update(kind="screen"),
      r"^readings\.noisy-top1\.kind: 'screen' is not a panel reading kind"),
     (lambda d: d["readings"]["noisy-over-random"].update(other="noisy"),
-     r"^readings\.noisy-over-random\.other: a ranker cannot beat itself"),
+     r"^readings\.noisy-over-random\.other: a ranker cannot be read against itself"),
+    (lambda d: d["readings"].update(x={"kind": "ranker-non-inferior", "ranker": "random",
+                                       "other": "noisy", "figure": "top1", "margin": 0}),
+     r"^readings\.x\.margin: 0 is not above 0"),
+    (lambda d: d["readings"].update(x={"kind": "ranker-non-inferior", "ranker": "random",
+                                       "other": "noisy", "figure": "top1"}),
+     r"^readings\.x\.margin: None is not a number"),
 ])
 def test_a_bad_declaration_is_one_line_naming_the_key(change, message) -> None:
     declaration = json.loads(json.dumps(DECLARATION))

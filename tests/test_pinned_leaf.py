@@ -168,7 +168,7 @@ def test_ntuple_tables_in_a_weights_directory_load_by_their_stream_hash(tmp_path
     assert (facts.kind, facts.entries) == ("ntuple-file", values.shape[0])
     leaf = load_leaf(f"ntuple-file:{digest}:{directory}")
     assert np.array_equal(leaf.tables, values)
-    with pytest.raises(PinnedError, match="records SHA-256"):
+    with pytest.raises(PinnedError, match="the recorded SHA-256"):
         check_pinned(directory, "c" * 64)
     # the manifest says the pin, the array does not hold it: hashed before any job
     arr = np.load(directory / "tables.npy", mmap_mode="r+")
@@ -287,7 +287,7 @@ def test_a_claim_reads_a_pinned_file_by_path_and_hash(tmp_path, monkeypatch) -> 
 
 def test_a_claim_without_a_pinned_file_describes_as_before(tmp_path) -> None:
     plan = load_plan(REPO, {"profile": "smoke"})
-    pinning = {"reveal-construction-leaf"}  # the one shipped claim that pins a file
+    pinning = {"reveal-construction-leaf", "treestrap-linear-leaf-refit"}  # the shipped pins
     assert all(plan.claims[name].pinned for name in pinning)
     for p in (p for name, p in plan.claims.items() if name not in pinning):
         assert "pinned" not in p.describe() and p.pinned == {}
@@ -436,3 +436,70 @@ def test_a_shipped_claims_file_is_read_from_the_repository_in_any_directory(
     (tmp_path / shipped).write_text(json.dumps([*FAIR_WEIGHTS.tolist(), 1.0]))
     with pytest.raises(PinnedError, match="is not the pinned"):
         check_pinned(shipped, digest, ("aligned_double_hit",))
+
+
+@pytest.mark.parametrize(("pin", "said"), [
+    ("A" * 64, "upper-case hex digits: write the SHA-256 in lower case"),
+    ("...", "'...' is not hex digits (a placeholder?)"),
+    ("TODO", "'TODO' is not hex digits (a placeholder?)"),
+    ("abc123", "6 hex digits: a SHA-256 has 64"),
+])
+def test_a_bad_sha256_is_named_by_its_key_and_what_is_wrong(tmp_path, monkeypatch, pin,
+                                                             said) -> None:
+    """Not "unknown key file": the pin's own branch of the leaf's schema says what is wrong."""
+    monkeypatch.chdir(tmp_path)
+    np.save(tmp_path / "w.npy", FAIR_WEIGHTS)
+    own, path = _claim(tmp_path, {"file": "w.npy", "sha256": pin})
+    with pytest.raises(DeclarationError) as err:
+        _plan(tmp_path, own)
+    assert str(err.value) == f"{path}: key arms.fair-d2s7.leaf.sha256: " + said + (
+        str(err.value).split(said, 1)[1])
+    assert "unknown key" not in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_mismatched_pin_prints_both_hashes_in_full(tmp_path, monkeypatch) -> None:
+    """Two pins sharing their first 16 digits are told apart: both in full, and where they
+    first differ."""
+    monkeypatch.chdir(tmp_path)
+    np.save(tmp_path / "w.npy", FAIR_WEIGHTS)
+    have = sha(tmp_path / "w.npy")
+    pin = have[:40] + ("0" if have[40] != "0" else "1") + have[41:]
+    own, path = _claim(tmp_path, {"file": "w.npy", "sha256": pin})
+    with pytest.raises(DeclarationError) as err:
+        before_any_job(_plan(tmp_path, own))
+    assert str(err.value) == (f"{path}: key arms.fair-d2s7.leaf.sha256: w.npy: SHA-256 "
+                              f"{have} is not the pinned {pin} (they differ from hex digit 41 on)")
+
+
+def test_a_pinned_file_by_absolute_path_is_recorded_relative_to_the_run(tmp_path,
+                                                                        monkeypatch) -> None:
+    """Its policy string, protocol hash and records hold the run-relative path, not this
+    machine's: the same claim planned in another directory is the same experiment."""
+    hashes = []
+    for run in (tmp_path / "one", tmp_path / "two"):
+        (run / "w").mkdir(parents=True)
+        monkeypatch.chdir(run)
+        digest = npy(run / "w" / "cma.npy", FAIR_WEIGHTS)
+        own, _ = _claim(run, {"file": str(run / "w" / "cma.npy"), "sha256": digest})
+        p = _plan(run, own).claims["fair-depth-prefix"]
+        assert p.arms["fair-d2s7"].policy == f"search:leaf=linear-file:{digest}:w/cma.npy,d=1,s=3"
+        described = p.describe()
+        record = experiment_record(described, "2026-12-06T00:00:00Z", [])
+        assert str(run) not in json.dumps(described) + json.dumps(record)
+        hashes.append(protocol_sha256(described))
+    assert hashes[0] == hashes[1]
+
+
+@pytest.mark.parametrize("where", ["../w.npy", "ABSOLUTE"])
+def test_a_pinned_file_outside_the_run_is_refused_in_one_line(tmp_path, monkeypatch,
+                                                             where) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    monkeypatch.chdir(run)
+    digest = npy(tmp_path / "w.npy", FAIR_WEIGHTS)
+    file = str(tmp_path / "w.npy") if where == "ABSOLUTE" else where
+    own, path = _claim(run, {"file": file, "sha256": digest})
+    with pytest.raises(DeclarationError) as err:
+        _plan(run, own)
+    assert str(err.value).startswith(f"{path}: key arms.fair-d2s7.leaf.file: {file} is outside "
+                                     f"the run's directory ({run})")

@@ -140,3 +140,20 @@ def test_search_policy_reads_only_the_public_state() -> None:
     first = player.choose(a, cols)
     player.new_game(2)
     assert player.choose(b, cols) == first
+
+
+def test_an_external_policy_pins_its_command_words_by_sha256() -> None:
+    """``sha256.N`` names a command word's file by its hash; it round-trips and is checked."""
+    from engines.play.spec import ExternalSpec
+
+    pin = "0123456789abcdef" * 4
+    text = f"external[movetime=5,option.side=left,sha256.1={pin}]:python3 p/player.py"
+    spec = parse_policy(text)
+    assert isinstance(spec, ExternalSpec) and spec.pins == ((1, pin),)
+    assert spec.format() == text
+    for bad, said in [(f"sha256.2={pin}", "sha256.2 must be an integer 0..1"),
+                      (f"sha256.01={pin}", "write sha256.1"),
+                      (f"sha256.1={pin.upper()}", "upper-case hex digits"),
+                      ("sha256.1=TODO", "a placeholder")]:
+        with pytest.raises(PolicyError, match=said):
+            parse_policy(f"external[{bad}]:python3 p/player.py")

@@ -32,7 +32,8 @@ def test_every_kind_has_a_reader_and_outcomes() -> None:
     panel's readings file, which :func:`evaluate` takes their readings from."""
     assert all(k.reader and k.outcomes and set(k.held) & set(k.outcomes)
                for k in READING_KINDS.values())
-    assert set(kinds_of(PANEL)) == {"figure-at-least", "figure-at-most", "ranker-beats"}
+    assert set(kinds_of(PANEL)) == {"figure-at-least", "figure-at-most", "ranker-beats",
+                                    "ranker-non-inferior"}
 
 
 def test_screen_passes_a_clear_gain_and_fails_a_loss() -> None:

@@ -31,7 +31,8 @@ GOOD = {
         "contrasts": {"primary": {"mean_delta": 5433, "bootstrap_lb": -9877,
                                   "wins_ties_losses": [9, 0, 7]},
                       "wide": {"mean_delta": 20000, "bootstrap_lb": 1500.2,
-                               "wins_ties_losses": [10, 1, 5], "halves": [20000]}}},
+                               "wins_ties_losses": [10, 1, 5], "halves": [20000]}},
+        "rankers": {"shallow": {"top1": [0.561, 0.575]}}},
 }
 
 
@@ -101,6 +102,11 @@ def _edited(**recorded) -> dict:
     # a figure the table has no meaning for is refused, never skipped
     (_edited(arms={"deep": {"median": 5}}),
      "key recorded.arms.deep.median: no key of the register is known to carry median"),
+    (_edited(rankers={"shallow": {"top1": 16}}),
+     f"key recorded.rankers.shallow.top1: 16 is {HEAD}'s metrics.deepGames, a key that is not "
+     "a top1 figure"),
+    (_edited(rankers={"shallow": {"top1": [0.561, 0.576]}}),
+     f"key recorded.rankers.shallow.top1[1]: 0.576 is not a figure of {HEAD}"),
 ])
 def test_each_disagreement_is_one_line_naming_the_file_and_key(tmp_path, capsys, doc,
                                                                 says) -> None:
@@ -137,9 +143,12 @@ def test_every_figure_a_shipped_claim_quotes_has_a_meaning_in_the_table(claim) -
     """A key missing from FIGURE_KEYS would be refused against the real register: the table
     must name every kind of figure the shipped claims quote."""
     rec = shipped(claim).get("recorded") or {}
-    keys = {k for part in ("arms", "contrasts", "validation")
-            for figures in (rec.get(part) or {}).values() for k in figures}
-    keys = {k for k in keys if k != "halves"} | {"games"}
+    keys = {"games"}
+    for part in ("arms", "contrasts", "validation", "rankers"):
+        for figures in (rec.get(part) or {}).values():
+            for k, v in figures.items():
+                split = isinstance(v, list) and k != "wins_ties_losses"
+                keys |= {f"{k}[{i}]" for i in range(len(v))} if split else {k}
     assert keys <= set(FIGURE_KEYS), (claim, keys - set(FIGURE_KEYS))
 
 

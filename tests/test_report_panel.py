@@ -124,6 +124,31 @@ def test_the_panel_section_shows_summary_boards_no_values_and_a_figure_per_readi
     assert run.verdict.verdict == "supported-as-tested"
 
 
+def test_the_register_s_figures_of_a_ranker_stand_in_italics_beside_ours(doc) -> None:
+    """``recorded.rankers``: a row in italics under each ranker the register reports, a
+    pooled figure as it is, two halves as halves; a ranker it does not report has none."""
+    run = panel_run(doc)
+    rid = "RS-20260823T194142Z-946e3cd1"
+    run.plan = replace(run.plan, recorded={
+        "result": rid, "source": "the register's probe",
+        "rankers": {"noisy": {"top1": 0.568, "pairwise": [0.8014, 0.7792]}}})
+    section = render_claim(run).split("<h2>Ranking panel</h2>")[1].split("<h2>Contrasts")[0]
+    rows = re.findall(r'<tr class="anchor"><td class="l">recorded: ([^<]+)</td>(.*?)</tr>',
+                      section, re.S)
+    assert [name for name, _ in rows] == ["noisy"]
+    cells = re.findall(r"<td>(.*?)</td>", rows[0][1], re.S)
+    names = PanelSection.from_json(doc).figure_names
+    assert len(cells) == len(names)
+    assert cells[names.index("top1")] == "0.568"
+    assert cells[names.index("pairwise")] == "halves 0.801 / 0.779"
+    assert cells[names.index("tau")] == ""
+    ours = section.index('<td class="l">noisy<br>')
+    assert ours < section.index("recorded: noisy") < section.index('<td class="l">random<br>')
+    assert f"the register's figures for these rankers ({rid})" in section
+    run.plan = replace(run.plan, recorded={})
+    assert "recorded: " not in render_claim(run).split("<h2>Ranking panel</h2>")[1]
+
+
 @pytest.mark.parametrize("conventions", ["harness", "register"])
 def test_the_page_states_its_conventions_and_shows_the_others_beside_deciding_nothing(
         conventions) -> None:

@@ -126,7 +126,7 @@ def test_freeze_refuses_a_failed_gate_and_a_tampered_checkpoint(tmp_path) -> Non
 def test_a_pinned_artefact_must_match() -> None:
     check_artefact({"sha256": "a" * 64}, "c/w", None, "f.yaml")
     check_artefact({"sha256": "a" * 64}, "c/w", "a" * 64, "f.yaml")
-    with pytest.raises(ValueError, match="f.yaml: the frozen c/w has SHA-256 aaaa"):
+    with pytest.raises(ValueError, match="f.yaml: the frozen c/w's SHA-256 aaaa"):
         check_artefact({"sha256": "a" * 64}, "c/w", "b" * 64, "f.yaml")
 
 

@@ -115,17 +115,14 @@ def test_a_cycle_of_shared_blocks_is_one_line_in_a_dry_run(tmp_path) -> None:
 
 def test_a_claim_with_an_external_arm_writes_its_report(tmp_path) -> None:
     """A program outside the project (tests/referee_player.py, plain Python speaking
-    docs/referee.md) plays a smoke screen end to end, paired with the internal fair arm."""
-    import sys
-    from pathlib import Path
+    docs/referee.md, copied under the run's directory) plays a smoke screen end to end,
+    paired with the internal fair arm."""
+    from claims_support import external_claim, player_in
 
-    from claims_support import external_claim
-
-    player = [sys.executable, str(Path(__file__).with_name("referee_player.py"))]
+    work = tmp_path / "run"
+    player = player_in(work)
     claims = claims_copy(tmp_path / "claims",
                          extra={"external-player": external_claim(player)})
-    work = tmp_path / "run"
-    work.mkdir()
     result = snakemake(work, "--cores", "2", "--config", "profile=smoke",
                        f"claims_dir={claims}", "--", "external_player")
     if result.returncode != 0:
@@ -138,4 +135,4 @@ def test_a_claim_with_an_external_arm_writes_its_report(tmp_path) -> None:
     verdict = load(work / paths.path("verdict", claim=p.id))
     assert verdict["verdict"] != "invalidated-by-methodological-error" or verdict["reason"]
     html = (work / paths.path("page", claim=p.id)).read_text()
-    assert "external[" in html and "referee_player.py" in html
+    assert "external[" in html and "p/referee_player.py" in html and str(work) not in html

@@ -157,7 +157,7 @@ def _conventions(doc: Mapping[str, Any], source: str, key: str) -> str:
 @dataclass(frozen=True)
 class SideReading:
     """The panel read under the convention it was not declared with: every ranker's figures,
-    the ``ranker-beats`` differences and the readings' outcomes, shown beside the deciding
+    the paired readings' differences and the readings' outcomes, shown beside the deciding
     ones (they decide nothing)."""
 
     conventions: str
@@ -181,7 +181,8 @@ class SideReading:
 class PanelSection:
     """A panel's readings file, typed: the reference and the rankers (table names), who gives
     values, the roots, every ranker's figures and the reference's own, the differences of
-    ``ranker-beats`` readings, the panel readings, the agreement of choices, the roots shown."""
+    paired readings (``ranker-beats``, ``ranker-non-inferior``), the panel readings, the
+    agreement of choices, the roots shown."""
 
     reference: str
     rankers: list[str]

@@ -10,6 +10,10 @@ state (:func:`chance_key`), so the same state always gets the same samples:
 * reveal event ``k`` of sample ``s`` uses stratum ``(s + rot_k) mod S``
   (:data:`engines.drop7.core.SRC_STRATIFIED`).
 
+The register's samples (``SRC_REGISTER``, :mod:`engines.drop7.register_rng`)
+are an option of the same kernels: ``src`` picks the source and ``key`` is then
+the register's state seed, shared by every column of a node.
+
 Boards are mirror-canonicalised (the lexicographically smaller of the board
 and its left-right mirror in row-major order, top row first) before they are
 keyed, so a position and its mirror image get mirrored samples.
@@ -21,6 +25,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
+from engines.drop7 import register_rng
 from engines.drop7.board import MOVES_PER_LEVEL
 from engines.drop7.core import (
     OUT_CLEARED,
@@ -37,6 +42,7 @@ from engines.drop7.core import (
     SC_RUN,
     SC_STOP_DEPTH,
     SCRATCH_LEN,
+    SRC_REGISTER,
     SRC_STRATIFIED,
     STOPPED,
     cascade,
@@ -45,9 +51,9 @@ from engines.drop7.core import (
     finish_move,
     gravity,
     play_move,
+    reveal_parts,
+    reveal_sample,
     scan,
-    stratum_parts,
-    stratum_value,
     waves,
 )
 from engines.drop7.nibbles import count_flags, occupied
@@ -116,16 +122,32 @@ def sample_disc(key, strata, sample) -> np.int64:
     return v if v <= 7 else 7
 
 
+@njit(cache=True, inline="always")
+def next_disc(src, key, strata, sample) -> np.int64:
+    """Next disc of chance sample ``sample`` from source ``src``."""
+    if src == SRC_REGISTER:
+        return register_rng.sample_disc(key, strata, sample)
+    return sample_disc(key, strata, sample)
+
+
 @njit(cache=True)
 def play_sample(cols, column, disc, moves_remaining, key, strata, sample, scratch, out):
-    """Play a move in place with the reveals of chance sample ``sample``.
+    """:func:`play_sample_of` with our own samples (``SRC_STRATIFIED``)."""
+    return play_sample_of(SRC_STRATIFIED, cols, column, disc, moves_remaining, key, strata,
+                          sample, scratch, out)
+
+
+@njit(cache=True)
+def play_sample_of(src, cols, column, disc, moves_remaining, key, strata, sample, scratch, out):
+    """Play a move in place with the reveals of chance sample ``sample`` from source ``src``
+    (``SRC_STRATIFIED``, or ``SRC_REGISTER`` with ``key`` the register's node seed).
 
     Returns ``(status, moves_remaining_after)`` like
     :func:`engines.drop7.core.play_move`; ``out[OUT_REVEALS] == 0`` means the
     move revealed nothing, so every sample of this chance node gives the same
     board.
     """
-    return play_move(cols, column, disc, moves_remaining, SRC_STRATIFIED, key, scratch, 0,
+    return play_move(cols, column, disc, moves_remaining, src, key, scratch, 0,
                      strata, sample, scratch, out)
 
 
@@ -154,7 +176,7 @@ _SR = SCRATCH_LEN + 24
 
 
 @njit(cache=True, _nrt=False)
-def _share_reveal(cols, key, strata, scratch) -> None:
+def _share_reveal(src, cols, key, strata, scratch) -> None:
     """Finish the first revealing wave without its values (shared by every sample).
 
     Drops the poppers (the reveal cells stay grey) and keeps in
@@ -180,7 +202,7 @@ def _share_reveal(cols, key, strata, scratch) -> None:
         e = scratch[_SR + 2 * i]
         c = e & 7
         run = (scratch[SC_RUN + c] >> (4 * (e >> 3))) & 0xF
-        rot, m = stratum_parts(key, i, strata)
+        rot, m = reveal_parts(src, key, i, strata)
         scratch[_SR + 2 * i] = e | (scratch[SC_H + c] << 6) | (run << 9) | (rot << 12)
         scratch[_SR + 2 * i + 1] = m
     for c in range(7):
@@ -190,7 +212,7 @@ def _share_reveal(cols, key, strata, scratch) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def _finish_sample(cols, mr, key, strata, s, scratch, out) -> np.int64:
+def _finish_sample(src, cols, mr, key, strata, s, scratch, out) -> np.int64:
     """Sample ``s`` from the shared board on: its reveal values, the rest of its cascade and
     the rest of the move (:func:`core.finish_move`).  Returns the moves remaining after."""
     for c in range(7):
@@ -202,16 +224,16 @@ def _finish_sample(cols, mr, key, strata, s, scratch, out) -> np.int64:
         e = scratch[_SR + 2 * i]
         c = e & 7
         sh = 4 * ((e >> 3) & 7)
-        v = stratum_value(e >> 12, scratch[_SR + 2 * i + 1], s, strata)
+        v = reveal_sample(src, e >> 12, scratch[_SR + 2 * i + 1], s, strata)
         cols[c] = (cols[c] & ~(0xF << sh)) | (v << sh)
         if v == ((e >> 6) & 7) or v == ((e >> 9) & 7):  # the revealed disc pops at once
             scratch[SC_POP + c] |= 1 << sh
             pops = 1
     depth = scratch[_SD]
     if pops:  # the next wave's poppers: the shared board's and the revealed discs that pop
-        depth = waves(cols, depth, SRC_STRATIFIED, key, scratch, 0, strata, s, scratch, out,
+        depth = waves(cols, depth, src, key, scratch, 0, strata, s, scratch, out,
                       False)
-    return finish_move(cols, depth, mr, out[OUT_ROSE] != 0, SRC_STRATIFIED, key, scratch, 0,
+    return finish_move(cols, depth, mr, out[OUT_ROSE] != 0, src, key, scratch, 0,
                        strata, s, scratch, out, False)
 
 
@@ -227,7 +249,7 @@ def _record(cols, mr, out, boards, res, row) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def _shared_part(cols, column, disc, mr, key, strata, scratch, out) -> np.int64:
+def _shared_part(src, cols, column, disc, mr, key, strata, scratch, out) -> np.int64:
     """The move up to its first reveal; returns the moves remaining after, or
     ``STOPPED`` when a reveal stopped it (``out[OUT_ROSE]`` tells in which cascade)."""
     for i in range(OUT_LEN):
@@ -238,21 +260,29 @@ def _shared_part(cols, column, disc, mr, key, strata, scratch, out) -> np.int64:
     cols[column] = w | (disc << (4 * h))
     depth = 1
     if pops:
-        depth = cascade(cols, 1, SRC_STRATIFIED, key, scratch, 0, strata, 0, scratch, out, True)
+        depth = cascade(cols, 1, src, key, scratch, 0, strata, 0, scratch, out, True)
     if depth != STOPPED:
-        depth = finish_move(cols, depth, mr, False, SRC_STRATIFIED, key, scratch, 0, strata, 0,
+        depth = finish_move(cols, depth, mr, False, src, key, scratch, 0, strata, 0,
                             scratch, out, True)
     if depth == STOPPED:
-        _share_reveal(cols, key, strata, scratch)
+        _share_reveal(src, cols, key, strata, scratch)
     return depth
 
 
 @njit(cache=True, _nrt=False)
 def play_strata(cols, column, disc, moves_remaining, key, strata, boards, res, row0, scratch,
                 out) -> np.int64:
+    """:func:`play_strata_of` with our own samples (``SRC_STRATIFIED``)."""
+    return play_strata_of(SRC_STRATIFIED, cols, column, disc, moves_remaining, key, strata,
+                          boards, res, row0, scratch, out)
+
+
+@njit(cache=True, _nrt=False)
+def play_strata_of(src, cols, column, disc, moves_remaining, key, strata, boards, res, row0,
+                   scratch, out) -> np.int64:
     """Every chance sample of one move, sharing the work before the first reveal.
 
-    Sample ``s`` (``0 <= s < strata``) equals :func:`play_sample` ``(cols,
+    Sample ``s`` (``0 <= s < strata``) equals :func:`play_sample_of` ``(src, cols,
     column, disc, moves_remaining, key, strata, s)``: its board goes to
     ``boards[row0 + s]`` and its results to ``res[row0 + s]`` (``RES_*``:
     moves remaining after, points, game over, waves, reveals).  Returns the
@@ -267,7 +297,7 @@ def play_strata(cols, column, disc, moves_remaining, key, strata, boards, res, r
     cascade on only when one of them pops or the shared board holds a
     popper, and finishes the move (:func:`core.finish_move`).
     """
-    mr = _shared_part(cols, column, disc, moves_remaining, key, strata, scratch, out)
+    mr = _shared_part(src, cols, column, disc, moves_remaining, key, strata, scratch, out)
     if mr != STOPPED:
         _record(cols, mr, out, boards, res, row0)
         return 1
@@ -284,6 +314,6 @@ def play_strata(cols, column, disc, moves_remaining, key, strata, boards, res, r
         out[OUT_REVEALS] = scratch[_SN]
         out[OUT_CLEARED] = cleared
         out[OUT_ROSE] = rose_at
-        mr2 = _finish_sample(cols, mr_shared, key, strata, s, scratch, out)
+        mr2 = _finish_sample(src, cols, mr_shared, key, strata, s, scratch, out)
         _record(cols, mr2, out, boards, res, row0 + s)
     return strata

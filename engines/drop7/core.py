@@ -10,7 +10,7 @@ the hot path of play, training and search, and each rule has one home:
 twin in :mod:`engines.drop7.rules` states the same rules plainly and the
 tests hold the two equal.
 
-Reveal values come from one of three sources, chosen by ``kind``:
+Reveal values come from one of four sources, chosen by ``kind``:
 
 * ``SRC_SEEDED``: the game's counter-based stream, ``key`` = the move's
   reveal key (:func:`engines.drop7.rng.reveal_key`).
@@ -20,6 +20,9 @@ Reveal values come from one of three sources, chosen by ``kind``:
   ``1 + floor(7 (stratum + frac_k) / S)``, where ``rot_k`` and ``frac_k`` come
   from ``key`` (a hash of the public state) and ``k``.  With ``S = 7`` a
   single reveal meets each value exactly once over the samples.
+* ``SRC_REGISTER``: search samples drawn as the research register draws them
+  (:mod:`engines.drop7.register_rng`, ``key`` = its state seed): the same
+  stratified shape, a rotation per event and a jitter per sample.
 
 Game state for drivers lives in an ``int64`` array indexed by the ``ST_*``
 constants; the seed stays with the driver and never enters a policy.
@@ -30,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.drop7 import register_rng
 from engines.drop7.board import (
     CLEAR_BONUS,
     LEVEL_BONUS,
@@ -66,7 +70,7 @@ from engines.drop7.rng import (
 
 __all__ = ["col_height", "is_legal", "legal_mask"]  # re-exported for drivers and tests
 
-SRC_SEEDED, SRC_LIST, SRC_STRATIFIED = 0, 1, 2
+SRC_SEEDED, SRC_LIST, SRC_STRATIFIED, SRC_REGISTER = 0, 1, 2, 3
 
 # Results of one move, written into an int64 array of length OUT_LEN.
 OUT_POINTS, OUT_WAVES, OUT_POPPED, OUT_REVEALS, OUT_CLEARED, OUT_ROSE, OUT_OVER = range(7)
@@ -129,6 +133,23 @@ def stratum_value(rot, m, sample, strata) -> np.int64:
 
 
 @njit(cache=True, inline="always")
+def reveal_parts(kind, key, j, strata):
+    """The sample-free parts of stratified reveal ``j`` of a chance source
+    (``SRC_STRATIFIED`` or ``SRC_REGISTER``)."""
+    if kind == SRC_REGISTER:
+        return register_rng.reveal_parts(key, j, strata)
+    return stratum_parts(key, j, strata)
+
+
+@njit(cache=True, inline="always")
+def reveal_sample(kind, rot, m, sample, strata) -> np.int64:
+    """The value sample ``sample`` draws for a reveal with parts :func:`reveal_parts`."""
+    if kind == SRC_REGISTER:
+        return register_rng.event_value(rot, m, sample, strata)
+    return stratum_value(rot, m, sample, strata)
+
+
+@njit(cache=True, inline="always")
 def _reveal(kind, key, rarr, pos, strata, sample, j):
     """Value of the ``j``-th reveal of the move from the chosen source (-1: none left)."""
     if kind == SRC_SEEDED:
@@ -137,8 +158,8 @@ def _reveal(kind, key, rarr, pos, strata, sample, j):
         if pos + j >= rarr.shape[0]:
             return -1
         return rarr[pos + j]
-    rot, m = stratum_parts(key, j, strata)
-    return stratum_value(rot, m, sample, strata)
+    rot, m = reveal_parts(kind, key, j, strata)
+    return reveal_sample(kind, rot, m, sample, strata)
 
 
 @njit(cache=True, inline="always")
@@ -420,13 +441,40 @@ def quick_drop(board, column, disc, moves_remaining):
 @njit(cache=True)
 def new_game(seed, state, cols):
     """Reset ``state`` and ``cols`` to the opening position of game ``seed``."""
+    opening(u7(counter_word(stream_key(np.uint64(seed), DOMAIN_DISC), 0)), state, cols)
+
+
+@njit(cache=True, inline="always")
+def opening(disc, state, cols):
+    """Reset ``state`` and ``cols`` to the opening position (one grey row) with first disc
+    ``disc``, whatever stream drew it."""
     for i in range(ST_LEN):
         state[i] = 0
     for c in range(7):
         cols[c] = SOLID
     state[ST_LEVEL] = 1
     state[ST_MOVES_REMAINING] = MOVES_PER_LEVEL
-    state[ST_NEXT_DISC] = u7(counter_word(stream_key(np.uint64(seed), DOMAIN_DISC), 0))
+    state[ST_NEXT_DISC] = disc
+
+
+@njit(cache=True, inline="always")
+def settle(m, mr, state, out) -> bool:
+    """Book move ``m`` just played (``mr`` moves remaining after, results in ``out``) in
+    ``state``; True when the game goes on and needs its next disc."""
+    state[ST_MOVES_REMAINING] = mr
+    state[ST_SCORE] += out[OUT_POINTS]
+    state[ST_LEVEL] += out[OUT_ROSE]
+    state[ST_CLEARS] += out[OUT_CLEARED]
+    state[ST_POPPED] += out[OUT_POPPED]
+    state[ST_WAVES] += out[OUT_WAVES]
+    state[ST_MOVES_PLAYED] = m + 1
+    if out[OUT_OVER]:
+        state[ST_GAME_OVER] = 1
+        return False
+    if m + 1 >= MAX_MOVES:
+        state[ST_CENSORED] = 1
+        return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -438,18 +486,7 @@ def advance_keyed(disc_key, reveal_key, column, state, cols, scratch, out):
                            SRC_SEEDED, key, scratch, 0, 7, 0, scratch, out)
     if status != OK:
         return status
-    state[ST_MOVES_REMAINING] = mr
-    state[ST_SCORE] += out[OUT_POINTS]
-    state[ST_LEVEL] += out[OUT_ROSE]
-    state[ST_CLEARS] += out[OUT_CLEARED]
-    state[ST_POPPED] += out[OUT_POPPED]
-    state[ST_WAVES] += out[OUT_WAVES]
-    state[ST_MOVES_PLAYED] = m + 1
-    if out[OUT_OVER]:
-        state[ST_GAME_OVER] = 1
-    elif m + 1 >= MAX_MOVES:
-        state[ST_CENSORED] = 1
-    else:
+    if settle(m, mr, state, out):
         state[ST_NEXT_DISC] = u7(counter_word(disc_key, m + 1))
     return OK
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from engines.drop7 import core
+from engines.drop7 import core, register_game
 
 #: ``choose(state, cols) -> column``: the player's decision on the public state
 Chooser = Callable[[np.ndarray, np.ndarray], int]
@@ -33,20 +33,28 @@ def game_arrays():
 
 
 def play_out(seed: int | np.integer, choose: Chooser, state: np.ndarray | None = None,
-             cols: np.ndarray | None = None) -> np.ndarray:
+             cols: np.ndarray | None = None, register: bool = False) -> np.ndarray:
     """Play game ``seed`` to its end with ``choose``; returns the final state (``ST_*``).
 
     ``state`` and ``cols`` (given or fresh) hold the game as it goes, so a
     caller keeps the state a game reached if ``choose`` raises.  A move the
-    engine refuses raises ``RuntimeError``.
+    engine refuses raises ``RuntimeError``.  ``register``: the game of the research
+    register's 32-bit seed ``seed`` on its streams (:mod:`engines.drop7.register_game`).
     """
     fresh_state, fresh_cols, scratch, out = game_arrays()
     state = fresh_state if state is None else state
     cols = fresh_cols if cols is None else cols
-    key = np.uint64(seed)
-    core.new_game(key, state, cols)
+    if register:
+        if not 0 <= int(seed) < 1 << 32:
+            raise ValueError(f"a register game seed has 32 bits, got {seed}")
+        key = np.uint64(seed)
+        start, advance = register_game.new_register_game, register_game.advance_register
+    else:
+        key = np.uint64(seed)
+        start, advance = core.new_game, core.advance
+    start(key, state, cols)
     while not core.finished(state):
-        status = core.advance(key, choose(state, cols), state, cols, scratch, out)
+        status = advance(key, choose(state, cols), state, cols, scratch, out)
         if status != core.OK:
             raise RuntimeError(f"engine status {status} at move "
                                f"{int(state[core.ST_MOVES_PLAYED])}")

@@ -21,8 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 play``."""
     parser.add_argument("--policy", required=True,
                         help="random, centre-first, lowest-column, search:leaf=LEAF,d=3,s=7, "
-                             f"direct:leaf=LEAF (LEAF: {LEAF_GRAMMAR}) or "
-                             "external[PARAMS]:COMMAND (docs/referee.md)")
+                             f"direct:leaf=LEAF (LEAF: {LEAF_GRAMMAR}), "
+                             "external[PARAMS]:COMMAND (docs/referee.md) or kf:w=WEIGHTS "
+                             "(docs/search.md)")
     parser.add_argument("--seeds", required=True, metavar="START:COUNT",
                         help="play seeds START .. START+COUNT-1")
     parser.add_argument("--out", required=True, help="output CSV (written atomically)")

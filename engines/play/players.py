@@ -3,7 +3,8 @@
 A player sees the public state only: its ``choose(state, cols)`` reads the
 board, next disc and moves remaining; the game seed is never passed to it
 (the ``random`` baseline gets its own coin, a separate seeded stream, through
-``new_game``).  :func:`engines.play.policy.load_policy` builds the player of
+``new_game``; the Klein-Friedmann player, :class:`KfPolicy`, draws nothing).
+:func:`engines.play.policy.load_policy` builds the player of
 a spec; the external program's player is :class:`engines.play.referee.ExternalPolicy`.
 """
 
@@ -13,8 +14,10 @@ import numpy as np
 
 from engines.drop7 import baselines, core
 from engines.drop7.board import opening_cols
+from engines.filters.kf import kf_values
+from engines.filters.kf_weights import kf_weights, read_kf_file
 from engines.filters.root import refusals
-from engines.play.spec import BaselineSpec, PolicySpec, SearchSpec
+from engines.play.spec import BaselineSpec, KfSpec, PolicySpec, SearchSpec
 from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
 
 #: the baselines' kernel ids (the numba kernels keep their integer dispatch)
@@ -123,3 +126,33 @@ class SearchPolicy(Policy):
 
     def work(self) -> tuple[int | None, int | None]:
         return int(self.searcher.stats[STAT_NODES]), int(self.searcher.stats[STAT_LEAVES])
+
+
+class KfPolicy(Policy):
+    """The six-feature Klein-Friedmann policy (:mod:`engines.filters.kf`): one ply, greedy over
+    its named weights, the rightmost of equal columns; it gives every column's value, so a
+    ranking panel ranks by them (:mod:`engines.play.rankers`)."""
+
+    offers_values = True
+
+    def __init__(self, spec: KfSpec, verify: bool = True) -> None:
+        self.spec = spec
+        weights = (kf_weights(spec.weights) if spec.weights is not None
+                   else read_kf_file(spec.path, spec.sha256, verify))
+        self.weights = np.array(weights, dtype=np.float64)
+        self._values = np.empty(7, dtype=np.float64)
+
+    def choose(self, state: np.ndarray, cols: np.ndarray) -> int:
+        return int(kf_values(cols, state[core.ST_NEXT_DISC], self.weights, self._values))
+
+    def column_values(self, state: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Every column's value (NaN for a full column)."""
+        values = np.empty(7, dtype=np.float64)
+        kf_values(cols, state[core.ST_NEXT_DISC], self.weights, values)
+        return np.where(np.isneginf(values), np.nan, values)
+
+    def work(self) -> tuple[int | None, int | None]:
+        return 0, 0  # no search: no node is visited and no leaf evaluated
+
+    def warm_up(self) -> None:
+        kf_values(opening_cols(), np.int64(1), self.weights, self._values)

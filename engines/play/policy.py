@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engines.play.players import BaselinePolicy, Policy, SearchPolicy
+from engines.filters.kf_weights import KfWeightsError
+from engines.play.players import BaselinePolicy, KfPolicy, Policy, SearchPolicy
 from engines.play.referee import ExternalPolicy
-from engines.play.spec import ARM_KINDS, PolicyError, PolicySpec, SearchSpec, parse_policy
+from engines.play.spec import (
+    ARM_KINDS,
+    KfSpec,
+    PolicyError,
+    PolicySpec,
+    SearchSpec,
+    parse_policy,
+)
 from engines.search.expectimax import Searcher
 from engines.search.leaf import load_leaf
 
@@ -22,7 +30,15 @@ def _search(spec: SearchSpec, verify: bool) -> Policy:
         leaf = load_leaf(spec.leaf, verify)
     except (OSError, ValueError) as exc:
         raise PolicyError(f"{spec.format()}: {str(exc).splitlines()[0]}") from None
-    return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata, reveals=spec.reveals))
+    return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata, reveals=spec.reveals,
+                                       register_seed=spec.sampling))
+
+
+def _kf(spec: KfSpec, verify: bool) -> Policy:
+    try:
+        return KfPolicy(spec, verify)
+    except KfWeightsError as exc:
+        raise PolicyError(f"{spec.format()}: {exc}") from None
 
 
 #: an arm kind (:data:`engines.play.spec.ARM_KINDS`) -> the function that builds its player
@@ -32,6 +48,7 @@ FACTORIES: dict[str, Callable[..., Policy]] = {
     "search": _search,
     "direct": _search,
     "external": lambda spec, verify: ExternalPolicy(spec),
+    "kf": _kf,
 }
 
 

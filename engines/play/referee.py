@@ -59,6 +59,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from contracts.hashing import file_sha256, hash_mismatch
 from engines.drop7 import core
 from engines.drop7.board import opening_cols
 from engines.drop7.trajectory import replay_seeded
@@ -112,13 +113,23 @@ def command_files(command: tuple[str, ...] | list[str]) -> list[str]:
                  or ("/" in w and not before.startswith("-")))]
 
 
-def check_files(command: tuple[str, ...] | list[str]) -> None:
+def check_files(command: tuple[str, ...] | list[str],
+                pins: tuple[tuple[int, str], ...] = ()) -> None:
     """A :class:`ProgramError` naming the first word of :func:`command_files` that names
-    no file, from the working directory (where the program starts)."""
+    no file, from the working directory (where the program starts), or the first pinned
+    word (``(N, SHA-256)``) whose file does not hash to its pin."""
     for word in command_files(command):
         if not os.path.exists(word):
             raise ProgramError(f"{word}: no such file (a command word that names a file must "
                                f"exist, from {os.getcwd()})")
+    for n, sha in pins:
+        word = command[n]
+        if not os.path.isfile(word):
+            raise ProgramError(f"{word}: not a regular file (command word {n} is pinned)")
+        have = file_sha256(word)
+        if have != sha:
+            raise ProgramError(f"{word}: {hash_mismatch(have, sha)}: the program changed "
+                               "since its claim was planned")
 
 
 def _stderr(message: str) -> None:
@@ -256,7 +267,7 @@ def start(ext: ExternalSpec) -> tuple[Program, str]:
     Raises :class:`ProgramError` naming what went wrong (:class:`OptionError` for an
     option the program does not offer).
     """
-    check_files(ext.command)
+    check_files(ext.command, ext.pins)
     try:
         program = Program(ext.command)
     except OSError as exc:
@@ -278,48 +289,60 @@ def start(ext: ExternalSpec) -> tuple[Program, str]:
     return program, name
 
 
-def check_program(ext: ExternalSpec) -> str:
-    """Start the program as a game would (its files, the start, the handshake, the options),
-    ask it one trial decision on a position of no seed (the opening board, disc 1), and
-    tell it to quit; its name.  Raises :class:`ProgramError` as :func:`start` does, or when
-    the trial gets no ``move C id 1`` with C a column within ``movetime + grace`` (an
-    ``error`` there, after options were set, is an :class:`OptionError`)."""
+#: trial decisions the check asks for; the median of their seconds is the program's measured
+#: seconds a decision (the dry run's estimate of its games, protocol/checks.py)
+TRIAL_DECISIONS = 3
+
+
+def check_program(ext: ExternalSpec) -> tuple[str, float]:
+    """Start the program as a game would (its files and their pins, the start, the handshake,
+    the options), ask it :data:`TRIAL_DECISIONS` trial decisions on a position of no seed
+    (the opening board, disc 1, a ``newgame`` before each), and tell it to quit; its name and
+    the median seconds of a trial decision (from the ``position`` sent to the answer read).
+    Raises :class:`ProgramError` as :func:`start` does, or when a trial gets no ``move C id
+    N`` with C a column within ``movetime + grace`` (an ``error`` there, after options were
+    set, is an :class:`OptionError`)."""
     program, name = start(ext)
-    try:
-        cols = opening_cols()
-        state = np.zeros(core.ST_LEN, dtype=np.int64)
-        state[core.ST_NEXT_DISC], state[core.ST_MOVES_REMAINING], state[core.ST_LEVEL] = 1, 5, 1
-        deadline = time.monotonic() + ext.limit_s
-        program.send(msg.NEWGAME, deadline)
-        program.send(msg.position_line(state, cols), deadline)
-        program.send(msg.go_line(1, ext.movetime_ms), deadline)
-        line = program.read_line(deadline)
-        while msg.split(line)[0] == msg.INFO:
+    cols = opening_cols()
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    state[core.ST_NEXT_DISC], state[core.ST_MOVES_REMAINING], state[core.ST_LEVEL] = 1, 5, 1
+    seconds = []
+    for decision in range(1, TRIAL_DECISIONS + 1):
+        try:
+            deadline = time.monotonic() + ext.limit_s
+            program.send(msg.NEWGAME, deadline)
+            began = time.monotonic()
+            program.send(msg.position_line(state, cols), deadline)
+            program.send(msg.go_line(decision, ext.movetime_ms), deadline)
             line = program.read_line(deadline)
-    except TimeoutError as exc:
-        program.kill()
-        why = str(exc) or "no answer to a trial 'go'"
-        raise ProgramError(f"{why} within {ext.limit_s * 1000:.0f} ms (movetime + grace)"
-                           ) from None
-    except ProgramError as exc:  # gone: an 'error' it wrote first says why
-        left = program.quit()
-        line = next((x for x in left if msg.split(x)[0] == msg.ERROR), None)
-        if line is None:
-            raise exc from None
-    except BaseException:
-        program.kill()
-        raise
-    answer = msg.parse_move(line)
-    if answer is None or answer[1] != 1 or not 0 <= answer[0] <= 6:
-        program.kill()
-        word, rest = msg.split(line)
-        if word == msg.ERROR:
-            error = OptionError if ext.options else ProgramError
-            raise error(f"the program refused{' its options' if ext.options else ''}: {rest}")
-        raise ProgramError(f"the program answered {line!r} to a trial 'go id 1' on the "
-                           f"opening board, not '{msg.MOVE} C id 1' (C 0-6)")
+            while msg.split(line)[0] == msg.INFO:
+                line = program.read_line(deadline)
+            seconds.append(time.monotonic() - began)
+        except TimeoutError as exc:
+            program.kill()
+            why = str(exc) or f"no answer to a trial 'go id {decision}'"
+            raise ProgramError(f"{why} within {ext.limit_s * 1000:.0f} ms (movetime + grace)"
+                               ) from None
+        except ProgramError as exc:  # gone: an 'error' it wrote first says why
+            left = program.quit()
+            line = next((x for x in left if msg.split(x)[0] == msg.ERROR), None)
+            if line is None:
+                raise exc from None
+        except BaseException:
+            program.kill()
+            raise
+        answer = msg.parse_move(line)
+        if answer is None or answer[1] != decision or not 0 <= answer[0] <= 6:
+            program.kill()
+            word, rest = msg.split(line)
+            if word == msg.ERROR:
+                error = OptionError if ext.options else ProgramError
+                raise error(f"the program refused{' its options' if ext.options else ''}: "
+                            f"{rest}")
+            raise ProgramError(f"the program answered {line!r} to a trial 'go id {decision}' "
+                               f"on the opening board, not '{msg.MOVE} C id {decision}' (C 0-6)")
     program.quit()
-    return name
+    return name, sorted(seconds)[len(seconds) // 2]
 
 
 def _stale(line: str, decision: int) -> bool:

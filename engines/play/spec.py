@@ -4,20 +4,27 @@ Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
 
     random | centre-first | lowest-column
-    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F]   (defaults d=3, s=7; r: no factored node)
-    direct:leaf=LEAF[,s=S][,r=M][,f=F]         (default s=7; one ply)
+    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F][,sampling=SAMPLING]   (defaults d=3, s=7; r: no
+                                         factored node; sampling: our own)
+    direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
+    kf:w=WEIGHTS                         (the six-feature Klein-Friedmann policy; WEIGHTS a
+                                          named vector, engines.filters.kf_weights, or
+                                          SHA256:PATH, a pinned JSON file of six numbers)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
          | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
+          | sha256.N (the SHA-256 the file of command word N must have: checked at its start)
     F = survival                         (a root filter: engines.filters.kinds)
+    SAMPLING = register | register:SEED   (the register's chance samples, its policy seed
+                                           0xD7075EED or a 32-bit SEED; not with r)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
 shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
-of the factored chance node (docs/search.md), then ``f``, the root filter, each only
-when given), and
+of the factored chance node (docs/search.md), then ``f``, the root filter, then
+``sampling``, each only when given), and
 ``parse -> format`` round-trips.  ``r=1`` plays as no ``r`` does, bit for bit, and
 keeps its spelling: a shipped claim (factored-chance) declares its plain arm so,
 and its protocol hash and records hold ``r=1`` (docs/search.md, the factored node).
@@ -26,10 +33,12 @@ the working directory; it may not contain ``,`` or ``=``.  An external
 COMMAND is words separated by spaces (no quoting, no shell: each word is
 printable ASCII without quotes or backslashes), kept as written; its
 canonical form joins the words with one space and writes ``movetime``,
-``grace`` (when not the default) and the options sorted by key.
+``grace`` (when not the default), the options sorted by key and the pinned
+command words' ``sha256.N`` by ``N`` (a claim pins every file its program's
+words name: protocol/files.py).
 
 A parsed policy is a typed spec (:class:`BaselineSpec`, :class:`SearchSpec`,
-:class:`ExternalSpec`: each a :class:`PolicySpec`); each arm kind is one
+:class:`ExternalSpec`, :class:`KfSpec`: each a :class:`PolicySpec`); each arm kind is one
 :class:`ArmKind` in :data:`ARM_KINDS` (the words that start its strings and
 its parser).  The protocol builds specs from a claim's declaration and
 formats each once; ``drop7 run-arms`` parses its command line once; the
@@ -41,19 +50,25 @@ nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from contracts.hashing import sha256_problem
+from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 
+#: the register's policy seed (its ``decide`` binary's): ``sampling=register`` plays with it
+REGISTER_POLICY_SEED = 0xD7075EED
+REGISTER = "register"
 #: the engine's baselines (numba kernels: engines.drop7.baselines)
 BASELINE_NAMES = ("random", "centre-first", "lowest-column")
 DEFAULT_DEPTH = 3
 DEFAULT_STRATA = 7
 EXTERNAL = "external"
+KF = "kf"
 #: milliseconds an external program may take beyond ``movetime`` before its decision is
 #: a time-out (with no ``movetime``, the whole limit)
 DEFAULT_GRACE_MS = 10_000
@@ -104,7 +119,8 @@ class SearchSpec(PolicySpec):
     """``search`` (``dDsS`` expectimax over a leaf) or ``direct`` (the same at depth 1);
     ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
     declared, the plain chance node); ``filter``: the root filter (None: every legal column
-    is ranked)."""
+    is ranked); ``sampling``: the register's policy seed when the chance samples are drawn
+    as the register draws them (None: our own, docs/search.md)."""
 
     name: str  # search | direct
     leaf: LeafSpec
@@ -112,6 +128,7 @@ class SearchSpec(PolicySpec):
     strata: int = DEFAULT_STRATA
     reveals: int | None = None
     filter: str | None = None
+    sampling: int | None = None
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -123,8 +140,32 @@ class SearchSpec(PolicySpec):
             text = f"{text},d={self.depth},s={self.strata}"
         elif self.strata != DEFAULT_STRATA:
             text = f"{text},s={self.strata}"
-        text = text if self.reveals is None else f"{text},r={self.reveals}"
-        return text if self.filter is None else f"{text},f={self.filter}"
+        if self.reveals is not None:
+            text = f"{text},r={self.reveals}"
+        if self.filter is not None:
+            text = f"{text},f={self.filter}"
+        if self.sampling is not None:
+            text = f"{text},sampling={format_sampling(self.sampling)}"
+        return text
+
+
+def parse_sampling(text: str) -> int:
+    """The register's policy seed of a ``sampling`` value: ``register`` (its own seed) or
+    ``register:SEED`` (a 32-bit seed, decimal or ``0x`` hex)."""
+    head, sep, seed = text.partition(":")
+    if head == REGISTER and not sep:
+        return REGISTER_POLICY_SEED
+    if head == REGISTER and re.fullmatch(r"[0-9]+|0x[0-9a-fA-F]+", seed):
+        value = int(seed, 0)
+        if value < 1 << 32:
+            return value
+    raise PolicyError(f"sampling must be {REGISTER} or {REGISTER}:SEED (a 32-bit seed), "
+                      f"got {text!r}")
+
+
+def format_sampling(seed: int) -> str:
+    """The one spelling of a ``sampling`` value (:func:`parse_sampling` reads it back)."""
+    return REGISTER if seed == REGISTER_POLICY_SEED else f"{REGISTER}:{seed}"
 
 
 @dataclass(frozen=True)
@@ -135,6 +176,8 @@ class ExternalSpec(PolicySpec):
     movetime_ms: int | None = None
     grace_ms: int = DEFAULT_GRACE_MS
     options: tuple[tuple[str, str], ...] = ()
+    #: ``(N, SHA-256)``: command word N names a file that must hash to it (sorted by N)
+    pins: tuple[tuple[int, str], ...] = ()
     kind: ClassVar[str] = EXTERNAL
     name: ClassVar[str] = EXTERNAL
 
@@ -146,9 +189,27 @@ class ExternalSpec(PolicySpec):
     def format(self) -> str:
         params = ([f"movetime={self.movetime_ms}"] if self.movetime_ms is not None else []) + (
             [f"grace={self.grace_ms}"] if self.grace_ms != DEFAULT_GRACE_MS else []) + [
-            f"option.{k}={v}" for k, v in self.options]
+            f"option.{k}={v}" for k, v in self.options] + [
+            f"sha256.{n}={sha}" for n, sha in self.pins]
         head = f"{EXTERNAL}[{','.join(params)}]" if params else EXTERNAL
         return f"{head}:{' '.join(self.command)}"
+
+
+@dataclass(frozen=True)
+class KfSpec(PolicySpec):
+    """The six-feature Klein-Friedmann policy (one ply, greedy, deterministic: docs/search.md)
+    with a named weight vector, or (``weights`` None) the pinned file ``path`` of SHA-256
+    ``sha256``."""
+
+    weights: str | None
+    sha256: str | None = None
+    path: str | None = None
+    kind: ClassVar[str] = KF
+    name: ClassVar[str] = KF
+
+    def format(self) -> str:
+        w = self.weights if self.weights is not None else f"{self.sha256}:{self.path}"
+        return f"{KF}:w={w}"
 
 
 @dataclass(frozen=True)
@@ -256,7 +317,11 @@ def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], Searc
         if root_filter is not None and root_filter not in ROOT_FILTERS:
             raise PolicyError(f"{name}: unknown root filter f={root_filter!r} (expected "
                               f"{' or '.join(ROOT_FILTERS)})")
-        return SearchSpec(name, leaf, depth, strata, reveals, root_filter)
+        sampling = parse_sampling(params["sampling"]) if "sampling" in params else None
+        if sampling is not None and reveals is not None:
+            raise PolicyError(f"{name}: sampling={params['sampling']} has no factored chance "
+                              "node (r)")
+        return SearchSpec(name, leaf, depth, strata, reveals, root_filter, sampling)
 
     return parse
 
@@ -278,7 +343,7 @@ def _parse_external(text: str) -> ExternalSpec:
         if not _WORD.fullmatch(word):
             raise PolicyError(f"{EXTERNAL}: command word {word!r} must be printable ASCII "
                               "without quotes or backslashes")
-    movetime, grace, options = None, DEFAULT_GRACE_MS, {}
+    movetime, grace, options, pins = None, DEFAULT_GRACE_MS, {}, {}
     seen: set[str] = set()
     for item in params.split(",") if params else ():
         key, eq, value = item.partition("=")
@@ -296,30 +361,64 @@ def _parse_external(text: str) -> ExternalSpec:
                 raise PolicyError(f"{EXTERNAL}: option {key[7:]!r}: value {value!r} must be "
                                   "letters, digits and ._+/:@%-")
             options[key[7:]] = value
+        elif key.startswith("sha256."):
+            word = _int_param(EXTERNAL, key, key[7:], 0, len(command) - 1)
+            if key[7:] != str(word):
+                raise PolicyError(f"{EXTERNAL}: parameter {key!r}: write sha256.{word}")
+            if (problem := sha256_problem(value)) is not None:
+                raise PolicyError(f"{EXTERNAL}: {key}: {problem}")
+            pins[word] = value
         else:
             raise PolicyError(f"{EXTERNAL}: unknown parameter {key!r} (expected movetime, "
-                              "grace or option.KEY with KEY letters, digits, _ and -)")
-    return ExternalSpec(command, movetime, grace, tuple(sorted(options.items())))
+                              "grace, option.KEY with KEY letters, digits, _ and -, or "
+                              "sha256.N with N a command word's index)")
+    return ExternalSpec(command, movetime, grace, tuple(sorted(options.items())),
+                        tuple(sorted(pins.items())))
 
 
 def external_spec(command: list[str] | tuple[str, ...], options: dict | None = None,
-                  movetime_ms: int | None = None, grace_ms: int | None = None) -> ExternalSpec:
+                  movetime_ms: int | None = None, grace_ms: int | None = None,
+                  pins: Mapping[int, str] | None = None) -> ExternalSpec:
     """The spec of an external program as a claim's arm declares it (checked as a policy
-    string would be: command words, option keys and values)."""
+    string would be: command words, option keys and values, pins)."""
     spec = ExternalSpec(tuple(command), movetime_ms,
                         DEFAULT_GRACE_MS if grace_ms is None else grace_ms,
-                        tuple(sorted((str(k), str(v)) for k, v in (options or {}).items())))
+                        tuple(sorted((str(k), str(v)) for k, v in (options or {}).items())),
+                        tuple(sorted((pins or {}).items())))
     return _parse_external(spec.format())
 
 
 register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
                           ", ".join(BASELINE_NAMES)))
 register_arm_kind(ArmKind("search", ("search",),
-                          _search_parser("search", ("leaf", "d", "s", "r", "f")),
-                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F]"))
-register_arm_kind(ArmKind("direct", ("direct",), _search_parser("direct", ("leaf", "s", "r", "f")),
-                          "direct:leaf=LEAF[,s=S][,r=M][,f=F]"))
+                          _search_parser("search", ("leaf", "d", "s", "r", "f", "sampling")),
+                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F][,sampling=SAMPLING]"))
+register_arm_kind(ArmKind("direct", ("direct",),
+                          _search_parser("direct", ("leaf", "s", "r", "f", "sampling")),
+                          "direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
+
+
+def _parse_kf(text: str) -> KfSpec:
+    """``kf:w=WEIGHTS``: a named vector or ``SHA256:PATH``."""
+    head, sep, rest = text.partition(":")
+    if head != KF:
+        raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
+    w = (_key_values(KF, rest, ("w",)) if sep and rest else {}).get("w", "")
+    sha, colon, path = w.partition(":")
+    if colon:
+        problem = sha256_problem(sha)
+        if problem or not path:
+            raise PolicyError(f"{KF}: w=SHA256:PATH needs a SHA-256 and a path, got {w!r}"
+                              f"{f' ({problem})' if problem else ''}")
+        return KfSpec(None, sha, path)
+    if w not in KF_WEIGHTS:
+        raise PolicyError(f"{KF}: w must name weights ({' or '.join(KF_WEIGHTS)}) or a "
+                          f"pinned file (SHA256:PATH), got {text!r}")
+    return KfSpec(w)
+
+
+register_arm_kind(ArmKind(KF, (KF,), _parse_kf, f"{KF}:w=WEIGHTS"))
 
 
 @dataclass(frozen=True)
@@ -337,7 +436,7 @@ class Arm:
 
     @property
     def kind(self) -> str:
-        """The arm kind (``baseline``, ``search``, ``direct``, ``external``)."""
+        """The arm kind (``baseline``, ``search``, ``direct``, ``external``, ``kf``)."""
         return self.spec.kind
 
 

@@ -59,9 +59,10 @@ from numba import njit
 
 from engines.drop7 import chance
 from engines.drop7.board import SOLID, TERMINAL_UTILITY
-from engines.drop7.chance import canonicalise, chance_key, play_strata, sample_disc
-from engines.drop7.core import OUT_LEN, quick_drop
+from engines.drop7.chance import canonicalise, chance_key, next_disc, play_strata_of
+from engines.drop7.core import OUT_LEN, SRC_REGISTER, SRC_STRATIFIED, quick_drop
 from engines.drop7.nibbles import CENTRE, WORD, is_legal
+from engines.drop7.register_rng import OWN_SAMPLING, state_seed
 from engines.drop7.rng import fmix64
 from engines.search.leaf import (
     BASE_PART,
@@ -149,8 +150,8 @@ def _cached_base(kind, leafbuf, mr2, weights, tables, spec, lc, lcf, gen, stats)
 
 
 @njit(cache=True, inline="always")
-def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weights, tables,
-              spec, slot_j, nt_i, nt_f, lc, lcf, gen, stats):
+def _frontier(kind, child, mr2, src, key, strata, one_sample, s, frame, leafbuf, weights,
+              tables, spec, slot_j, nt_i, nt_f, lc, lcf, gen, stats):
     """Leaf value (points) of a resolved, non-terminal child at a depth-1 node.
 
     With ``one_sample`` the value for the next disc of sample ``s`` only;
@@ -176,16 +177,16 @@ def _frontier(kind, child, mr2, key, strata, one_sample, s, frame, leafbuf, weig
     if not has_disc_part(kind):
         return base
     if one_sample:
-        return base + leaf_disc(kind, board, sample_disc(key, strata, s), weights)
+        return base + leaf_disc(kind, board, next_disc(src, key, strata, s), weights)
     acc = 0.0
     for t in range(strata):
-        acc += leaf_disc(kind, board, sample_disc(key, strata, t), weights)
+        acc += leaf_disc(kind, board, next_disc(src, key, strata, t), weights)
     return base + acc / strata
 
 
 @njit(cache=True, _nrt=False)
-def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, tables, spec, ws,
-               vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
+def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights, tables, spec,
+               ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
                stats):
     """Value of a decision node searched ``depth`` own moves deep.
 
@@ -197,12 +198,17 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, table
     ``ws`` is int64 ``(2 * depth + 4, 7)``; ``boards[d]`` and ``res[d]``
     hold the chance samples of the move being searched at depth ``d`` (at least
     ``strata * reveals`` rows).  ``reveals`` is ``M`` of the factored node (1: the plain
-    one).
+    one).  ``rseed`` is ``OWN_SAMPLING`` for our samples (keyed by state and column,
+    :func:`engines.drop7.chance.chance_key`) or the register's policy seed for its samples
+    (keyed by state and depth, shared by the node's columns; ``reveals`` is then 1).
     """
     total = strata * reveals
     canon = ws[2 * depth + 2]
     work = ws[2 * depth + 3]
     mirrored = canonicalise(cols, canon)
+    register = rseed != OWN_SAMPLING
+    src = SRC_REGISTER if register else SRC_STRATIFIED
+    node_key = state_seed(canon, disc, mr, rseed, depth) if register else np.uint64(0)
     meta = disc | (mr << 3) | (depth << 6)
     probe = depth < top and tt.shape[0] > 1
     if probe:
@@ -235,15 +241,17 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, table
             rd[0, chance.RES_MR] = mr2
             rd[0, chance.RES_POINTS] = pts
             rd[0, chance.RES_OVER] = over
-            key = (chance_key(canon, disc, mr, c) if not over
-                   and (depth > 1 or has_disc_part(kind)) else np.uint64(0))
+            key = np.uint64(0)
+            if not over and (depth > 1 or has_disc_part(kind)):
+                key = node_key if register else chance_key(canon, disc, mr, c)
         else:
-            key = chance_key(canon, disc, mr, c)
-            rows = play_strata(work, c, disc, mr, key, total, bd, rd, 0, scratch, out)
+            key = node_key if register else chance_key(canon, disc, mr, c)
+            rows = play_strata_of(src, work, c, disc, mr, key, total, bd, rd, 0, scratch, out)
         stats[STAT_NODES] += rows
         shared = rows == 1  # one board for every sample
-        # and one value for every sample
-        once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1)
+        # and one value for every sample (the register's sampling sums every sample, as it
+        # does: a value tied there is tied here)
+        once = shared and (rd[0, chance.RES_OVER] != 0 or depth == 1) and not register
         n = 1 if once else (strata if shared else total)
         acc = 0.0
         for i in range(n):  # disc stratum d outer, reveal sample inner (row r M + d)
@@ -253,14 +261,15 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, table
             if rd[r, chance.RES_OVER]:
                 acc += pts_s + _TERMINAL
             elif depth == 1:
-                acc += pts_s + _frontier(kind, bd[r], rd[r, chance.RES_MR], key, strata,
-                                         not shared, d, frame, leafbuf, weights, tables, spec,
-                                         slot_j, nt_i, nt_f, lc, lcf, gen, stats)
+                acc += pts_s + _frontier(kind, bd[r], rd[r, chance.RES_MR], src, key, strata,
+                                         register or not shared, d, frame, leafbuf, weights,
+                                         tables, spec, slot_j, nt_i, nt_f, lc, lcf, gen, stats)
             else:
-                sub, _, _ = node_value(bd[r], sample_disc(key, strata, d), rd[r, chance.RES_MR],
-                                       depth - 1, top, strata, reveals, kind, weights, tables,
-                                       spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch,
-                                       out, tt, ttf, lc, lcf, gen, stats)
+                sub, _, _ = node_value(bd[r], next_disc(src, key, strata, d),
+                                       rd[r, chance.RES_MR], depth - 1, top, strata, reveals,
+                                       rseed, kind, weights, tables, spec, ws, vals, boards, res,
+                                       slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
+                                       stats)
                 acc += pts_s + sub
         v = acc if once else acc / n
         vals[depth, c] = v
@@ -273,13 +282,13 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, kind, weights, table
 
 
 @njit(cache=True, _nrt=False)
-def search_choice(cols, disc, mr, depth, strata, reveals, kind, weights, tables, spec, ws, vals,
-                  boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
+def search_choice(cols, disc, mr, depth, strata, reveals, rseed, kind, weights, tables, spec, ws,
+                  vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
                   stats) -> np.int64:
     """The column (of ``cols``, not the canonical board) chosen at the root."""
-    _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, reveals, kind, weights,
-                                tables, spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch,
-                                out, tt, ttf, lc, lcf, gen, stats)
+    _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, reveals, rseed, kind,
+                                weights, tables, spec, ws, vals, boards, res, slot_j, nt_i,
+                                nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats)
     stats[STAT_DECISIONS] += 1
     if c >= 0 and mirrored:
         return 6 - c
@@ -336,18 +345,25 @@ class Searcher:
     decision computes the value of each inner node once (the node table) and
     the disc-free leaf of each board once (the leaf cache, for a ``cached``
     kernel kind); without it every value is computed where it is met.  Both
-    give the same values bit for bit.  Not thread-safe: one searcher per
-    thread or process.
+    give the same values bit for bit.  ``register_seed`` (a 32-bit policy seed) draws the
+    chance samples as the research register does (:mod:`engines.drop7.register_rng`);
+    None is our own sampling.  Not thread-safe: one searcher per thread or process.
     """
 
     def __init__(self, leaf, depth: int, strata: int, reuse: bool = True,
-                 reveals: int | None = None) -> None:
+                 reveals: int | None = None, register_seed: int | None = None) -> None:
         if not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
         if not 1 <= strata <= MAX_STRATA:
             raise ValueError(f"strata must be 1..{MAX_STRATA}, got {strata}")
         if reveals is not None and not 0 <= reveals <= MAX_REVEALS:
             raise ValueError(f"reveals must be 1..{MAX_REVEALS}, got {reveals}")
+        if register_seed is not None:
+            if not 0 <= register_seed < 1 << 32:
+                raise ValueError(f"register_seed must be a 32-bit seed, got {register_seed}")
+            if (reveals or 1) != 1:
+                raise ValueError("the register's sampling has no factored chance node (reveals)")
+        self.register_seed = register_seed
         self.leaf = leaf
         self.depth = depth
         self.strata = strata
@@ -379,7 +395,8 @@ class Searcher:
     def _args(self) -> tuple:
         leaf = self.leaf
         self.gen += 1  # a new decision: the tables' earlier entries no longer match
-        return (self.depth, self.strata, self.reveals or 1, leaf.kind, leaf.weights,
+        rseed = OWN_SAMPLING if self.register_seed is None else self.register_seed
+        return (self.depth, self.strata, self.reveals or 1, rseed, leaf.kind, leaf.weights,
                 leaf.tables, leaf.spec,
                 self.ws, self.vals, self.boards, self.res, self.slot_j, self.nt_i, self.nt_f,
                 self.scratch, self.out, self.tt, self.ttf, self.lc, self.lcf, self.gen,

@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from contracts.atomic import atomic_dir, replace_symlink
-from contracts.hashing import canonical_sha256, file_sha256
+from contracts.hashing import canonical_sha256, file_sha256, hash_mismatch
 from contracts.json_file import write_json
 from contracts.train_directory import (
     LATEST,
@@ -411,9 +411,8 @@ class NtupleLearner:
 
                 manifest = read_manifest(Path(path))
                 if manifest.get("sha256") != sha256:
-                    raise PinnedError(f"{path}: records SHA-256 "
-                                      f"{str(manifest.get('sha256'))[:16]}..., not the pinned "
-                                      f"{sha256[:16]}...")
+                    raise PinnedError(f"{path}: " + hash_mismatch(
+                                          manifest.get("sha256"), sha256, "the recorded SHA-256"))
                 layout = manifest.get("layout")
                 if layout != self.layout.name:
                     raise PinnedError(f"{path}: holds layout {layout} tables, this run trains "

@@ -18,6 +18,7 @@ from engines.play.spec import DEFAULT_STRATA, Arm, PolicySpec
 from protocol import costs
 from protocol.arms import arm_spec, check_arm, decision_seconds, play_kind
 from protocol.claim import Claim, declared_screen
+from protocol.files import OutsideRootError, program_files
 from protocol.parts.base import KeyCheck, ProfileSettings, dtag
 from protocol.parts.pins import (
     Artefact,
@@ -143,6 +144,13 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
             shrunk.append(search_shrink(name, now, was))
             extra["declared"] = was
         played.update(depth=depth_e, strata=strata_e, reveals=reveals_e)
+    if "command" in play_kind(a["play"]).takes:  # a program: its files, relative and pinned
+        try:
+            command, pins = program_files(a["command"])
+        except OutsideRootError as exc:
+            raise DeclarationError(f"{claim.path}: key arms.{name}.command[{exc.args[1]}]: "
+                                   f"{exc.args[0]}") from None
+        played.update(command=list(command), pins=pins)
     leaf = a.get("leaf")
     pinned = plan_pinned(claim, f"arms.{name}.leaf", leaf)
     artefact = (plan_artefact(leaf, claim, claims, prof.profile["profile"], paths)

@@ -18,6 +18,7 @@ from typing import Any
 from contracts.weights_dir import TABLES
 from engines.leaves.kinds import N_TERMS, LeafSpec, learner_leaf, parse_leaf
 from protocol.claim import Claim, is_pinned, pinned_path
+from protocol.files import OutsideRootError
 from protocol.parts.base import KeyCheck, names_of
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
@@ -134,7 +135,10 @@ def plan_pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:
     from engines.leaves.extra_terms import TermError, check_terms
     from engines.pinned_leaf import LINEAR_FILE, PinnedError, inspect_pinned, locate
 
-    path = pinned_path(claim, leaf["file"])
+    try:
+        path = pinned_path(claim, leaf["file"])
+    except OutsideRootError as exc:
+        raise DeclarationError(f"{claim.path}: key {key}.file: {exc}") from None
     try:
         kind, entries = inspect_pinned(path)
     except PinnedError as exc:

@@ -5,7 +5,7 @@ keys it takes, what each names, its values, the kind's own check, and two
 distinct rankers for a kind that reads their paired difference.  A gate is
 a reading of a validation curve or of training health; a verdict rule names
 declared readings and outcomes their kinds can give; ``recorded`` names
-declared arms, contrasts and weights.
+declared arms, contrasts and weights, and a panel's rankers and figures.
 
 A threshold reading declares what it reads as ``over`` (:data:`DECLARED_AS`): a
 YAML 1.1 reader (PyYAML's ``yaml.safe_load``, many editors and linters) reads
@@ -133,7 +133,8 @@ def check_verdict(doc: dict[str, Any], chk: KeyCheck) -> None:
 
 
 def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
-    """``recorded`` names declared arms, contrasts and trained weights."""
+    """``recorded`` names declared arms, contrasts and trained weights, and (``rankers``) the
+    panel's rankers with figures of the panel, each a number or its two halves."""
     rec = doc.get("recorded", {})
     for part, names, label in (("arms", doc["arms"], "arm"),
                                ("contrasts", doc.get("contrasts", {}), "contrast"),
@@ -141,3 +142,19 @@ def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
         for name in rec.get(part, {}):
             if name not in names:
                 chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({names_of(names)})")
+    if "rankers" not in rec:
+        return
+    panel = doc.get("panel")
+    if panel is None:
+        chk.fail("recorded.rankers", "the register's figures of a panel's rankers; this claim "
+                 "declares no panel:")
+    figures = figure_names(panel["recall"])
+    for name, figs in rec["rankers"].items():
+        key = f"recorded.rankers.{name}"
+        if name not in panel["rankers"]:
+            chk.fail(key, f"not a ranker of the panel ({', '.join(panel['rankers'])})")
+        for figure, value in figs.items():
+            if figure not in figures:
+                chk.fail(f"{key}.{figure}", f"not a figure of the panel ({', '.join(figures)})")
+            if isinstance(value, list) and len(value) != 2:
+                chk.fail(f"{key}.{figure}", f"{value} is not a figure or its two halves")

@@ -113,7 +113,7 @@ def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
     (``drop7-panel-readings-v1``): the reference and rankers, who gives values, the roots
     (their block, seeds in hex, every, cap, count, games), each ranker's figures (estimate,
     one-sided 95% bounds, halves, roots, games; ``None`` estimate: the ranker lacks it), the
-    differences of ``ranker-beats`` readings, the panel readings' outcomes and reasons, the
+    differences of paired readings, the panel readings' outcomes and reasons, the
     bootstrap's resamples and seed, the panel table's SHA-256, and the rankers' faults when
     there are some (:func:`panel_faults`)."""
     def figure(f: Mapping[str, Any]) -> dict[str, Any]:

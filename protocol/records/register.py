@@ -92,14 +92,16 @@ def read_register(root: str | Path) -> Register:
 #: second), ``wins_ties_losses`` from ``wins``/``ties``/``losses`` or a ``winTieLoss`` string.
 FIGURE_KEYS: dict[str, str] = {
     "games": r"[^.]*\.(?:n|games|(?!censored)[A-Za-z0-9]+Games)",
-    "mean": r"score\.mean|[^.]*\.(?:meanScore(?:Candidate|Reference)?|[A-Za-z0-9]+MeanScore)",
+    "mean": r"score\.mean|[^.]*\.(?:meanScore(?:Candidate|Reference)?|[A-Za-z0-9]+MeanScore)"
+            r"|ladderD\d+N\d+\.M\d+",
     "q25": r"(?!moves\.)[^.]*\.q25|[^.]*\.(?:q25Score|q25(?:Candidate|Reference))",
-    "moves": r"moves\.mean|[^.]*\.(?:meanMoves|moves(?:Candidate|Reference)|[A-Za-z0-9]+MeanMoves)",
+    "moves": r"moves\.mean|[^.]*\.(?:meanMoves|moves(?:Candidate|Reference)|[A-Za-z0-9]+MeanMoves)"
+             r"|ladderMovesD\d+N\d+\.M\d+",
     "filter_changed": r"coverage\.overrides",
     "filter_applied": r"coverage\.triggeredDecisions",
     "filter_decisions": r"coverage\.decisions",
     "mean_delta": r"[^.]*\.(?:meanDelta|meanScoreDelta|pairedDelta)",
-    "bootstrap_lb": r"[^.]*\.(?:bootstrapLower95|bootstrapLB95|lowerBound95|lb95)",
+    "bootstrap_lb": r"[^.]*\.(?:bootstrapLower95|bootstrapLB95|lowerBound95(?:OneSided)?|lb95)",
     "bootstrap_ub": r"[^.]*\.(?:bootstrapUpper95|bootstrapUB95|upperBound95|ub95)",
     "t_lb": r"[^.]*\.(?:studentTLower95|studentTLB95)",
     "sd_delta": r"[^.]*\.(?:pairedSd|sdDelta)",
@@ -108,6 +110,9 @@ FIGURE_KEYS: dict[str, str] = {
     "halves[1]": r"[^.]*\.(?:secondHalfMeanDelta|half2)|halves\[1\]",
     "margin": r"[^.]*\.finalMargin",
     "wins_ties_losses": r"[^.]*\.winTieLoss",
+    "top1": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)(?:Pooled)?",
+    "top1[0]": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)Half1|[A-Za-z0-9]*Top1Halves\[0\]",
+    "top1[1]": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)Half2|[A-Za-z0-9]*Top1Halves\[1\]",
 }
 _MEANS = {k: re.compile(v) for k, v in FIGURE_KEYS.items()}
 
@@ -192,8 +197,8 @@ def _quoted(part: str, name: str, figures: Mapping[str, Any]) -> list[tuple[str,
     """``(key, meaning, figure)`` of one arm's, contrast's or validation's figures."""
     out = []
     for key, value in figures.items():
-        if key == "halves" and isinstance(value, list):
-            out += [(f"recorded.{part}.{name}.halves[{i}]", f"halves[{i}]", v)
+        if isinstance(value, list) and key != "wins_ties_losses":  # halves, a figure's two
+            out += [(f"recorded.{part}.{name}.{key}[{i}]", f"{key}[{i}]", v)
                     for i, v in enumerate(value)]
         else:
             out.append((f"recorded.{part}.{name}.{key}", key, value))
@@ -241,7 +246,7 @@ def _figure_problems(recorded: Mapping[str, Any], record: Mapping[str, Any], rid
                 "(FIGURE_KEYS, protocol/records/register.py)")
 
     quoted = [("recorded.games", "games", recorded["games"])] if "games" in recorded else []
-    for part in ("arms", "validation"):
+    for part in ("arms", "validation", "rankers"):
         for name, figures in (recorded.get(part) or {}).items():
             quoted += _quoted(part, name, figures)
     for key, meaning, figure in quoted:  # each its own: arms name their parts unlike ours

@@ -28,8 +28,12 @@ config.clear()
 config.update(PLAN.profile)
 PATHS = PLAN.paths
 CLAIMS = PLAN.claims
+# every external arm's program is started for its trial decisions before the estimate, in a
+# dry run too, so the estimate costs its games from measured seconds (docs/referee.md); a
+# program that cannot play is refused by the preflight of a run of its claim
+TRIALS = checks.trial_programs(PLAN) if workflow.is_main_process else {}
 if workflow.is_main_process:
-    print(checks.estimate_table(PLAN), file=sys.stderr)
+    print(checks.estimate_table(PLAN, TRIALS), file=sys.stderr)
 
 
 def claims_to_run():
@@ -44,7 +48,7 @@ def claims_to_run():
 onstart:
     # only a real run (not a dry run) needs the disk and the memory
     try:
-        print(checks.preflight(PLAN, claims_to_run()), file=sys.stderr)
+        print(checks.preflight(PLAN, claims_to_run(), trials=TRIALS), file=sys.stderr)
     except DeclarationError as _exc:
         print(f"error: {_exc}", file=sys.stderr)
         sys.exit(2)

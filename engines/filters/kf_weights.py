@@ -1,0 +1,71 @@
+"""The six-feature Klein-Friedmann policy's named weight vectors, with their source (no numba).
+
+Each vector weighs the six features in the order of :data:`FEATURES`
+(:mod:`engines.filters.kf`); the policy ranks columns by the weighted sum, so
+only a vector's direction matters.  Both come from the research register
+(repository keshavsaharia/drop7-bench), figures copied exactly:
+
+* ``transplanted``: the authors' own Python-learned weights (their reproduction
+  seed 10), played unchanged in the register's engine: result
+  ``RS-20260902T084356Z-2488ecc7``, ``metrics.weights.transplant-py-seed10``.
+* ``cem``: the register's cross-entropy optimum, frozen as a unit vector:
+  result ``RS-20260902T084356Z-784ebf14``,
+  ``metrics.search.chosen.frozenUnitWeights``.
+
+The grammar (``kf:w=NAME``, :mod:`engines.play.spec`) and the declarations
+(``weights: NAME``, :mod:`protocol.arms`) read this table: a new vector is one
+entry here.  A vector of one's own is a file pinned by its SHA-256
+(``kf:w=SHA256:PATH``): a JSON list of six finite numbers, in feature order
+(:func:`read_kf_file`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from contracts.hashing import file_sha256, hash_mismatch
+
+#: the six features, in the order every weight vector lists them
+FEATURES = ("lowest-column", "row-detonations", "column-detonations", "tallest-column",
+            "a-one-clears", "the-disc-clears")
+
+#: every named weight vector: (its six weights, where the register records them)
+KF_WEIGHTS: dict[str, tuple[tuple[float, ...], str]] = {
+    "transplanted": (
+        (175.67544967426653, 33.08923614095049, 123.97361476703807, 15.424699884446161,
+         49.143686787500314, 138.66790457434547),
+        "RS-20260902T084356Z-2488ecc7 metrics.weights.transplant-py-seed10"),
+    "cem": (
+        (0.42875630348507293, 0.2765872952340636, 0.14505719805708117, 0.0330060388696436,
+         0.7363281566255506, 0.4187569184948516),
+        "RS-20260902T084356Z-784ebf14 metrics.search.chosen.frozenUnitWeights"),
+}
+
+
+def kf_weights(name: str) -> tuple[float, ...]:
+    """The six weights of a named vector (KeyError for an unknown name)."""
+    return KF_WEIGHTS[name][0]
+
+
+class KfWeightsError(ValueError):
+    """A weights file that is missing, not six finite numbers, or not its pinned SHA-256."""
+
+
+def read_kf_file(path: str | Path, sha256: str, verify: bool = True) -> tuple[float, ...]:
+    """The six weights of a pinned file (a JSON list of six finite numbers, in the order of
+    :data:`FEATURES`), its SHA-256 checked first unless ``verify`` is false; raises
+    :class:`KfWeightsError` with one line naming the file."""
+    try:
+        if verify and (have := file_sha256(path)) != sha256:
+            raise KfWeightsError(f"{path}: {hash_mismatch(have, sha256)}")
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise KfWeightsError(f"{path}: cannot read six KF weights ({exc})") from None
+    if (not isinstance(data, list) or len(data) != len(FEATURES)
+            or not all(isinstance(w, (int, float)) and not isinstance(w, bool)
+                       and math.isfinite(w) for w in data)):
+        raise KfWeightsError(f"{path}: KF weights must be a JSON list of {len(FEATURES)} "
+                             f"finite numbers ({', '.join(FEATURES)})")
+    return tuple(float(w) for w in data)
