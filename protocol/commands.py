@@ -82,8 +82,8 @@ def evaluate(checkpoint: str, games: int) -> str:
     return line("drop7", "evaluate", checkpoint, "--games", games, "--no-verify")
 
 
-def register_replay(policy: str, games: str, sha256: str, limit: int | None) -> str:
+def register_replay(policy: str, sha256: str, limit: int | None) -> str:
     """``drop7 register-replay``: the register's published games of a claim's arm replayed
-    game for game by its declared policy; the rule adds ``--out``."""
-    return line("drop7", "register-replay", "--policy", policy, "--games", games,
-                "--sha256", sha256, *(() if limit is None else ("--limit", limit)))
+    game for game by its declared policy; the rule adds ``--games`` and ``--out``."""
+    return line("drop7", "register-replay", "--policy", policy, "--sha256", sha256,
+                *(() if limit is None else ("--limit", limit)))

@@ -167,7 +167,6 @@ def _replay_doc(published: int, tamper_moves: bool = False) -> dict[str, Any]:
     if tamper_moves:
         rows[1] = replay_row(games[1], games[1]["score"], games[1]["moves"] + 1)
     return {"format": "drop7-register-replay-v1", "policy": POLICY,
-            "games_file": "data/register/fair-d3s7-nnue-evolution-d3-v2.json",
             "sha256": file_sha256(GAMES), "source": _published()["source"],
             "summary": replay_summary(rows, published), "rows": rows}
 

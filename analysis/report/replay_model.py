@@ -24,9 +24,10 @@ class ReplaySection:
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any], declared: Mapping[str, Any]) -> ReplaySection:
-        """The replay file's document ``doc`` with its declaration ``declared``."""
+        """The replay file's document ``doc`` with its declaration ``declared`` (which names
+        the games file as the run's directory holds it)."""
         return cls(arm=declared["arm"], result=declared["result"], policy=doc["policy"],
-                   games_file=doc["games_file"], sha256=doc["sha256"],
+                   games_file=declared["games"], sha256=doc["sha256"],
                    source=dict(doc["source"]), summary=dict(doc["summary"]),
                    rows=[dict(r) for r in doc["rows"]])
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from contracts.atomic import atomic_write
@@ -29,7 +30,6 @@ from contracts.register_games import (
 )
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
-from engines.pinned_leaf import locate
 from engines.play.policy import load_policy
 from engines.play.spec import PolicyError, SearchSpec, parse_policy
 
@@ -54,8 +54,9 @@ def replay_games(policy: str, games: Sequence[Mapping[str, Any]]) -> list[dict[s
 def replay_file(policy: str, games_file: str, sha256: str | None = None,
                 limit: int | None = None) -> dict[str, Any]:
     """The replay document of ``games_file`` (checked against ``sha256`` when given) by
-    ``policy``, the first ``limit`` games (None: all)."""
-    path = locate(games_file)
+    ``policy``, the first ``limit`` games (None: all).  The document names the file by its
+    SHA-256, which names it wherever it lies."""
+    path = Path(games_file)
     if sha256 is not None and file_sha256(path) != sha256:
         raise RegisterGamesError(f"{games_file}: key sha256: its "
                                  + hash_mismatch(file_sha256(path), sha256))
@@ -66,9 +67,9 @@ def replay_file(policy: str, games_file: str, sha256: str | None = None,
                                  f"not of {canonical}")
     games = doc["games"][:limit]
     rows = replay_games(canonical, games)
-    return {"format": REPLAY_FORMAT, "policy": canonical, "games_file": str(games_file),
-            "sha256": file_sha256(path), "source": doc["source"],
-            "summary": replay_summary(rows, len(doc["games"])), "rows": rows}
+    return {"format": REPLAY_FORMAT, "policy": canonical, "sha256": file_sha256(path),
+            "source": doc["source"], "summary": replay_summary(rows, len(doc["games"])),
+            "rows": rows}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -28,7 +28,6 @@ rule register_replay:
             costs.JOB_OVERHEAD_S + replay_of(wc.claim).seconds()),
     params:
         command=lambda wc: commands.register_replay(
-            replay_of(wc.claim).policy, replay_of(wc.claim).games_file,
-            replay_of(wc.claim).sha256, replay_of(wc.claim).limit),
+            replay_of(wc.claim).policy, replay_of(wc.claim).sha256, replay_of(wc.claim).limit),
     shell:
-        "{params.command} --out {output:q} 2> {log:q}"
+        "{params.command} --games {input.games:q} --out {output:q} 2> {log:q}"
