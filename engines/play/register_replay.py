@@ -57,9 +57,9 @@ def replay_file(policy: str, games_file: str, sha256: str | None = None,
     ``policy``, the first ``limit`` games (None: all).  The document names the file by its
     SHA-256, which names it wherever it lies."""
     path = Path(games_file)
-    if sha256 is not None and file_sha256(path) != sha256:
-        raise RegisterGamesError(f"{games_file}: key sha256: its "
-                                 + hash_mismatch(file_sha256(path), sha256))
+    have = file_sha256(path)
+    if sha256 is not None and have != sha256:
+        raise RegisterGamesError(f"{games_file}: key sha256: its " + hash_mismatch(have, sha256))
     doc = read_published(path)
     canonical = parse_policy(policy).format()
     if doc["policy"] != canonical:
@@ -67,7 +67,7 @@ def replay_file(policy: str, games_file: str, sha256: str | None = None,
                                  f"not of {canonical}")
     games = doc["games"][:limit]
     rows = replay_games(canonical, games)
-    return {"format": REPLAY_FORMAT, "policy": canonical, "sha256": file_sha256(path),
+    return {"format": REPLAY_FORMAT, "policy": canonical, "sha256": have,
             "source": doc["source"], "summary": replay_summary(rows, len(doc["games"])),
             "rows": rows}
 
