@@ -37,6 +37,12 @@ def _play() -> ModuleType:
     return play_cli
 
 
+@command("register-replay", "replay the register's published games of one arm game for game")
+def _register_replay() -> ModuleType:
+    from engines.play import register_replay
+    return register_replay
+
+
 @command("bench", "benchmarks printing JSON (drop7 bench --help lists the targets)")
 def _bench() -> ModuleType:
     from cli import bench

@@ -80,3 +80,10 @@ def evaluate(checkpoint: str, games: int) -> str:
     """``drop7 evaluate``: a checkpoint played one ply and at random on the health seeds; the
     rule adds ``--out``."""
     return line("drop7", "evaluate", checkpoint, "--games", games, "--no-verify")
+
+
+def register_replay(policy: str, sha256: str, limit: int | None) -> str:
+    """``drop7 register-replay``: the register's published games of a claim's arm replayed
+    game for game by its declared policy; the rule adds ``--games`` and ``--out``."""
+    return line("drop7", "register-replay", "--policy", policy, "--sha256", sha256,
+                *(() if limit is None else ("--limit", limit)))

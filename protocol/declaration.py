@@ -38,6 +38,7 @@ from protocol.parts.contrasts import check_contrasts
 from protocol.parts.panel import check_panel, reference_name
 from protocol.parts.pins import check_pins, named_leaves
 from protocol.parts.readings import check_readings, check_recorded, check_verdict
+from protocol.parts.replay import check_replay
 from protocol.parts.screen import check_screen, check_shared_block
 from protocol.parts.sequential import NO_PREFIX, check_sequential, sequential_contrast
 from protocol.parts.training import (
@@ -104,7 +105,7 @@ def load_claim(path: str | Path, shown: str | Path | None = None) -> Claim:
     for part in CHECKS:
         part(doc, chk)
     design = check_sequential(doc, chk)
-    for part in (check_verdict, check_recorded):
+    for part in (check_verdict, check_recorded, check_replay):
         part(doc, chk)
     record_paths(doc, chk)
     return Claim(doc["id"], path, doc, design)

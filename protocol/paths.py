@@ -51,6 +51,9 @@ TEMPLATES = {
     "panel_shard": "{root}/claims/{claim}/{block}/panel/shards/{ranker}/shard-{k}-of-{K}.csv",
     "panel_table": "{root}/claims/{claim}/{block}/panel/panel.csv",
     "panel_readings": "{root}/claims/{claim}/{block}/panel/readings.json",
+    # the register's published games of an arm replayed game for game (recorded.replay): on
+    # the register's seeds, not on a block of ours
+    "register_replay": "{root}/claims/{claim}/register-replay.json",
 }
 TEMPLATES["benchmark"] = TEMPLATES["benchmarks"] + "/{job}.tsv"
 INDEX = "reports/index.html"

@@ -29,6 +29,7 @@ from protocol.parts.base import ProfileSettings, dtag, moves_text
 from protocol.parts.contrasts import plan_contrasts
 from protocol.parts.panel import plan_panel
 from protocol.parts.pins import Artefact
+from protocol.parts.replay import plan_replay
 from protocol.parts.screen import plan_blocks, plan_screen_games
 from protocol.parts.sequential import plan_sequential
 from protocol.parts.training import check_first_games, plan_training
@@ -63,9 +64,10 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
         shrunk += pairing_notes(claim, panel.arms, {"panel": list(panel.arms)})
     check_artefact_pins(claim, [*arms.values(), *(panel.arms.values() if panel else ())])
     vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
+    replay = plan_replay(claim, prof, {**arms, **(panel.arms if panel else {})})
     return ClaimPlan(claim, blocks[0], blocks, (start, games), shares, trained, vgames, vseeds,
                      varms, comparator, arms, plan_contrasts(claim, arms, games), shrunk,
-                     sequential, panel=panel)
+                     sequential, panel=panel, replay=replay)
 
 
 def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:

@@ -29,6 +29,7 @@ from protocol.parts.arm import PlannedArm, is_search_shrink
 from protocol.parts.contrasts import PlannedContrast
 from protocol.parts.panel import PlannedPanel
 from protocol.parts.pins import Artefact, Pinned, table_entries
+from protocol.parts.replay import PlannedReplay
 from protocol.parts.sequential import Sequential
 from protocol.parts.training import MAX_TRAIN_THREADS, Training
 from protocol.paths import LOOK, VALIDATION, Paths, screen_label
@@ -65,6 +66,8 @@ class ClaimPlan:
     #: (:func:`protocol.profile.evidence_limits`)
     limits: list[str] = field(default_factory=list)
     panel: PlannedPanel | None = None  # a ranking panel
+    #: the register's published games of an arm, replayed game for game (``recorded.replay``)
+    replay: PlannedReplay | None = None
 
     def all_arms(self) -> list[PlannedArm]:
         """The arms of the screen, then the panel's rankers (an arm of both once per role)."""

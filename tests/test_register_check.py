@@ -5,6 +5,7 @@ reads."""
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
@@ -158,8 +159,27 @@ def test_every_shipped_claim_names_a_register_theory_or_what_it_derives_from(cla
     declared = doc.get("theory")
     assert (declared and THEORY_ID.match(declared)) or THEORY_ID.match(
         doc.get("derived_from", "")), claim
-    if "recorded" in doc:
-        assert RESULT_ID.match(doc["recorded"].get("result", "")), claim
+    recorded = doc.get("recorded", {})
+    if set(recorded) - {"replay"}:  # figures quoted: from a result of the register
+        assert RESULT_ID.match(recorded.get("result", "")), claim
+    if "replay" in recorded:  # published games: of an experiment or a result
+        assert re.match(r"^(EX|RS)-", recorded["replay"]["result"]), claim
+
+
+EXPERIMENT = "EX-20260101-toy-depth-factorial-1a2b3c4d"
+
+
+@pytest.mark.parametrize("result, problems", [
+    (EXPERIMENT, []), (HEAD, []),
+    ("EX-20260101-toy-other-1a2b3c4d",
+     ["key recorded.replay.result: EX-20260101-toy-other-1a2b3c4d is not an experiment or a "
+      "result of the register"])])
+def test_a_replay_alone_is_checked_for_its_register_id_and_quotes_no_figure(
+        tmp_path, result, problems) -> None:
+    doc = {"id": "toy", "theory": THEORY,
+           "recorded": {"replay": {"arm": "a", "games": "g.json", "sha256": "0" * 64,
+                                   "result": result}}}
+    assert [p.split(": ", 1)[1] for p in _check(tmp_path, doc)] == problems
 
 
 def test_depth_five_quotes_the_registers_current_word() -> None:

@@ -1,9 +1,9 @@
 """Register games: its game streams, and its published fair d3s7 games replayed game for game.
 
-``tests/data/register_fair_d3s7_games.json`` holds per-game results the register published
-(its header names the file and commit); a fair d3s7 search with the register's sampling, on
-the register's streams of each game's 32-bit seed, must end every game with the published
-score after the published number of moves.
+``data/register/fair-d3s7-nnue-evolution-d3-v2.json`` holds per-game results the register
+published (its header names the file and commit); a fair d3s7 search with the register's
+sampling, on the register's streams of each game's 32-bit seed, must end every game with the
+published score after the published number of moves.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from engines.drop7 import core, register_rng
 from engines.drop7.game_loop import play_out
 from engines.play.policy import load_policy
 
-GAMES = Path(__file__).with_name("data") / "register_fair_d3s7_games.json"
+GAMES = (Path(__file__).resolve().parents[1] / "data" / "register"
+         / "fair-d3s7-nnue-evolution-d3-v2.json")
 
 #: register game 0xA52E1300 as the register's own rng.rs gives it (its ``headless_disc`` and
 #: the per-move Mulberry32 of ``play_headless_move``, built in a scratch directory from

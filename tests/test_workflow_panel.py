@@ -116,3 +116,28 @@ def drop7(*args: str) -> subprocess.CompletedProcess:
     """``drop7`` of the environment that runs the tests."""
     exe = shutil.which("drop7", path=str(Path(sys.executable).parent))
     return subprocess.run([exe or "drop7", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_the_panel_page_says_the_registers_games_were_reproduced(panel_run: Path) -> None:
+    """The rule register_replay ran for the claim's declared replay (smoke: its first two
+    published games, at the declared d3s7 with the register's sampling, not the panel's
+    shrunk search), and the page says so near its top; the file re-made alone is the same."""
+    from html import unescape
+
+    plan = plan_of("smoke")
+    replay = plan.claims[CLAIM].replay
+    out = panel_run / plan.paths.path("register_replay", claim=CLAIM)
+    doc = load(out)
+    assert doc["policy"] == replay.policy == "search:leaf=linear,d=3,s=7,sampling=register"
+    assert doc["summary"] == {"games": 2, "equal": 2, "published": 64, "first_differing": None}
+    html = unescape(_files(panel_run)["page"].read_text())
+    assert html.index("reproduced: 2 of 2 replayed games (the first 2 of 64 published") < \
+        html.index("<h2>")
+    assert "Reproduced game for game" in html
+    before = out.read_bytes()
+    out.unlink()
+    result = snakemake(panel_run, "--cores", "1", "--config", "profile=smoke", "--",
+                       str(plan.paths.path("register_replay", claim=CLAIM)))
+    if result.returncode != 0:
+        pytest.fail(failure_report(result), pytrace=False)
+    assert out.read_bytes() == before

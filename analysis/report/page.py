@@ -39,6 +39,7 @@ from analysis.report import figures as fig
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from analysis.report.panel_figures import agreement_figure, ranker_figure
 from analysis.report.panel_model import PanelSection, reading_plots
+from analysis.report.replay_model import ReplaySection
 from analysis.sequential.screen import exceeded_error
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
@@ -85,6 +86,8 @@ class ClaimRun:
     records: list[dict[str, str | None]] = field(default_factory=list)
     #: the ranking panel's readings (None: the claim has no panel, or it was not read)
     panel: PanelSection | None = None
+    #: the register's published games of an arm replayed game for game (None: none declared)
+    replay: ReplaySection | None = None
     #: what the page says of its declaration (edited since its block was opened; one's own in
     #: place of a shipped one): :func:`protocol.disclosure.declaration_notes`
     notes: list[str] = field(default_factory=list)
@@ -276,7 +279,7 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
         run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
         arms=run.arms, pair_means=run.pair_means, curves=run.curves, health=run.health,
-        panel=run.panel, panel_plots=plots, panel_figure=PANEL_FIGURE,
+        panel=run.panel, replay=run.replay, panel_plots=plots, panel_figure=PANEL_FIGURE,
         panel_agreement=PANEL_AGREEMENT,
         prov=run.provenance, figures=FIGURES,
         images=images, recorded=run.plan.recorded, recorded_keys=RECORDED_KEYS,

@@ -134,8 +134,11 @@ def check_verdict(doc: dict[str, Any], chk: KeyCheck) -> None:
 
 def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
     """``recorded`` names declared arms, contrasts and trained weights, and (``rankers``) the
-    panel's rankers with figures of the panel, each a number or its two halves."""
+    panel's rankers with figures of the panel, each a number or its two halves; and its source
+    when it quotes any figure (a block of only a ``replay`` names its games file instead)."""
     rec = doc.get("recorded", {})
+    if rec and "source" not in rec and set(rec) - {"replay"}:
+        chk.fail("recorded.source", "missing: where the register's figures are quoted from")
     for part, names, label in (("arms", doc["arms"], "arm"),
                                ("contrasts", doc.get("contrasts", {}), "contrast"),
                                ("validation", doc.get("weights", {}), "trained weights")):

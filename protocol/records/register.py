@@ -283,7 +283,12 @@ def check_claim(doc: Mapping[str, Any], reg: Register, path: str) -> list[str]:
         out.append(f"{path}: key theory: {theory} is not a theory of the register (a theory "
                    "of one's own is declared with derived_from)")
     recorded = doc.get("recorded")
-    if not recorded:
+    replay = (recorded or {}).get("replay")
+    if replay is not None and (replay["result"] not in reg.experiments
+                               and replay["result"] not in reg.results):
+        out.append(f"{path}: key recorded.replay.result: {replay['result']} is not an "
+                   "experiment or a result of the register")
+    if not recorded or set(recorded) == {"replay"}:  # a replay quotes no figure
         return out
     result_id = recorded.get("result")
     if result_id is None:

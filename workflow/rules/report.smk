@@ -31,6 +31,8 @@ def report_inputs(wc):
             **panel_files(wc.claim))
         if p.panel is not None:
             files["panel_public"] = PATHS.path("panel_public", claim=wc.claim)
+    if p.replay is not None:
+        files["register_replay"] = PATHS.path("register_replay", claim=wc.claim)
     return files
 
 

@@ -16,6 +16,7 @@ from analysis.report.page import (
     write_public,
 )
 from analysis.report.panel_model import PanelSection
+from analysis.report.replay_model import ReplaySection
 from contracts.json_file import json_text, load_json, write_json
 from protocol.disclosure import declaration_notes
 from protocol.jobs import log_to, run
@@ -61,6 +62,9 @@ def main() -> None:
         records=[record_link(f) for f in bundle_files(S.input.records)],
         panel=(PanelSection.from_json(load_json(S.input.panel), S.input.panel)
                if "panel" in inputs else None),
+        replay=(ReplaySection.from_json(load_json(S.input.register_replay),
+                                        plan["recorded"]["replay"])
+                if "register_replay" in inputs else None),
         notes=declaration_notes(plan["declaration"], load_json(S.input.opened) if opened
                                 else None, S.params.declared_in, S.params.replaces),
     )
