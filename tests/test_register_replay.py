@@ -108,7 +108,7 @@ def test_a_bad_replay_is_one_line_naming_the_file_and_key_before_any_job(
 
 def test_a_recorded_block_of_figures_still_names_its_source(tmp_path) -> None:
     def edit(doc: dict[str, Any]) -> None:
-        doc["recorded"]["games"] = 64
+        doc["recorded"] = {"replay": doc["recorded"]["replay"], "games": 64}
     with pytest.raises(DeclarationError, match="key recorded.source: missing"):
         _plan(tmp_path, edit)
 
