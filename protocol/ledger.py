@@ -48,8 +48,9 @@ read (``unread``, written when the block is closed).
 What the first reading recorded (its looks and their times, its games table's
 hash and the hash of its deciding columns, its completion time) is never
 rewritten.  A block played again after it was complete with the same games
-(``deciding_sha256``: scores, moves, trajectories; not wall times) is a
-*reproduction* and leaves the ledger as it was; with other games it is a
+(``deciding_sha256``: scores, moves, trajectories; not wall times) and, for a
+sequential screen, the same looks (not their times) is a *reproduction* and
+leaves the ledger as it was; with other games it is a
 *replay*: its looks and hashes are appended to the entry's ``replays`` (one item
 per replay, in order; :func:`replays` reads them, and the single ``differs``
 hash an older ledger kept, as one replay), and :func:`replay_errors` makes the
@@ -312,11 +313,12 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
     and rankings computed on the block.
 
     A block completed before keeps what its first reading recorded.  Playing it
-    again with the same deciding columns (and panel table) is a reproduction:
-    nothing is recorded, whatever the wall times.  Anything else (other games, or
-    looks recorded since) is a replay, appended to the entry's ``replays`` with
-    its hashes and time; :func:`replay_errors` turns a replay whose games differ
-    into a methodological error of the verdict.
+    again with the same deciding columns (and panel table) and, for a sequential
+    screen, the same looks (their statistics, bounds and decisions; not their
+    times) is a reproduction: nothing is recorded, whatever the wall times.
+    Anything else (other games, or other looks) is a replay, appended to the
+    entry's ``replays`` with its hashes and time; :func:`replay_errors` turns a
+    replay whose games differ into a methodological error of the verdict.
     """
     with _locked(Path(path)) as doc:
         out = {}
@@ -328,7 +330,10 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
                 again = replays(mine)
                 seen = [_reading(mine), *map(_reading, again)]
                 under_way = bool(again) and "table_sha256" not in again[-1]
-                if under_way or (deciding_sha256, panel_sha256) not in seen:
+                if under_way and (deciding_sha256, panel_sha256) in seen and _same_looks(
+                        again[-1].get("looks", []), mine.get("looks", [])):
+                    _drop_replay_under_way(mine, again)  # the looks made again: the same
+                elif under_way or (deciding_sha256, panel_sha256) not in seen:
                     replay = _open_replay(mine)
                     replay.update(table_sha256=table_sha256, deciding_sha256=deciding_sha256,
                                   utc=_stamp(now))
@@ -343,6 +348,21 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
                     mine["panel_sha256"] = panel_sha256
             out[str(block)] = dict(mine)
     return out
+
+
+def _same_looks(again: Sequence[Mapping[str, Any]], first: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether looks made again are the first reading's: every field but the time."""
+    def bare(looks: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in x.items() if k != "utc"} for x in looks]
+    return bare(again) == bare(first)
+
+
+def _drop_replay_under_way(mine: dict[str, Any], again: list[dict[str, Any]]) -> None:
+    """Forget the replay under way of a complete entry (a reproduction after all)."""
+    if len(again) > 1:
+        mine["replays"] = again[:-1]
+    else:
+        mine.pop("replays", None)
 
 
 def _reading(record: Mapping[str, Any]) -> tuple[str | None, str | None]:

@@ -99,6 +99,36 @@ def test_completion_records_the_table_and_keeps_the_first(tmp_path) -> None:
                      deciding_sha256="2" * 64)
 
 
+def test_a_sequential_block_played_again_with_the_same_looks_is_a_reproduction(tmp_path) -> None:
+    """Looks made again with the same statistics, bounds and decisions (other times) and the
+    same games record nothing; a look that differs makes the rerun a replay."""
+    ledger = tmp_path / "ledger.json"
+    opening(ledger, [3], ONE)
+    look = {"look": 1, "seeds": [100, 4], "statistic": 0.5, "efficacy_bound": 3.0,
+            "futility_bound": None, "decision": "continue"}
+    stop = {**look, "look": 2, "seeds": [100, 8], "statistic": 2.5, "efficacy_bound": 2.0,
+            "decision": "stop"}
+    for x in (look, stop):
+        record_look(ledger, [3], ONE, x, now=NOW)
+    close_blocks(ledger, [3], ONE, games=8, table_sha256="c" * 64, deciding_sha256="1" * 64,
+                 now=NOW)
+    first = read_ledger(ledger)["blocks"]["3"][0]
+    later = datetime(2026, 12, 6, tzinfo=UTC)
+    for x in (look, stop):
+        record_look(ledger, [3], ONE, x, now=later)
+    again = close_blocks(ledger, [3], ONE, games=8, table_sha256="d" * 64,
+                         deciding_sha256="1" * 64, now=later)
+    assert again["3"] == first and replays(again["3"]) == []
+    # the same games, but a look read otherwise: a replay, kept with its looks
+    record_look(ledger, [3], ONE, {**look, "statistic": 0.6}, now=later)
+    record_look(ledger, [3], ONE, stop, now=later)
+    third = close_blocks(ledger, [3], ONE, games=8, table_sha256="d" * 64,
+                         deciding_sha256="1" * 64, now=later)
+    [replay] = replays(third["3"])
+    assert [x["statistic"] for x in replay["looks"]] == [0.6, 2.5]
+    assert replay_errors(third) == []  # the same games: recorded, not an error
+
+
 def test_a_replay_of_a_first_reading_without_a_deciding_hash_cannot_be_checked() -> None:
     entry = {"table_sha256": "c" * 64, "replays": [
         {"table_sha256": "d" * 64},  # an older replay: not checked, history
@@ -209,7 +239,8 @@ def test_a_replay_appends_its_looks_and_never_rewrites_the_first_reading(tmp_pat
                  unread=[1064, 64], now=NOW)
     first = read_ledger(ledger)["blocks"]["3"][0]
     later = NOW.replace(hour=9)
-    record_look(ledger, [3], ONE, _look(1, 64, "stop"), now=later)  # the block played again
+    # the block played again, its look read otherwise (the same looks would be a reproduction)
+    record_look(ledger, [3], ONE, {**_look(1, 64, "stop"), "statistic": 9.0}, now=later)
     close_blocks(ledger, [3], ONE, games=64, table_sha256="d" * 64, deciding_sha256="1" * 64,
                  unread=[1064, 64], now=later)
     entry = read_ledger(ledger)["blocks"]["3"][0]
