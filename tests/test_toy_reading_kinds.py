@@ -101,7 +101,8 @@ def test_a_toy_panel_kind_refuses_a_ranker_against_itself_at_load_time(toys, tmp
     bad = copy.deepcopy(DECLARATION)
     bad["readings"]["toy"] = {"kind": "ranker-matches", "ranker": "noisy", "other": "noisy",
                               "figure": "top1"}
-    with pytest.raises(ValueError, match=r"readings\.toy\.other: a ranker cannot be read against itself"):
+    with pytest.raises(ValueError,
+                       match=r"readings\.toy\.other: a ranker cannot be read against itself"):
         check_declaration(bad)
 
 
