@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from protocol.ledger import replays
+from protocol.ledger_readings import replays
 from protocol.paths import Paths, screen_label
 
 #: screen blocks reserved for throwaway ledgers (profiles whose ledger is not the committed one)

@@ -53,7 +53,8 @@ sequential screen, the same looks (not their times) is a *reproduction* and
 leaves the ledger as it was; with other games it is a
 *replay*: its looks and hashes are appended to the entry's ``replays`` (one item
 per replay, in order; :func:`replays` reads them, and the single ``differs``
-hash an older ledger kept, as one replay), and :func:`replay_errors` makes the
+hash an older ledger kept, as one replay) and
+:func:`protocol.ledger_readings.replay_errors` makes the
 claim's verdict ``invalidated-by-methodological-error``, so a block can never be
 read again until it passes.
 
@@ -82,6 +83,7 @@ from typing import Any
 
 from contracts.hashing import canonical_json
 from contracts.json_file import write_json
+from protocol.ledger_readings import reading, replays
 from protocol.schema import DeclarationError, check
 
 FORMAT = "drop7-screen-ledger-v3"
@@ -265,16 +267,6 @@ def _entry(doc: Mapping[str, Any], block: int, opener: Opener, what: str) -> dic
     return mine
 
 
-def replays(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The replays of a ledger entry, in order (``replays``; an older entry's single
-    ``differs`` hash reads as one replay without a time)."""
-    if "replays" in entry:
-        return [dict(r) for r in entry["replays"]]
-    if entry.get("differs"):
-        return [{"table_sha256": entry["differs"]}]
-    return []
-
-
 def _open_replay(mine: dict[str, Any]) -> dict[str, Any]:
     """The replay under way of a complete entry (appended when none is): the last one that
     has no games table yet."""
@@ -317,7 +309,7 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
     screen, the same looks (their statistics, bounds and decisions; not their
     times) is a reproduction: nothing is recorded, whatever the wall times.
     Anything else (other games, or other looks) is a replay, appended to the
-    entry's ``replays`` with its hashes and time; :func:`replay_errors` turns a
+    entry's ``replays`` with its hashes and time; :func:`~protocol.ledger_readings.replay_errors` turns a
     replay whose games differ into a methodological error of the verdict.
     """
     with _locked(Path(path)) as doc:
@@ -328,7 +320,7 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
                 mine["unread"] = [int(x) for x in unread]
             if mine.get("status") == COMPLETE:
                 again = replays(mine)
-                seen = [_reading(mine), *map(_reading, again)]
+                seen = [reading(mine), *map(reading, again)]
                 under_way = bool(again) and "table_sha256" not in again[-1]
                 if under_way and (deciding_sha256, panel_sha256) in seen and _same_looks(
                         again[-1].get("looks", []), mine.get("looks", [])):
@@ -363,34 +355,6 @@ def _drop_replay_under_way(mine: dict[str, Any], again: list[dict[str, Any]]) ->
         mine["replays"] = again[:-1]
     else:
         mine.pop("replays", None)
-
-
-def _reading(record: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    """What decides a reading (the first, or a replay): its deciding hash and panel table."""
-    return record.get("deciding_sha256"), record.get("panel_sha256")
-
-
-def replay_errors(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """Why the readings of a claim's blocks are not one reading (empty when they are): a
-    replay whose games (deciding columns) or panel table differ from the first reading's, or
-    a replay of a first reading that kept no deciding hash, so that no replay can be
-    checked.  A block's verdict is its first reading's; a player that gives other games on
-    the same seeds is not reproducible, and none of its readings is evidence."""
-    errors = []
-    for block, e in sorted(entries.items(), key=lambda kv: int(kv[0])):
-        checked = [r for r in replays(e) if "deciding_sha256" in r]
-        if checked and e.get("deciding_sha256") is None:
-            errors.append(f"screen block {block} was played again, but its first reading "
-                          "kept no hash of its deciding columns: the replay cannot be checked")
-            continue
-        for i, r in enumerate(replays(e), start=1):
-            if "deciding_sha256" in r and _reading(r) != _reading(e):
-                what = ("games" if r["deciding_sha256"] != e["deciding_sha256"]
-                        else "panel table")
-                errors.append(f"screen block {block} was played again (replay {i}) and its "
-                              f"{what} differ from the first reading's: the arms do not "
-                              "reproduce their games on the same seeds")
-    return errors
 
 
 def opened_blocks(path: str | Path) -> dict[int, list[dict[str, Any]]]:

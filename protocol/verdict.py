@@ -46,7 +46,7 @@ def methodological_errors(*, integrity: Sequence[str], gate: Mapping[str, Any] |
                           replayed: Sequence[str] = ()) -> list[str]:
     """Every reason the run cannot count as evidence (``frozen``: the records of the frozen
     artefacts the screen read, by key; ``replayed``: the ledger's
-    :func:`protocol.ledger.replay_errors`, a block played again with other games)."""
+    :func:`protocol.ledger_readings.replay_errors`, a block played again with other games)."""
     errors = list(integrity)
     if screened and gate is not None and not gate["passed"]:
         errors.append("the screen was opened although a gate failed (" + gate["reason"] + ")")

@@ -9,7 +9,8 @@ import re
 import pytest
 from claims_support import REPO
 
-from protocol.ledger import COMMITTED, entries_now, read_ledger, replays
+from protocol.ledger import COMMITTED, entries_now, read_ledger
+from protocol.ledger_readings import replays
 
 LEASES = sorted(REPO.glob("reports/*/records/*/seed-lease-*.json"))
 

@@ -16,7 +16,8 @@ from workflow_support import snakemake
 from engines.seedbank import load_bank
 from protocol.checks import before_any_job
 from protocol.held_out import THROWAWAY_BLOCKS, reserved_text
-from protocol.ledger import LedgerError, replays
+from protocol.ledger import LedgerError
+from protocol.ledger_readings import replays
 from protocol.plan import load_plan
 from protocol.schema import DeclarationError
 

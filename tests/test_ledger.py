@@ -17,9 +17,8 @@ from protocol.ledger import (
     opened_blocks,
     read_ledger,
     record_look,
-    replay_errors,
-    replays,
 )
+from protocol.ledger_readings import replay_errors, replays
 
 A, B = "a" * 64, "b" * 64
 NOW = datetime(2026, 12, 1, tzinfo=UTC)

@@ -9,7 +9,8 @@ from claims_support import REPO
 
 from analysis.report.page import refresh_page
 from contracts.games_table import GAMES_COLUMNS, deciding_sha256
-from protocol.ledger import COMMITTED, replay_errors
+from protocol.ledger import COMMITTED
+from protocol.ledger_readings import replay_errors
 from protocol.records.rebuild import table_rows
 from protocol.verdict import INVALIDATED, decide, methodological_errors
 

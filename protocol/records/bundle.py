@@ -27,7 +27,7 @@ from analysis.reading_kinds import passed
 from contracts.atomic import atomic_write
 from contracts.cli_numbers import seed_hex
 from contracts.json_file import write_json
-from protocol.ledger import replays
+from protocol.ledger_readings import replays
 from protocol.records.check import OUTCOME, check_record, result_validity
 from protocol.records.experiment import experiment_record, preregistration, read_span, replay_note
 from protocol.records.ids import (

@@ -13,7 +13,7 @@ from typing import Any
 
 from analysis.games_table import DEFAULT_METRIC
 from analysis.reading_kinds import panel_readings
-from protocol.ledger import replays
+from protocol.ledger_readings import replays
 from protocol.records.check import check_record
 from protocol.records.ids import (
     FORMATS,

@@ -47,7 +47,8 @@ from analysis.readings import evaluate_all
 from analysis.report.page import record_link, refresh_page, write_public
 from analysis.sequential.screen import exceeded_errors, look_record
 from contracts.games_table import GAMES_COLUMNS, write_rows
-from protocol.ledger import COMMITTED, read_ledger, replays
+from protocol.ledger import COMMITTED, read_ledger
+from protocol.ledger_readings import replays
 from protocol.plan import load_plan
 from protocol.records.bundle import write_bundle
 from protocol.records.check import bundle_files, check_bundle

@@ -7,7 +7,7 @@ from analysis.readings import evaluate_all, integrity_errors
 from analysis.sequential.screen import exceeded_errors
 from contracts.json_file import load_json, write_json
 from protocol.jobs import log_to, run
-from protocol.ledger import replay_errors
+from protocol.ledger_readings import replay_errors
 from protocol.verdict import decide, methodological_errors
 
 S = snakemake  # noqa: F821
