@@ -301,7 +301,7 @@ def estimate_table(plan: Plan, trials: dict[tuple[str, str], Trial] | None = Non
     lines = [f"estimated CPU hours of the {plan.name} profile (one core each; "
              "docs/claims.md has the model):",
              f"  {'claim':<{width}}{'train':>9}{'validation':>12}{'screen':>9}{'panel':>9}"
-             f"{'total':>9}"]
+             f"{'replay':>9}{'total':>9}"]
     notes = []
     for c in plan.order():
         measured = {}
@@ -319,12 +319,12 @@ def estimate_table(plan: Plan, trials: dict[tuple[str, str], Trial] | None = Non
                 notes.append(f"  {c} arm {name}: {decision_seconds(arm.spec) * 1000:g} ms a "
                              f"decision, assumed, not measured ({why})")
         est = plan.claims[c].estimate(measured)
-        hours = [est[k] / 3600 for k in ("train", "validation", "screen", "panel")]
+        hours = [est[k] / 3600 for k in ("train", "validation", "screen", "panel", "replay")]
         mark = "" if c in plan.run else "   (not in the default target)"
         if plan.claims[c].sequential is not None:
             mark += "   (screen: at most; sequential, it may stop at an earlier look)"
         lines.append(f"  {c:<{width}}" + "".join(f"{h:>{w}.2f}" for h, w in zip(
-            [*hours, sum(hours)], (9, 12, 9, 9, 9), strict=True)) + mark)
+            [*hours, sum(hours)], (9, 12, 9, 9, 9, 9), strict=True)) + mark)
     if notes:
         lines += ["external arms' seconds a decision (their games: "
                   f"{costs.MOVES_PER_GAME} decisions each):", *notes]

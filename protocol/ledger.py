@@ -309,8 +309,9 @@ def close_blocks(path: str | Path, blocks: Sequence[int], opener: Opener, *, gam
     screen, the same looks (their statistics, bounds and decisions; not their
     times) is a reproduction: nothing is recorded, whatever the wall times.
     Anything else (other games, or other looks) is a replay, appended to the
-    entry's ``replays`` with its hashes and time; :func:`~protocol.ledger_readings.replay_errors` turns a
-    replay whose games differ into a methodological error of the verdict.
+    entry's ``replays`` with its hashes and time;
+    :func:`~protocol.ledger_readings.replay_errors` turns a replay whose games differ into a
+    methodological error of the verdict.
     """
     with _locked(Path(path)) as doc:
         out = {}

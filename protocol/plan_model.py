@@ -257,7 +257,8 @@ class ClaimPlan:
 
     def estimate(self, measured: Mapping[str, float] | None = None) -> dict[str, float]:
         """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``,
-        ``panel``: labelling and ranking its roots); ``measured``: seconds a decision of arms
+        ``panel``: labelling and ranking its roots, ``replay``: the register's published games
+        played again); ``measured``: seconds a decision of arms
         measured (an external program's trial decisions), in place of the model's."""
         measured = measured or {}
         train = sum(costs.train_seconds(t.layout, end - start, t.entries)
@@ -266,7 +267,9 @@ class ClaimPlan:
         screen = sum(a.games * (costs.game_seconds(measured[n]) if n in measured
                                 else a.seconds_per_game) for n, a in self.arms.items())
         panel = self.panel.seconds() if self.panel else 0.0
-        return {"train": train, "validation": val, "screen": screen, "panel": panel}
+        replay = self.replay.seconds() if self.replay else 0.0
+        return {"train": train, "validation": val, "screen": screen, "panel": panel,
+                "replay": replay}
 
 
 @dataclass

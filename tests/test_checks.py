@@ -65,6 +65,10 @@ def test_the_estimate_lists_every_claim() -> None:
     # the columns line up whatever the length of a claim's id
     rows = [line for line in text.splitlines()[1:] if line.startswith("  ")]
     assert len({len(line.split("   (")[0]) for line in rows}) == 1
+    # a claim replaying the register's games costs them in its own column
+    header = text.splitlines()[1].split()
+    shallow = next(line.split() for line in rows if line.split()[0] == "shallow-ordering")
+    assert float(shallow[header.index("replay")]) > 0
 
 
 def test_disk_need_counts_two_states_at_most_and_one_for_a_single_segment(
