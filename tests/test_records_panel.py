@@ -123,6 +123,7 @@ def test_a_result_beside_a_screen_carries_the_panel_s_figures_readings_and_roots
                               "games": 8, "every": 4, "limit": 1024,
                               "count": doc["roots"]["count"]}
     assert panel["tableSha256"] == doc["table_sha256"]
+    assert panel["conventions"] == doc["conventions"]  # what every figure is read under
     assert any("panel's per-root rows are not in the bundle" in x for x in result["limitations"])
     criteria = [c["criterion"] for c in result["gateChecks"]]
     assert any(c.startswith("noisy-top1: ") for c in criteria)

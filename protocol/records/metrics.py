@@ -114,8 +114,9 @@ def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
     (their block, seeds in hex, every, cap, count, games), each ranker's figures (estimate,
     one-sided 95% bounds, halves, roots, games; ``None`` estimate: the ranker lacks it), the
     differences of paired readings, the panel readings' outcomes and reasons, the
-    bootstrap's resamples and seed, the panel table's SHA-256, and the rankers' faults when
-    there are some (:func:`panel_faults`)."""
+    bootstrap's resamples and seed, the panel table's SHA-256, the conventions every figure
+    is read under (analysis.panel_conventions; absent from a readings file written before
+    they were declared) and the rankers' faults when there are some (:func:`panel_faults`)."""
     def figure(f: Mapping[str, Any]) -> dict[str, Any]:
         return {out: (list(f[key]) if key == "halves" else f[key])
                 for out, key in PANEL_FIGURE_KEYS.items()}
@@ -138,6 +139,7 @@ def panel_metrics(readings: Mapping[str, Any], block: int) -> dict[str, Any]:
                      for name, r in readings["readings"].items()},
         "bootstrapResamples": first.get("n_resamples"), "bootstrapSeed": first.get("seed"),
         "tableSha256": readings["table_sha256"],
+        **({"conventions": readings["conventions"]} if "conventions" in readings else {}),
         **panel_faults(readings),
     }
 
