@@ -78,9 +78,9 @@ def _check_outcome(outcome: Mapping[str, Any], key: str, doc: Mapping[str, Any],
     _check_arm_name(outcome["policy"], f"{key}.policy", doc, chk)
     play = doc["arms"][outcome["policy"]]["play"]
     if play_kind(play).kind == EXTERNAL:
+        ours = "a search or direct arm" if searches_only else "a search, direct or a baseline"
         chk.fail(f"{key}.policy", f"arm {outcome['policy']!r} is external: a continuation has "
-                 "no fallback, so its policy must be one of ours (a search, direct or a "
-                 "baseline)")
+                 f"no fallback, so its policy must be one of ours ({ours})")
     if searches_only and play not in ("search", "direct"):
         chk.fail(f"{key}.policy", f"arm {outcome['policy']!r} plays {play}: an outcome "
                  "ranker's continuations are played by a search or direct arm (a continuation "
