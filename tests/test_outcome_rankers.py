@@ -397,3 +397,30 @@ def test_the_shipped_claims_smoke_panel_labels_its_roots_on_one_seed(tmp_path) -
     rows = read_rows(table)
     assert len(rows) == 2 * 3 and all(r["v3"] and r["work"] for r in rows)
 
+
+
+@pytest.mark.workflow
+def test_the_shipped_claim_runs_under_smoke_end_to_end(tmp_path) -> None:
+    """Its smoke panel through Snakemake: roots, the three labellers in shards, the table, the
+    readings, the verdict and the page (which names the outcome rankers' labellers)."""
+    from workflow_support import failure_report, snakemake
+
+    result = snakemake(tmp_path, "--cores", "2", "--config", "profile=smoke", "--",
+                       CLAIM.replace("-", "_"))
+    if result.returncode != 0:
+        pytest.fail(failure_report(result), pytrace=False)
+    plan = load_plan(REPO, {"profile": "smoke"})
+    p, paths = plan.claims[CLAIM], plan.paths
+    rows = read_rows(tmp_path / paths.path("panel_table", claim=CLAIM, block=p.label))
+    assert {r["ranker"] for r in rows} == set(p.panel.names())
+    assert len(rows) == 3 * len({(r["game"], r["root"]) for r in rows})
+    readings = json.loads((tmp_path / paths.path("panel_readings", claim=CLAIM,
+                                                 block=p.label)).read_text())
+    assert readings["rankers"] == ["d2-m6", "d1-m6"]
+    assert all(readings["values"].values())
+    verdict = json.loads((tmp_path / paths.path("verdict", claim=CLAIM)).read_text())
+    read = {r["name"]: r["outcome"] for r in verdict["readings"]}
+    assert set(p.readings) <= set(read)
+    html = (tmp_path / paths.path("page", claim=CLAIM)).read_text()
+    assert "Outcome rankers" in html and "d1-m6" in html
+    assert "stops its continuations at 8 of the declared 40 moves" in html
