@@ -39,8 +39,8 @@ def panel_roots(policy: str, seeds: str, every: int, limit: int | None) -> str:
 
 def panel_answer(name: str, policy: str, work: str,
                  outcome: Mapping[str, Any] | None) -> str:
-    """``drop7 panel label`` (the outcome reference, ``outcome`` its settings) or ``drop7
-    panel rank`` (a ranker or an arm reference) answering at a panel's roots."""
+    """``drop7 panel label`` (an outcome reference or ranker, ``outcome`` its settings) or
+    ``drop7 panel rank`` (an arm's ranking) answering at a panel's roots."""
     if outcome is not None:
         return line("drop7", "panel", "label", "--name", name, "--policy", policy,
                     "--continuations", outcome["continuations"], "--horizon",

@@ -61,7 +61,8 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     shrunk += pairing_notes(claim, arms, {f"contrast {n}": claim.contrast_arms(n)
                                           for n in claim.contrasts})
     if panel is not None:
-        shrunk += pairing_notes(claim, panel.arms, {"panel": list(panel.arms)})
+        shrunk += pairing_notes(claim, panel.arms, {"panel": list(panel.arms)},
+                                panel.labellers())
     check_artefact_pins(claim, [*arms.values(), *(panel.arms.values() if panel else ())])
     vseeds = (int(bank.validation(vgames)[0]), vgames) if vgames else None
     replay = plan_replay(claim, prof, {**arms, **(panel.arms if panel else {})})

@@ -129,8 +129,9 @@ def ranker_rows(name: str, policy: Policy, roots: list[PanelRoot], work: str = "
 def outcome_rows(name: str, policy: Policy, roots: list[PanelRoot], continuations: int,
                  horizon: int, seed: int, target: str = "lifetime", work: str = "nodes",
                  shard: int = 1, shards: int = 1) -> list[dict]:
-    """The panel rows of an outcome reference: each root's labels of ``target``; its choice
-    the column of the best label, ties in :data:`~contracts.panel_table.TIE_ORDER`."""
+    """The panel rows of an outcome labeller (a reference or an outcome ranker): each root's
+    labels of ``target``; its choice the column of the best label, ties in
+    :data:`~contracts.panel_table.TIE_ORDER`."""
     if work not in WORK:
         raise ValueError(f"work must be one of {', '.join(WORK)}, got {work!r}")
     rows = []

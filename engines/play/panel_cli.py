@@ -6,7 +6,8 @@ Roots (the states before every ``E``-th decision of a policy's games; with
     drop7 panel roots --policy search:leaf=linear,d=3,s=7 --seeds 90:32 --every 4 \\
         --limit 1024 --games games.csv --out roots.json
 
-A ranker's or an outcome reference's rows, shard k of K (roots k-1, k-1+K, ...)::
+A ranker's or an outcome labeller's rows (a reference or an outcome ranker), shard k of K
+(roots k-1, k-1+K, ...)::
 
     drop7 panel rank --ranker d2=search:leaf=linear,d=2,s=7 --roots roots.json \\
         --shard 1/4 --out shards/d2/shard-1-of-4.csv
@@ -150,7 +151,9 @@ def _rank(args: argparse.Namespace) -> int:
 
 
 def _label_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--name", required=True, help="the reference's name in the table")
+    parser.add_argument("--name", required=True,
+                        help="the labeller's name in the table (outcome-reference, or an "
+                             "outcome ranker's)")
     parser.add_argument("--policy", required=True, help="the continuation policy")
     parser.add_argument("--continuations", type=int_option(1, MAX_CONTINUATIONS), required=True,
                         metavar="K", help=f"continuations per column (1..{MAX_CONTINUATIONS})")
@@ -249,7 +252,8 @@ ACTIONS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
     "roots": ("the roots: states of a policy's games on seeds, as a roots file",
               _roots_arguments, _roots),
     "rank": ("one ranker's rows at one shard of the roots", _rank_arguments, _rank),
-    "label": ("an outcome reference's rows at one shard of the roots", _label_arguments,
+    "label": ("an outcome labeller's rows (a reference or an outcome ranker) at one shard of "
+              "the roots", _label_arguments,
               _label),
     "merge": ("the panel table of the shards' rows", _merge_arguments, _merge),
 }

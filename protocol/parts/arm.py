@@ -177,7 +177,8 @@ def plan_screen_arms(claim: Claim, prof: ProfileSettings, games: int, claims: Ma
 
 
 def pairing_notes(claim: Claim, arms: Mapping[str, PlannedArm],
-                  groups: Mapping[str, Sequence[str]]) -> list[str]:
+                  groups: Mapping[str, Sequence[str]],
+                  played_as: Mapping[str, str] | None = None) -> list[str]:
     """What a profile's shrink did to arms read against each other (``groups``: ``what ->
     its arms``, e.g. a contrast's or a panel's): two declared arms now playing one policy, and
     a search it shrank read against an arm it cannot shrink (an external program, whose own

@@ -2,15 +2,17 @@
 
 A panel names arms: a roots arm and its games, a reference that values
 every column (a search or direct arm, or an outcome within the labeller's
-limits), distinct rankers, and a block of its own only without a screen
-(docs/panels.md).  At a profile its roots, continuations and rankers are
-planned over the roots arm's first games (:class:`PlannedPanel`).
+limits), distinct rankers (arms, or outcome labellers named by the panel,
+whose continuations share the reference's scenarios), and a block of its own
+only without a screen (docs/panels.md).  At a profile its roots, continuations,
+horizons and rankers are planned over the roots arm's first games
+(:class:`PlannedPanel`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.panel_conventions import HARNESS, REGISTER
@@ -42,23 +44,80 @@ def reference_name(panel: Mapping[str, Any]) -> str:
     return OUTCOME_REFERENCE if isinstance(ref, Mapping) else ref
 
 
-def _check_outcome(outcome: Mapping[str, Any], doc: Mapping[str, Any], chk: KeyCheck) -> None:
-    """An outcome reference: its policy an arm of ours, its target, continuations and horizon
-    within the labeller's (engines.play.labeller, imported only for a claim that has one)."""
+def ranker_names(panel: Mapping[str, Any]) -> list[str]:
+    """The rankers' table names in declared order: an arm's name, or the name an outcome
+    ranker (``{NAME: {outcome: {...}}}``) is declared under."""
+    return [r if isinstance(r, str) else next(iter(r)) for r in panel["rankers"]]
+
+
+def ranker_outcomes(panel: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The outcome rankers' settings by table name, as declared (no seed where the panel's
+    reference gives it)."""
+    return {next(iter(r)): dict(next(iter(r.values()))["outcome"])
+            for r in panel["rankers"] if not isinstance(r, str)}
+
+
+def labelling_seed(panel: Mapping[str, Any]) -> int | None:
+    """The one seed every outcome labeller of a panel draws its scenarios from (common random
+    numbers across siblings and labellers): the outcome reference's, else the outcome
+    rankers' (None: the panel has no outcome)."""
+    ref = panel["reference"]
+    if isinstance(ref, Mapping):
+        return int(ref["outcome"]["seed"])
+    seeds = [o["seed"] for o in ranker_outcomes(panel).values() if "seed" in o]
+    return int(seeds[0]) if seeds else None
+
+
+def _check_outcome(outcome: Mapping[str, Any], key: str, doc: Mapping[str, Any],
+                   chk: KeyCheck, searches_only: bool = False) -> None:
+    """An outcome labeller: its policy an arm of ours (an outcome ranker's a search or direct
+    arm), its target, continuations and horizon within the labeller's
+    (engines.play.labeller, imported only for a claim that has one)."""
     from engines.play.labeller import MAX_CONTINUATIONS, MAX_HORIZON, TARGETS
 
-    key = "panel.reference.outcome"
     _check_arm_name(outcome["policy"], f"{key}.policy", doc, chk)
-    if play_kind(doc["arms"][outcome["policy"]]["play"]).kind == EXTERNAL:
+    play = doc["arms"][outcome["policy"]]["play"]
+    if play_kind(play).kind == EXTERNAL:
+        ours = "a search or direct arm" if searches_only else "a search, direct or a baseline"
         chk.fail(f"{key}.policy", f"arm {outcome['policy']!r} is external: a continuation has "
-                 "no fallback, so its policy must be one of ours (a search, direct or a "
-                 "baseline)")
+                 f"no fallback, so its policy must be one of ours ({ours})")
+    if searches_only and play not in ("search", "direct"):
+        chk.fail(f"{key}.policy", f"arm {outcome['policy']!r} plays {play}: an outcome "
+                 "ranker's continuations are played by a search or direct arm (a continuation "
+                 "engine)")
     if outcome["target"] not in TARGETS:
         chk.fail(f"{key}.target", f"unknown target {outcome['target']!r} (targets: "
                  f"{', '.join(TARGETS)})")
-    for field, most in (("continuations", MAX_CONTINUATIONS), ("horizon", MAX_HORIZON)):
-        if not 1 <= outcome[field] <= most:
-            chk.fail(f"{key}.{field}", f"{outcome[field]:,} is outside 1..{most:,}")
+    for name, most in (("continuations", MAX_CONTINUATIONS), ("horizon", MAX_HORIZON)):
+        if not 1 <= outcome[name] <= most:
+            chk.fail(f"{key}.{name}", f"{outcome[name]:,} is outside 1..{most:,}")
+
+
+def _check_outcome_ranker(name: str, outcome: Mapping[str, Any], key: str,
+                          doc: Mapping[str, Any], chk: KeyCheck) -> None:
+    """An outcome ranker: an outcome labeller whose table name is no arm's, drawing its
+    scenarios from the panel's one labelling seed."""
+    if name in doc["arms"]:
+        chk.fail(key, f"{name!r} is an arm: an outcome ranker's name is its own row of the "
+                 "panel table, so give it a name no arm has")
+    if name == OUTCOME_REFERENCE:
+        chk.fail(key, f"{OUTCOME_REFERENCE!r} is the panel table's name of an outcome "
+                 "reference: give the ranker another name")
+    _check_outcome(outcome, f"{key}.{name}.outcome", doc, chk, searches_only=True)
+    ref, seed = doc["panel"]["reference"], outcome.get("seed")
+    if isinstance(ref, Mapping):
+        if seed is not None and seed != ref["outcome"]["seed"]:
+            chk.fail(f"{key}.{name}.outcome.seed", f"{seed} differs from the reference's "
+                     f"{ref['outcome']['seed']}: every labeller's continuations share the "
+                     "reference's scenarios (common random numbers), so give no seed")
+        return
+    if seed is None:
+        chk.fail(f"{key}.{name}.outcome.seed", "missing: beside a reference that is an arm, "
+                 "an outcome ranker names the seed of its scenarios")
+    first = labelling_seed(doc["panel"])
+    if seed != first:
+        chk.fail(f"{key}.{name}.outcome.seed", f"{seed} differs from {first}: the outcome "
+                 "rankers share one seed (common random numbers across labellers)")
 
 
 def _check_arm_name(name: str, key: str, doc: Mapping[str, Any], chk: KeyCheck) -> None:
@@ -98,7 +157,7 @@ def check_panel(doc: dict[str, Any], chk: KeyCheck) -> None:
                      "the roots come from the roots arm's screen games")
     ref = panel["reference"]
     if isinstance(ref, Mapping):
-        _check_outcome(ref["outcome"], doc, chk)
+        _check_outcome(ref["outcome"], "panel.reference.outcome", doc, chk)
     else:
         _check_arm_name(ref, "panel.reference", doc, chk)
         if "filter" in doc["arms"].get(ref, {}):
@@ -109,12 +168,15 @@ def check_panel(doc: dict[str, Any], chk: KeyCheck) -> None:
                      "reference values every column, so it is a search or direct arm (or an "
                      "outcome)")
     seen: set[str] = set()
-    for i, name in enumerate(panel["rankers"]):
+    for i, (entry, name) in enumerate(zip(panel["rankers"], ranker_names(panel), strict=True)):
         key = f"panel.rankers[{i}]"
-        _check_arm_name(name, key, doc, chk)
-        if "filter" in doc["arms"].get(name, {}):
-            chk.fail(key, f"arm {name!r} declares a root filter: a ranker values every legal "
-                     "column, so it ranks without one")
+        if isinstance(entry, str):
+            _check_arm_name(name, key, doc, chk)
+            if "filter" in doc["arms"].get(name, {}):
+                chk.fail(key, f"arm {name!r} declares a root filter: a ranker values every "
+                         "legal column, so it ranks without one")
+        else:
+            _check_outcome_ranker(name, entry[name]["outcome"], key, doc, chk)
         if name == ref:
             chk.fail(key, f"{name!r} is the reference: it is read against itself in every "
                      "panel already")
@@ -134,7 +196,8 @@ class PlannedPanel:
     (an outcome reference under :data:`~contracts.panel_table.OUTCOME_REFERENCE`, its arm
     the continuation policy's), then each ranker; an arm's ``games`` are the roots, its
     ``shards`` the jobs they are cut into and its ``seconds_per_game`` the CPU seconds of
-    one root."""
+    one root; ``ranker_outcomes`` the outcome rankers' labellers by table name (their
+    ``arms`` entry the continuation policy's, as an outcome reference's)."""
 
     roots_arm: str  #: the arm whose games give the roots
     games: int  #: the block's first ``games`` games give the roots
@@ -150,6 +213,20 @@ class PlannedPanel:
     arms: dict[str, PlannedArm]
     #: the rules the figures are read under (:func:`panel_conventions`)
     conventions: str = HARNESS
+    #: each outcome ranker's {policy, continuations, horizon, target, seed} as planned
+    ranker_outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def outcome_of(self, name: str) -> dict[str, Any] | None:
+        """The labeller settings of table name ``name`` (the reference or a ranker), or None
+        for a name that is an arm's ranking."""
+        return self.outcome if name == OUTCOME_REFERENCE else self.ranker_outcomes.get(name)
+
+    def labellers(self) -> dict[str, str]:
+        """What each outcome labeller of the table plays, in words: its continuation policy
+        and sizes (two labellers alike in these give the same labels)."""
+        return {n: "{} over {} continuations of {} moves, {}".format(
+                    self.arms[n].policy, o["continuations"], o["horizon"], o["target"])
+                for n in self.names() if (o := self.outcome_of(n)) is not None}
 
     def names(self) -> list[str]:
         """The panel table's rankers in order: the reference, then the rankers."""
@@ -167,6 +244,8 @@ class PlannedPanel:
             "reference": self.reference, "outcome": self.outcome,
             "rankers": list(self.rankers), "work": self.work, "recall": list(self.recall),
             "conventions": self.conventions,
+            # only a panel with outcome rankers has the key: every other hashes as before
+            **({"ranker_outcomes": self.ranker_outcomes} if self.ranker_outcomes else {}),
             "arms": {n: {"policy": a.policy, "roots": a.games, "shards": a.shards,
                          "artefact": a.artefact.key if a.artefact else None,
                          **({"pinned": a.pinned.describe()} if a.pinned else {})}
@@ -222,29 +301,61 @@ def plan_panel(claim: Claim, prof: ProfileSettings, arms: Mapping[str, PlannedAr
         return played(claim, name, prof, claims, paths, shrunk)
 
     out: dict[str, PlannedArm] = {}
-    ref, outcome = panel["reference"], None
-    if isinstance(ref, Mapping):
-        outcome = dict(ref["outcome"])
-        k = prof.size(("panel", "continuations"), None, outcome["continuations"])
-        if k != outcome["continuations"]:
-            shrunk.append(f"panel: the outcome reference plays {k} of the declared "
-                          f"{outcome['continuations']} continuations per column")
-        outcome["continuations"] = k
+    ref = panel["reference"]
+    declared = {**({OUTCOME_REFERENCE: ref["outcome"]} if isinstance(ref, Mapping) else {}),
+                **ranker_outcomes(panel)}
+    outcomes = _outcome_sizes(claim, prof, declared, shrunk)
+    for name, outcome in outcomes.items():
+        outcome["seed"] = labelling_seed(panel)
         spec, reads = spec_of(outcome["policy"])
-        out[OUTCOME_REFERENCE] = _root_arm(
-            OUTCOME_REFERENCE, spec, count,
-            costs.outcome_root_seconds(decision_seconds(spec), k, outcome["horizon"]), prof,
+        out[name] = _root_arm(name, spec, count, costs.outcome_root_seconds(
+            decision_seconds(spec), outcome["continuations"], outcome["horizon"]), prof,
             **reads)
-    else:
-        if "continuations" in over:
-            prof.fail(f"{key}.continuations", f"claim {claim.id}'s panel reference is an arm, "
-                      "not an outcome: no continuations")
+    if not isinstance(ref, Mapping):
         spec, reads = spec_of(ref)
-        out[ref] = _root_arm(ref, spec, count, decision_seconds(spec), prof, **reads)
-    for name in panel["rankers"]:
-        spec, reads = spec_of(name)
-        out[name] = _root_arm(name, spec, count, decision_seconds(spec), prof, **reads)
+        out = {ref: _root_arm(ref, spec, count, decision_seconds(spec), prof, **reads), **out}
+    names = ranker_names(panel)
+    for name in names:
+        if name not in out:
+            spec, reads = spec_of(name)
+            out[name] = _root_arm(name, spec, count, decision_seconds(spec), prof, **reads)
+    out = {n: out[n] for n in [reference_name(panel), *names]}  # the table's order
     return PlannedPanel(roots["policy"], games, (start, games), roots["every"], limit, count,
-                        reference_name(panel), outcome, tuple(panel["rankers"]),
-                        panel["work"], tuple(panel["recall"]), out,
-                        panel_conventions(claim.doc))
+                        reference_name(panel), outcomes.pop(OUTCOME_REFERENCE, None),
+                        tuple(names), panel["work"], tuple(panel["recall"]), out,
+                        panel_conventions(claim.doc), outcomes)
+
+
+#: the sizes of an outcome labeller a profile may shrink (``claims.<id>.panel.<size>``), and
+#: how the shrink line says each
+OUTCOME_SIZES = {"continuations": "plays {now} of the declared {was} continuations per column",
+                 "horizon": "stops its continuations at {now} of the declared {was} moves "
+                            "(horizon)"}
+
+
+def _outcome_sizes(claim: Claim, prof: ProfileSettings, declared: Mapping[str, Mapping],
+                   shrunk: list[str]) -> dict[str, dict[str, Any]]:
+    """Every outcome labeller of a panel (``declared``: table name -> settings) at this
+    profile's continuations and horizon: a profile's size caps each labeller's (each shrink
+    listed in ``shrunk``) and is refused where it exceeds every declared one, or the panel has
+    no labeller."""
+    over, key = prof.over.get("panel", {}), f"claims.{claim.id}.panel"
+    out = {name: dict(o) for name, o in declared.items()}
+    for size, says in OUTCOME_SIZES.items():
+        if size not in over:
+            continue
+        cap = over[size]
+        if not out:
+            prof.fail(f"{key}.{size}", f"claim {claim.id}'s panel reference is an arm, not "
+                      f"an outcome, and no ranker is an outcome: no {size}")
+        most = max(o[size] for o in out.values())
+        if cap > most:
+            prof.fail(f"{key}.{size}", f"{cap:,} is more than the declared {most:,}: a "
+                      "profile may only shrink a claim")
+        for name, o in out.items():
+            if cap < o[size]:
+                who = ("the outcome reference" if name == OUTCOME_REFERENCE
+                       else f"outcome ranker {name}")
+                shrunk.append(f"panel: {who} {says.format(now=cap, was=o[size])}")
+                o[size] = cap
+    return out

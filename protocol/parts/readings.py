@@ -23,7 +23,7 @@ from analysis.panel_readings import figure_names
 from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, gate_kinds
 from analysis.reading_result import NOT_RUN
 from protocol.parts.base import KeyCheck, names_of
-from protocol.parts.panel import reference_name
+from protocol.parts.panel import ranker_names, reference_name
 
 #: how a refusal names what each role of a reading's parameter names
 _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
@@ -36,7 +36,7 @@ def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What each role of a reading's parameter may name in this declaration."""
     panel = doc.get("panel")
     return {"contrast": doc.get("contrasts", {}), "weights": doc.get("weights", {}),
-            "ranker": [reference_name(panel), *panel["rankers"]] if panel else [],
+            "ranker": [reference_name(panel), *ranker_names(panel)] if panel else [],
             "figure": list(figure_names(panel["recall"])) if panel else [],
             "arm": doc["arms"]}
 
@@ -154,8 +154,8 @@ def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
     figures = figure_names(panel["recall"])
     for name, figs in rec["rankers"].items():
         key = f"recorded.rankers.{name}"
-        if name not in panel["rankers"]:
-            chk.fail(key, f"not a ranker of the panel ({', '.join(panel['rankers'])})")
+        if name not in ranker_names(panel):
+            chk.fail(key, f"not a ranker of the panel ({', '.join(ranker_names(panel))})")
         for figure, value in figs.items():
             if figure not in figures:
                 chk.fail(f"{key}.{figure}", f"not a figure of the panel ({', '.join(figures)})")

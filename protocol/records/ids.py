@@ -103,13 +103,17 @@ PANEL_DECIDING = ("roots_arm", "games", "seeds", "every", "limit", "reference",
 
 
 def _panel_document(panel: Mapping[str, Any]) -> dict[str, Any]:
-    """A planned panel's deciding parts: :data:`PANEL_DECIDING`, each of its arms' policy and
-    its conventions when they are not ``harness`` (a panel hashed without them was read under
+    """A planned panel's deciding parts: :data:`PANEL_DECIDING`, each of its arms' policy, its
+    outcome rankers' labellers when it has some, and its conventions when they are not
+    ``harness`` (a panel hashed without them was read under
     ``harness``, the only rules before they could be declared, so its hash stands)."""
     conventions = panel.get("conventions", DEFAULT_CONVENTIONS)
     return {**{k: panel.get(k) for k in PANEL_DECIDING},
             "arms": {n: a["policy"] for n, a in panel.get("arms", {}).items()},
-            **({"conventions": conventions} if conventions != DEFAULT_CONVENTIONS else {})}
+            **({"conventions": conventions} if conventions != DEFAULT_CONVENTIONS else {}),
+            # a panel's outcome rankers as planned (a panel without them hashes as before)
+            **({"ranker_outcomes": panel["ranker_outcomes"]}
+               if panel.get("ranker_outcomes") else {})}
 
 
 def protocol_sha256(plan: Mapping[str, Any]) -> str:

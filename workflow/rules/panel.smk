@@ -4,7 +4,6 @@
 # the block); the reference and every ranker answer at each root in shards over the roots
 # (shard k of K takes roots k-1, k-1+K, ...: the same table for any K); the table is
 # closed in the ledger with the block (its SHA-256 beside the games'), then read once.
-from contracts.panel_table import OUTCOME_REFERENCE
 
 
 def panel_of(claim):
@@ -52,10 +51,11 @@ rule panel_roots:
 
 
 def panel_command(claim, name):
-    """The ``drop7 panel`` command that answers for table name ``name``."""
+    """The ``drop7 panel`` command that answers for table name ``name`` (``label`` for an
+    outcome reference or ranker, ``rank`` for an arm)."""
     panel = panel_of(claim)
-    outcome = panel.outcome if name == OUTCOME_REFERENCE else None
-    return commands.panel_answer(name, panel.arms[name].policy, panel.work, outcome)
+    return commands.panel_answer(name, panel.arms[name].policy, panel.work,
+                                 panel.outcome_of(name))
 
 
 def panel_shards(claim, block):
