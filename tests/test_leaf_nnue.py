@@ -236,6 +236,10 @@ def test_the_search_bench_runs_with_the_network() -> None:
     assert out["mean_leaf_hits"] == 0  # no leaf cache: the network's parts do not split
 
 
-def test_nnue_leaf_refuses_nothing_it_can_hold() -> None:
+def test_a_network_leaf_must_hold_what_its_sizes_need() -> None:
     leaf = nnue_leaf("t", random_network(3, Sizes(16, 8)), 16, 8)
     assert Searcher(leaf, 2, 3).choose(*POSITIONS[5]) in range(7)
+    with pytest.raises(ValueError, match="hidden 16 and mid 9 need 142611 parameters"):
+        nnue_leaf("t", random_network(3, Sizes(16, 8)), 16, 9)
+    with pytest.raises(ValueError, match="hidden must be an integer 1..512"):
+        nnue_leaf("t", random_network(3, Sizes(16, 8)), 0, 8)

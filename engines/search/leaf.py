@@ -265,7 +265,14 @@ def terms_weights(weights: np.ndarray, terms: tuple[str, ...]) -> np.ndarray:
 
 
 def nnue_leaf(name: str, params: np.ndarray, hidden: int, mid: int) -> Leaf:
-    """A network leaf of flat float32 ``params`` and its layer sizes."""
+    """A network leaf of flat float32 ``params`` and its layer sizes (ValueError when the
+    array is not the length the sizes need: the kernel reads it unchecked)."""
+    from engines.leaves.nnue_class import check_sizes
+
+    need = check_sizes(hidden, mid).parameters
+    if np.shape(params) != (need,):
+        raise ValueError(f"leaf {name}: hidden {hidden} and mid {mid} need {need} parameters, "
+                         f"got {np.shape(params)}")
     return Leaf(LEAF_NNUE, name, tables=params, spec=np.array([hidden, mid], dtype=np.int64))
 
 
