@@ -21,9 +21,10 @@ Two things can be pinned (docs/claims.md, A leaf from a pinned file):
   optional intercept, so each length has one meaning;
 * **a weights directory** in the project's format
   (:mod:`contracts.weights_dir`: ``manifest.json`` beside ``tables.npy`` or
-  ``tables.npy.zst``): n-tuple tables (leaf kind ``ntuple-file``) or a
-  ``linear-trained`` weights vector (``linear-file``), as the manifest's
-  ``kind`` says; its pin is the SHA-256 of the array's ``.npy`` stream, the
+  ``tables.npy.zst``): n-tuple tables (leaf kind ``ntuple-file``), a
+  ``linear-trained`` weights vector (``linear-file``) or a sparse network's
+  parameters (``nnue-file``, :mod:`engines.leaves.nnue_weights`), as the
+  manifest's ``kind`` says; its pin is the SHA-256 of the array's ``.npy`` stream, the
   number the manifest records (``python -m engines.weights_files FILE``).
 
 Every value must be finite, and a linear vector's leaf values too (no board
@@ -56,7 +57,9 @@ from engines.leaves.kinds import N_TERMS
 
 #: suffixes of a linear vector file
 VECTOR_SUFFIXES = (".npy", ".json")
-LINEAR_FILE, NTUPLE_FILE = "linear-file", "ntuple-file"
+LINEAR_FILE, NTUPLE_FILE, NNUE_FILE = "linear-file", "ntuple-file", "nnue-file"
+#: a weights directory's manifest ``kind`` -> the pinned leaf kind it holds
+DIRECTORY_KINDS = {"ntuple": NTUPLE_FILE, "linear": LINEAR_FILE, "nnue": NNUE_FILE}
 
 
 #: the repository the package runs from (installed editable): a shipped claim's pinned files
@@ -197,12 +200,12 @@ def inspect_pinned(path: str | Path) -> tuple[str, int]:
         except WeightsError as exc:
             raise PinnedError(str(exc)) from None
         kind, shape = manifest.get("kind"), manifest.get("shape")
-        if kind not in ("ntuple", "linear"):
-            raise PinnedError(f"{path / MANIFEST}: holds {kind!r} weights, not n-tuple tables "
-                              "or linear weights")
+        if kind not in DIRECTORY_KINDS:
+            raise PinnedError(f"{path / MANIFEST}: holds {kind!r} weights, not n-tuple tables, "
+                              "linear weights or a network")
         if not (isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int)):
             raise PinnedError(f"{path / MANIFEST}: key shape: {shape!r} is not one length")
-        return (NTUPLE_FILE if kind == "ntuple" else LINEAR_FILE), shape[0]
+        return DIRECTORY_KINDS[kind], shape[0]
     if path.suffix not in VECTOR_SUFFIXES:
         raise PinnedError(f"{path}: a pinned leaf is a linear vector (.npy or .json) or a "
                           "weights directory")
@@ -213,11 +216,12 @@ def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | 
                 terms: tuple[str, ...] = ()
                 ) -> tuple[str, np.ndarray | None, np.ndarray | None, object | None]:
     """Load a pinned leaf: ``(kind, weights float64[N_TERMS + 1 + len(terms)] or None,
-    tables or None, layout or None)``, refusing a path that holds another leaf kind than
-    ``want`` (when given), extra ``terms`` on anything but a linear vector file, and a
-    file whose SHA-256 is not ``sha256`` (a weights
-    directory's manifest must record the pin, and with ``verify`` its array must hash to
-    it; a vector file is always hashed, it is small)."""
+    tables or None, layout or None)`` (a network: its flat parameters as the tables and its
+    :class:`~engines.leaves.nnue_class.Sizes` as the layout), refusing a path that holds
+    another leaf kind than ``want`` (when given), extra ``terms`` on anything but a linear
+    vector file, and a file whose SHA-256 is not ``sha256`` (a weights directory's manifest
+    must record the pin, and with ``verify`` its array must hash to it; a vector file is
+    always hashed, it is small)."""
     from engines.leaves.linear_weights import load_linear
     from engines.ntuple.storage import load_ntuple
     from engines.weights_files import WeightsError, read_manifest
@@ -242,6 +246,11 @@ def load_pinned(path: str | Path, sha256: str, verify: bool = True, want: str | 
         if kind == LINEAR_FILE:
             weights, _ = load_linear(path, verify)
             return kind, _vector(weights, str(path)), None, None
+        if kind == NNUE_FILE:
+            from engines.leaves.nnue_weights import load_nnue
+
+            params, sizes, _ = load_nnue(path, verify)
+            return kind, None, params, sizes
         tables, layout, _ = load_ntuple(path, verify)
     except WeightsError as exc:
         cls = PinnedHashError if "SHA-256" in str(exc) else PinnedError
@@ -262,6 +271,8 @@ def check_pinned(path: str | Path, sha256: str, terms: tuple[str, ...] = ()) -> 
     kind, weights, tables, layout = load_pinned(path, sha256, verify=True, terms=terms)
     if tables is None:
         return PinnedFile(kind, str(path), sha256, N_TERMS)
+    if kind == NNUE_FILE:
+        return PinnedFile(kind, str(path), sha256, int(tables.shape[0]), "nnue")
     if layout.name not in LAYOUTS:
         raise PinnedError(f"{Path(path) / MANIFEST}: layout {layout.name} is a test layout, "
                           f"not one a claim may pin ({', '.join(LAYOUTS)})")

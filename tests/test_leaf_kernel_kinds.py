@@ -19,6 +19,7 @@ from engines.search.leaf import (
     CACHED,
     CANONICAL,
     DISC_PART,
+    JOINT,
     KERNEL_KINDS,
     KernelKind,
     Leaf,
@@ -33,7 +34,8 @@ def test_every_kernel_kind_declares_its_facts_once() -> None:
     assert [k.code for k in KERNEL_KINDS] == list(range(len(KERNEL_KINDS)))
     for facts, name in ((BASE_PART, "base_part"), (DISC_PART, "disc_part"),
                         (CANONICAL, "canonical"),
-                        (CACHED, "cached"), (BY_DIFFERENCE, "by_difference")):
+                        (CACHED, "cached"), (BY_DIFFERENCE, "by_difference"),
+                        (JOINT, "joint")):
         assert [bool(facts >> k.code & 1) for k in KERNEL_KINDS] == [
             getattr(k, name) for k in KERNEL_KINDS]
         assert facts < 1 << len(KERNEL_KINDS)
@@ -47,6 +49,11 @@ def test_every_kernel_kind_declares_its_facts_once() -> None:
             terms.by_difference) == (True, True, True, True, False)
     zero = by_name["zero"]
     assert not any((zero.base_part, zero.disc_part, zero.cached, zero.by_difference))
+    # the network: its next disc is an input, so no separate parts and no cache of one
+    nnue = by_name["nnue"]
+    assert (nnue.base_part, nnue.disc_part, nnue.canonical, nnue.cached, nnue.by_difference,
+            nnue.joint) == (False, True, True, False, False, True)
+    assert [k.name for k in KERNEL_KINDS if k.joint] == ["nnue"]
 
 
 def test_facts_that_cannot_hold_together_are_refused() -> None:
@@ -56,6 +63,10 @@ def test_facts_that_cannot_hold_together_are_refused() -> None:
         KernelKind(9, "odd", base_part=True, cached=True)
     with pytest.raises(ValueError, match="only a disc-free part is cached"):
         KernelKind(9, "odd", canonical=True, cached=True)
+    for facts in ({}, {"disc_part": True, "base_part": True},
+                  {"disc_part": True, "canonical": True, "cached": True}):
+        with pytest.raises(ValueError, match="a joint leaf has a next disc and no separate"):
+            KernelKind(9, "odd", joint=True, **facts)
 
 
 def test_a_leaf_of_an_undeclared_kernel_kind_is_refused() -> None:

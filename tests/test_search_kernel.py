@@ -9,17 +9,20 @@ import pytest
 from claims_support import REPO
 
 from engines.drop7 import core
-from engines.drop7.board import TERMINAL_UTILITY, rows_to_cols
+from engines.drop7.board import TERMINAL_UTILITY, cols_to_rows, rows_to_cols
 from engines.drop7.chance import canonicalise, chance_key, play_sample, sample_disc
 from engines.drop7.game_loop import play_out
 from engines.leaves.extra_terms import N_EXTRA
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
 from engines.leaves.linear_extra import extra_terms_into
+from engines.leaves.nnue_class import Sizes
+from engines.leaves.nnue_ref import nnue_value
+from engines.leaves.nnue_weights import random_network
 from engines.ntuple.layouts import Layout
 from engines.ntuple.value import ntuple_value
 from engines.search.expectimax import Searcher
-from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf
+from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf, nnue_leaf
 
 CENTRE = (3, 2, 4, 1, 5, 0, 6)
 
@@ -30,6 +33,9 @@ def _leaf_ref(kind: str, cols: np.ndarray, mr: int, disc: int) -> float:
         return 17_000.0 * float(ntuple_value(cols, mr, leaf.tables, leaf.spec))
     canon = np.zeros(7, dtype=np.int64)
     canonicalise(cols, canon)
+    if kind == "nnue":  # the readable network on the canonical board
+        grid = [[int(ch) for ch in row] for row in cols_to_rows(canon)]
+        return nnue_value(_NNUE_PARAMS, Sizes(16, 8), grid, mr, disc)
     if kind == "linear-terms":  # the fair leaf plus the shipped claim's +900 x the term
         out = np.zeros(N_EXTRA)
         extra_terms_into(canon, mr, out)
@@ -57,7 +63,13 @@ def _ntuple_leaf() -> Leaf:
     return _NTUPLE[0]
 
 
+#: a seeded network of small layers (the kernel reads its sizes from the leaf's spec)
+_NNUE_PARAMS = random_network(11, Sizes(16, 8))
+
+
 def _leaf(kind: str) -> Leaf:
+    if kind == "nnue":
+        return nnue_leaf("nnue:test", _NNUE_PARAMS, 16, 8)
     if kind == "linear-terms":
         return load_leaf(TERMS_LEAF)
     return _ntuple_leaf() if kind == "ntuple" else load_leaf(kind)
@@ -121,7 +133,8 @@ POSITIONS = _game_positions(3, 9)
 @pytest.mark.parametrize(("kind", "depth", "strata"),
                          [("linear", 1, 7), ("zero", 1, 7), ("linear", 2, 7), ("zero", 2, 3),
                           ("linear", 1, 2), ("ntuple", 1, 7), ("ntuple", 2, 7), ("ntuple", 2, 3),
-                          ("linear-terms", 1, 7), ("linear-terms", 2, 3)])
+                          ("linear-terms", 1, 7), ("linear-terms", 2, 3), ("nnue", 1, 7),
+                          ("nnue", 2, 3)])
 def test_kernel_equals_reference(kind: str, depth: int, strata: int) -> None:
     searcher = Searcher(_leaf(kind), depth, strata)
     checked = 0
@@ -160,7 +173,7 @@ def _mirror(cols: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("kind", "depth"), [("linear", 1), ("linear", 2), ("ntuple", 2),
-                                             ("linear-terms", 2)])
+                                             ("linear-terms", 2), ("nnue", 2)])
 def test_mirror_equivariance(kind: str, depth: int) -> None:
     searcher = Searcher(_leaf(kind), depth, 7)
     asymmetric = 0

@@ -4,13 +4,14 @@ Grammar::
 
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH
-         | linear-file[TERM+...]:SHA256:PATH
+         | linear-file[TERM+...]:SHA256:PATH | nnue:PATH | nnue-file:SHA256:PATH
 
 ``linear`` is the frozen fair leaf, ``zero`` scores every frontier 0,
 ``linear-trained:PATH`` the fair leaf's :data:`N_TERMS` terms with weights
-trained into ``PATH`` and ``ntuple:PATH`` trained n-tuple tables.  The ``-file`` kinds are a leaf
-from a pinned file (:mod:`engines.pinned_leaf`): a linear vector or n-tuple
-tables made outside any claim, with the SHA-256 they must have, so the leaf's
+trained into ``PATH``, ``ntuple:PATH`` trained n-tuple tables and ``nnue:PATH`` a sparse
+network's weights (:mod:`engines.leaves.nnue_weights`).  The ``-file`` kinds are a leaf
+from a pinned file (:mod:`engines.pinned_leaf`): a linear vector, n-tuple
+tables or a network made outside any claim, with the SHA-256 they must have, so the leaf's
 text names what it is and not only where it lies.  PATH is kept as written.
 A ``linear-file`` leaf may name extra terms after the fair leaf's 18
 (:mod:`engines.leaves.extra_terms`), in brackets joined by ``+``; its vector
@@ -34,6 +35,11 @@ from engines.leaves.extra_terms import TERM_SEPARATOR, TermError, check_terms
 N_TERMS = 18
 #: index of the next-disc term, the last one
 NEXT_DISC_TERM = N_TERMS - 1
+#: seconds a d3s7 node visit takes with the network leaf (CPU time over 8 of the shipped
+#: positions at load ~6, where the linear leaf measured its 0.55e-6; to be measured again on a
+#: quiet machine with ``drop7 bench search --leaf nnue``; docs/leaf.md, The network leaf
+#: ``nnue``, Cost)
+NNUE_NODE_SECONDS = 2.6e-6
 #: a pinned file's SHA-256 as a leaf spells it (lower-case hex)
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
@@ -92,6 +98,10 @@ register_leaf(LeafKind("ntuple", True, 300e-9, learner="ntuple"))
 register_leaf(LeafKind("linear-file", True, 530e-9, reveal_share=0.2, pinned=True,
                        takes_terms=True))
 register_leaf(LeafKind("ntuple-file", True, 300e-9, pinned=True))
+#: the sparse network (docs/leaf.md, The network leaf ``nnue``): no leaf cache, the first
+#: layer summed once per frontier board and the rest once per sample's next disc
+register_leaf(LeafKind("nnue", True, NNUE_NODE_SECONDS))
+register_leaf(LeafKind("nnue-file", True, NNUE_NODE_SECONDS, pinned=True))
 
 
 def leaf_grammar() -> str:

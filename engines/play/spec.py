@@ -14,6 +14,7 @@ reports and Python)::
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
          | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
+         | nnue:PATH | nnue-file:SHA256:PATH   (the network leaf, engines.leaves.nnue)
     PARAM = movetime (ms) | grace (ms, default 10000) | option.KEY (sent to the program)
           | sha256.N (the SHA-256 the file of command word N must have: checked at its start)
     F = survival                         (a root filter: engines.filters.kinds)

@@ -15,6 +15,10 @@ and the leaf cache; ``leaf_evals_per_s`` counts the leaves computed).
 ``--reveals M`` the factored chance node (``M`` reveal samples per disc
 stratum; ``reveals`` in the JSON is null without it).
 
+``--leaf nnue`` without a path is the seeded network of the class's sizes
+(:data:`engines.leaves.nnue_weights.BENCH_SEED`): a network's search cost
+does not depend on its weights (no pruning), only its choices do.
+
 ``--leaf ntuple`` without a path allocates full-size layout A tables (fresh:
 every entry at its initial value, every page touched), so the figure includes
 real memory traffic; ``ntuple:PATH`` memory-maps trained tables.  Nothing in
@@ -44,14 +48,15 @@ from engines.search.expectimax import (
     STAT_NODES,
     Searcher,
 )
-from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf
+from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf, nnue_leaf
 from engines.search.positions import POSITIONS_FILE, load_positions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``drop7 bench search``."""
     parser.add_argument("--leaf", default="linear",
-                        help=f"{LEAF_GRAMMAR}; or ntuple alone: fresh tables of --layout")
+                        help=f"{LEAF_GRAMMAR}; or ntuple alone: fresh tables of --layout; "
+                        "or nnue alone: a seeded network")
     parser.add_argument("--depth", type=int_option(0), default=3)
     parser.add_argument("--strata", type=int_option(1), default=7)
     parser.add_argument("--reveals", type=int_option(0), default=None,
@@ -79,6 +84,11 @@ def bench_leaf(text: str, layout: str = "A") -> Leaf:
     """The leaf named on the command line: a policy string's leaf, or ``ntuple`` (fresh)."""
     if text == "ntuple":
         return fresh_ntuple_leaf(layout)
+    if text == "nnue":
+        from engines.leaves.nnue_class import HIDDEN, MID
+        from engines.leaves.nnue_weights import BENCH_SEED, random_network
+
+        return nnue_leaf(f"nnue:random-{BENCH_SEED}", random_network(BENCH_SEED), HIDDEN, MID)
     return load_leaf(text)
 
 

@@ -69,6 +69,7 @@ from engines.search.leaf import (
     BY_DIFFERENCE,
     CACHED,
     CANONICAL,
+    JOINT,
     KERNEL_KINDS,
     LEAF_ZERO,
     has_disc_part,
@@ -76,6 +77,7 @@ from engines.search.leaf import (
     leaf_base,
     leaf_by_difference,
     leaf_disc,
+    leaf_joint,
 )
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 from engines.search.ntuple_delta import slot_index, work_arrays
@@ -169,6 +171,8 @@ def _frontier(kind, child, mr2, src, key, strata, one_sample, s, frame, leafbuf,
     if has_fact(CANONICAL, kind):
         canonicalise(child, leafbuf)
         board = leafbuf
+    if has_fact(JOINT, kind):  # the next disc inside: all samples' discs at once
+        return leaf_joint(kind, board, mr2, src, key, strata, one_sample, s, tables, spec)
     base = 0.0
     if has_fact(CACHED, kind):
         base = _cached_base(kind, board, mr2, weights, tables, spec, lc, lcf, gen, stats)
@@ -314,6 +318,7 @@ def _compile_leaf_calls(leaf) -> None:
     board = np.zeros(7, dtype=np.int64)
     leaf_base(LEAF_ZERO, board, 5, leaf.weights, leaf.tables, leaf.spec)
     leaf_disc(LEAF_ZERO, board, 1, leaf.weights)
+    leaf_joint(LEAF_ZERO, board, 5, 0, np.uint64(0), 1, True, 0, leaf.tables, leaf.spec)
     _WARM.add(types)
 
 

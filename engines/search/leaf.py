@@ -21,15 +21,19 @@ The value is ``leaf_base + leaf_disc`` (points).  Kernel kinds:
 * ``LEAF_LINEAR_TERMS``: the linear leaf with extra terms (a pinned
   ``linear-file[TERM]``, :mod:`engines.leaves.linear_extra`): its weights
   hold the 18, the intercept and one slot per registered term; the plain
-  linear kind never computes an extra term, so its arithmetic is unchanged.
+  linear kind never computes an extra term, so its arithmetic is unchanged;
+* ``LEAF_NNUE``: the sparse network (:mod:`engines.leaves.nnue`; ``tables`` its flat
+  float32 parameters, ``spec`` its ``[hidden, mid]``): its next disc is an input of the
+  first layer, not a term added after, so its value is one ``joint`` function of board,
+  moves remaining and disc (:func:`leaf_joint`), neither part alone.
 
 Each kernel kind is one :class:`KernelKind` in :data:`KERNEL_KINDS`, with
 the facts the search reads of it (:func:`has_fact` of :data:`BASE_PART`,
-:data:`DISC_PART`, :data:`CANONICAL`, :data:`CACHED`, :data:`BY_DIFFERENCE`;
+:data:`DISC_PART`, :data:`CANONICAL`, :data:`CACHED`, :data:`BY_DIFFERENCE`, :data:`JOINT`;
 docs/search.md, "Leaf kernel kinds"):
 the search branches on facts, never on a kind, so a leaf of new arithmetic is
 its module, its :class:`KernelKind` and its branch in :func:`leaf_base`
-(and :func:`leaf_disc` when it has a next-disc part).
+(and :func:`leaf_disc` when it has a next-disc part; or in :func:`leaf_joint`).
 """
 
 from __future__ import annotations
@@ -46,10 +50,11 @@ from engines.leaves.extra_terms import EXTRA_TERMS, N_EXTRA
 from engines.leaves.kinds import LEAF_KINDS, N_TERMS, NEXT_DISC_TERM, LeafSpec, parse_leaf
 from engines.leaves.linear import linear_value_no_disc, next_disc_term
 from engines.leaves.linear_extra import EXTRA_SLOT, linear_extra_value_no_disc
+from engines.leaves.nnue import nnue_samples
 from engines.ntuple.value import ntuple_value
 from engines.search.ntuple_delta import child_value
 
-LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE, LEAF_LINEAR_TERMS = 0, 1, 2, 3
+LEAF_ZERO, LEAF_LINEAR, LEAF_NTUPLE, LEAF_LINEAR_TERMS, LEAF_NNUE = 0, 1, 2, 3, 4
 
 #: n-tuple values are in units of one rise; the search works in points.
 NTUPLE_SCALE = np.float64(LEVEL_BONUS)
@@ -69,7 +74,11 @@ class KernelKind:
     * ``cached``: its disc-free part is a function of the canonical board and the moves
       remaining alone, and dear enough to keep in the search's leaf cache (exact reuse);
     * ``by_difference``: at the frontier it is evaluated by difference from the node's frame
-      (:func:`leaf_by_difference`), not by :func:`leaf_base`.
+      (:func:`leaf_by_difference`), not by :func:`leaf_base`;
+    * ``joint``: its value is not a disc-free part plus a disc part but one function of the
+      board, the moves remaining and the next disc, evaluated by :func:`leaf_joint` for a
+      chance node's samples at once (a leaf with ``joint`` has ``disc_part`` and neither
+      part function).
     """
 
     code: int
@@ -79,8 +88,13 @@ class KernelKind:
     canonical: bool = False
     cached: bool = False
     by_difference: bool = False
+    joint: bool = False
 
     def __post_init__(self) -> None:
+        if self.joint and (not self.disc_part or self.base_part or self.cached
+                           or self.by_difference):
+            raise ValueError(f"kernel kind {self.name}: a joint leaf has a next disc and no "
+                             "separate disc-free part (so no cache, no difference)")
         if self.by_difference and (self.disc_part or self.cached):
             raise ValueError(f"kernel kind {self.name}: a leaf evaluated by difference has no "
                              "next-disc part and no cache")
@@ -99,6 +113,7 @@ KERNEL_KINDS: tuple[KernelKind, ...] = (
     KernelKind(LEAF_NTUPLE, "ntuple", base_part=True, by_difference=True),
     KernelKind(LEAF_LINEAR_TERMS, "linear-terms", base_part=True, disc_part=True,
                canonical=True, cached=True),
+    KernelKind(LEAF_NNUE, "nnue", disc_part=True, canonical=True, joint=True),
 )
 assert all(k.code == i for i, k in enumerate(KERNEL_KINDS))
 
@@ -111,8 +126,9 @@ def _mask(fact: str) -> int:
 #: each fact as a bit mask over the kernel kinds: compiled kernels read these as constants
 #: (a global integer is frozen into the compiled code, so a test of a fact is arithmetic on
 #: the kind, which the compiler hoists out of the search's loops as it did a test of a kind)
-BASE_PART, DISC_PART, CANONICAL, CACHED, BY_DIFFERENCE = (
-    _mask(fact) for fact in ("base_part", "disc_part", "canonical", "cached", "by_difference"))
+BASE_PART, DISC_PART, CANONICAL, CACHED, BY_DIFFERENCE, JOINT = (
+    _mask(fact) for fact in ("base_part", "disc_part", "canonical", "cached", "by_difference",
+                             "joint"))
 
 
 @njit(cache=True, inline="always")
@@ -144,6 +160,16 @@ def leaf_disc(kind, cols, disc, weights) -> np.float64:
     """The next-disc part of the leaf value (points)."""
     if kind in (LEAF_LINEAR, LEAF_LINEAR_TERMS):
         return weights[NEXT_DISC_TERM] * next_disc_term(cols, disc)
+    return 0.0
+
+
+@njit(cache=True)
+def leaf_joint(kind, board, mr, src, key, strata, one_sample, s, tables, spec) -> np.float64:
+    """The value (points) of a ``joint`` leaf at a chance sample's board: for sample ``s``'s
+    next disc with ``one_sample``, else the mean over the ``strata`` samples' discs (drawn
+    from ``src`` and ``key`` as the search draws them)."""
+    if kind == LEAF_NNUE:
+        return nnue_samples(board, mr, src, key, strata, one_sample, s, tables, spec)
     return 0.0
 
 
@@ -238,13 +264,35 @@ def terms_weights(weights: np.ndarray, terms: tuple[str, ...]) -> np.ndarray:
     return out
 
 
+def nnue_leaf(name: str, params: np.ndarray, hidden: int, mid: int) -> Leaf:
+    """A network leaf of flat float32 ``params`` and its layer sizes (ValueError when the
+    array is not the length the sizes need: the kernel reads it unchecked)."""
+    from engines.leaves.nnue_class import check_sizes
+
+    need = check_sizes(hidden, mid).parameters
+    if np.shape(params) != (need,):
+        raise ValueError(f"leaf {name}: hidden {hidden} and mid {mid} need {need} parameters, "
+                         f"got {np.shape(params)}")
+    return Leaf(LEAF_NNUE, name, tables=params, spec=np.array([hidden, mid], dtype=np.int64))
+
+
+def _nnue(spec: LeafSpec, verify: bool) -> Leaf:
+    from engines.leaves.nnue_weights import load_nnue
+
+    params, sizes, _ = load_nnue(Path(str(spec.path)), verify)
+    return nnue_leaf(spec.format(), params, sizes.hidden, sizes.mid)
+
+
 def _pinned(spec: LeafSpec, verify: bool) -> Leaf:
-    """A pinned file's leaf (``linear-file`` or ``ntuple-file``, :mod:`engines.pinned_leaf`)."""
-    from engines.pinned_leaf import load_pinned
+    """A pinned file's leaf (``linear-file``, ``ntuple-file`` or ``nnue-file``,
+    :mod:`engines.pinned_leaf`)."""
+    from engines.pinned_leaf import NNUE_FILE, load_pinned
 
     assert spec.sha256 is not None
-    _, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind,
-                                             spec.terms)
+    kind, weights, tables, layout = load_pinned(str(spec.path), spec.sha256, verify, spec.kind,
+                                                spec.terms)
+    if kind == NNUE_FILE:
+        return nnue_leaf(spec.format(), tables, layout.hidden, layout.mid)
     if weights is not None and spec.terms:
         return Leaf(LEAF_LINEAR_TERMS, spec.format(), terms_weights(weights, spec.terms))
     if weights is not None:
@@ -257,7 +305,7 @@ def _pinned(spec: LeafSpec, verify: bool) -> Leaf:
 #: other weights, say) adds its loader here and nothing to the kernels
 LOADERS: dict[str, Callable[[LeafSpec, bool], Leaf]] = {
     "zero": _zero, "linear": _linear, "linear-trained": _linear_trained, "ntuple": _ntuple,
-    "linear-file": _pinned, "ntuple-file": _pinned}
+    "linear-file": _pinned, "ntuple-file": _pinned, "nnue": _nnue, "nnue-file": _pinned}
 
 
 def register_loader(kind: str, loader: Callable[[LeafSpec, bool], Leaf]) -> None:

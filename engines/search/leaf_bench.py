@@ -10,6 +10,9 @@ and lowest-column in turn) on ``--games`` seeds; the batch is evaluated
 ``--leaf linear`` (the default) is the frozen fair leaf; ``--leaf ntuple``
 is ``ntuple_value`` from scratch on fresh full-size layout A tables (every
 page touched), the n-tuple leaf without the search's incremental frames.
+``--leaf nnue`` is the network leaf (``nnue_value``, the class's sizes, the
+seeded network ``BENCH_SEED``) from scratch: all 135 rows and one head per
+board (in the search a chance node's samples share the rows).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games the boards come from")
     parser.add_argument("--repeats", type=int_option(1), default=10,
                         help="timed passes (the median is reported)")
-    parser.add_argument("--leaf", choices=("linear", "ntuple"), default="linear")
+    parser.add_argument("--leaf", choices=("linear", "ntuple", "nnue"), default="linear")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
 
@@ -70,6 +73,16 @@ def run(args: argparse.Namespace) -> int:
     if args.leaf == "linear":
         def evaluate() -> None:
             linear_values_many(boards, mrs, discs, FAIR_WEIGHTS, values)
+    elif args.leaf == "nnue":
+        from engines.leaves.nnue import nnue_values_many
+        from engines.leaves.nnue_class import HIDDEN, MID
+        from engines.leaves.nnue_weights import BENCH_SEED, random_network
+
+        params = random_network(BENCH_SEED)
+        spec = np.array([HIDDEN, MID], dtype=np.int64)
+
+        def evaluate() -> None:
+            nnue_values_many(boards, mrs, discs, params, spec, values)
     else:
         from engines.ntuple.storage import fresh_tables
 

@@ -63,7 +63,7 @@ class Pinned:
 
     path: str
     sha256: str
-    kind: str  # linear-file | ntuple-file
+    kind: str  # linear-file | ntuple-file | nnue-file
     entries: int
     key: str
     terms: tuple[str, ...] = ()  # extra terms of a linear vector, in declared order
