@@ -4,14 +4,13 @@ Lane ``l`` of ``L`` plays games ``first_game + l, first_game + l + L, ...``
 of the seed range (its own ``carry``, ``state`` and ``cols`` rows).  One
 *round* is one move of every lane, in two phases:
 
-1. **Choose** (parallel over workers, tables read only).  The lanes are split
-   into contiguous blocks, one per worker, each played with the worker's own
-   scratch.  Each lane chooses its move exactly as :mod:`engines.train.kernel`
-   does, plays it, computes its target, reads its prediction ``U(s)`` and its
-   clamped ``delta``, and lists the entries of ``s`` to update, sorted
-   (stably) by the *part* that owns each entry.  Every read sees the tables
-   as they stand at the round's start.
-2. **Learn** (parallel over parts).  Table entries are partitioned into
+1. **Choose** (tables read only), in tasks of ``CHUNK`` lanes.  Each lane
+   chooses its move exactly as :mod:`engines.train.kernel` does, plays it,
+   computes its target, reads its prediction ``U(s)`` and its clamped
+   ``delta``, and lists the entries of ``s`` to update, sorted (stably) by
+   the *part* that owns each entry.  Every read sees the tables as they stand
+   at the round's start.
+2. **Learn**, one task per part.  Table entries are partitioned into
    ``parts`` by a hash of their 64-entry block (256 bytes of values, 512 of
    accumulators: no cache line is written by two parts).  Part ``p`` walks
    lanes ``0 .. L-1`` in order and applies each lane's update to the entries
@@ -21,19 +20,28 @@ of the seed range (its own ``carry``, ``state`` and ``cols`` rows).  One
    round writes the entry.  The round's steps to a shared entry thus average
    instead of adding up: added, the steps of L lanes computed against one
    stale value overshoot (docs/training.md, "Lanes", has the measurement).
+   One more task adds the round's deltas to ``fstats``, lane by lane.
 
-Every entry therefore receives the same updates in the same order (lane
-order, then entry order) and the same ``c`` whatever ``parts`` is and
-whichever thread runs which lane: the tables depend on L and the seeds,
-never on the thread count.  With one lane a round is one sequential move
-(the prediction is read after the choice, before any update, as
-:func:`engines.train.kernel.td_update` reads it, and ``c = 1``), so ``L = 1``
-gives the tables of :func:`engines.train.kernel.train_moves` bit for bit.
-With L lanes a lane's reads are up to ``L - 1`` updates stale (those of the
-lanes before it in the same round).
+The threads take the tasks by ticket (:mod:`engines.train.tickets`), each
+its own range of a phase first (the same lanes every round, so their rows
+stay in its cache), then what is left of the others': a thread that another
+process keeps off its core holds up only the task it is running, not a
+share of the round.  A choose
+task writes only its own lanes' rows (and the scratch of the thread running
+it, which no later task reads); a learn task writes only its own part's
+entries, in lane order.  Every entry therefore receives the same updates in
+the same order (lane order, then entry order) and the same ``c`` whatever
+``parts`` is and whichever thread runs which task: the tables depend on L
+and the seeds, never on the thread count or the scheduling.  With one lane a
+round is one sequential move (the prediction is read after the choice,
+before any update, as :func:`engines.train.kernel.td_update` reads it, and
+``c = 1``), so ``L = 1`` gives the tables of
+:func:`engines.train.kernel.train_moves` bit for bit.  With L lanes a lane's
+reads are up to ``L - 1`` updates stale (those of the lanes before it in the
+same round).
 
-The phases are timed with the cycle counter (``ticks[0]`` choose,
-``ticks[1]`` learn) for ``drop7 bench train --lanes``.
+The threads' time is counted with the cycle counter (``ticks[T_CHOOSE]``,
+``ticks[T_LEARN]``, ``ticks[T_WAIT]``) for ``drop7 bench train --lanes``.
 """
 
 from __future__ import annotations
@@ -69,7 +77,7 @@ from engines.train.kernel import (
     play_move_target,
     tc_entry,
 )
-from engines.train.tickets import SYNC_LEN, claim, finish, wait_done
+from engines.train.tickets import finish, sync_len, take, wait_done
 
 #: a worker's scratch is row 0 of ``PAD`` rows, so two workers' rows never share a cache line
 PAD = 8
@@ -232,43 +240,45 @@ def learn_parts(threads: int) -> int:
 @njit(cache=True, _nrt=False)
 def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state, cols,
             idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, tables, seqs,
-            fstats, n_rounds, sync, wticks, w) -> None:
-    """One thread's share of ``n_rounds`` rounds: tickets until none is left.
+            fstats, n_rounds, sync, wticks, w, workers) -> None:
+    """Worker ``w``'s part of ``n_rounds`` rounds, by ticket (:mod:`engines.train.tickets`).
 
-    A round's tickets are its choose tasks (``CHUNK`` lanes each), then its learn tasks
-    (``parts`` parts, then the round's ``fstats``, lane by lane); a learn ticket waits for
-    the round's choose tasks, a choose ticket for the round before
-    (:mod:`engines.train.tickets`).  ``w`` names this worker's scratch, ``tables[w]`` and
-    ``seqs[w]`` (a learn part's count table and update list) included: a task leaves
-    nothing in it that the next task reads.
+    A round is two phases: its choose tasks (``CHUNK`` lanes each), then its learn tasks
+    (``parts`` parts, then the round's ``fstats``, lane by lane), each phase in ``workers``
+    ranges; the worker takes its own range's tasks first, then the others'.  ``w`` names
+    this worker's scratch, ``tables[w]`` and ``seqs[w]`` (a learn part's count table and
+    update list) included: a task leaves nothing in it that the next task reads.
     """
     lanes = carry.shape[0]
     chunks = (lanes + CHUNK - 1) // CHUNK
+    sizes = (chunks, parts + 1)
     per_round = chunks + parts + 1
-    total = n_rounds * per_round
     ticks = wticks[w, 0]
-    while True:
-        t = claim(sync)
-        if t >= total:
-            return
-        start = t - t % per_round
-        k = t - start
-        ticks[T_WAIT] += wait_done(sync, start if k < chunks else start + chunks)
-        t0 = cycle_counter()
-        if k < chunks:
-            _choose_lanes(vals, bias, spec, n, seed_start, seed_count, carry, state, cols, idx_s,
-                          parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, w,
-                          k * CHUNK, min((k + 1) * CHUNK, lanes))
-            ticks[T_CHOOSE] += cycle_counter() - t0
-        else:
-            if k < chunks + parts:
-                learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n,
-                           k - chunks, tables[w], seqs[w])
-            else:
-                for lane in range(lanes):
-                    count_delta(fstats, upd_delta[lane])
-            ticks[T_LEARN] += cycle_counter() - t0
-        finish(sync)
+    for i in range(n_rounds):
+        first = 0  # the phase's first task in the round
+        for phase in range(2):
+            ticks[T_WAIT] += wait_done(sync, i * per_round + first)
+            j = 0
+            while True:
+                k, j = take(sync, w, workers, sizes, i, phase, j)
+                if k < 0:
+                    break
+                t0 = cycle_counter()
+                if phase == 0:
+                    _choose_lanes(vals, bias, spec, n, seed_start, seed_count, carry, state, cols,
+                                  idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs,
+                                  cw, cn, w, k * CHUNK, min((k + 1) * CHUNK, lanes))
+                    ticks[T_CHOOSE] += cycle_counter() - t0
+                else:
+                    if k < parts:
+                        learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, k,
+                                   tables[w], seqs[w])
+                    else:
+                        for lane in range(lanes):
+                            count_delta(fstats, upd_delta[lane])
+                    ticks[T_LEARN] += cycle_counter() - t0
+                finish(sync)
+            first += sizes[phase]
 
 
 def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
@@ -311,7 +321,7 @@ def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, s
     tables = np.full((workers, size, 2), -1, dtype=np.int64)
     upd_delta = np.zeros(lanes)
     acc_flat = acc.reshape(acc.shape[0] * acc.shape[1])
-    sync = np.zeros(SYNC_LEN, dtype=np.int64)
+    sync = np.zeros(sync_len(workers), dtype=np.int64)
     wticks = np.zeros((workers, PAD, TICKS_LEN), dtype=np.int64)
     for lane in range(lanes):
         if carry[lane, C_IN_GAME]:
@@ -320,7 +330,7 @@ def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, s
     for w in prange(workers):
         _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state,
                 cols, idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn,
-                tables, seqs, fstats, n_rounds, sync, wticks, w)
+                tables, seqs, fstats, n_rounds, sync, wticks, w, workers)
     for w in range(workers):
         for k in range(TICKS_LEN):
             ticks[k] += wticks[w, 0, k]

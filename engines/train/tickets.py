@@ -1,27 +1,33 @@
-"""Work tickets: the tasks of a parallel loop, claimed one at a time from a shared counter.
+"""Work tickets: a parallel loop's tasks, claimed a few at a time from shared counters.
 
-A parallel kernel lists its tasks in a fixed order, grouped in *phases*
-(a phase's tasks may run at once; a phase needs every task of the phases
-before it done).  Each of its threads loops: take the next ticket
-(:func:`claim`, an atomic fetch-and-add on ``sync[NEXT]``), wait until every
-ticket of the phases before the ticket's own is done (:func:`wait_done`),
-run the task, count it done (:func:`finish`).  A thread that is slow, or
-not running at all because another process holds its core, holds up only
-the one task it took; the others take the rest, so a round no longer waits
-for its slowest thread's share.  No thread waits for another to *arrive*
-anywhere (a waiter waits for tasks with smaller tickets, each held by a
-thread that is running it or waiting for smaller ones still), so any number
-of threads, one included, finishes every task.
+A parallel kernel lists its tasks in *phases* (a phase's tasks may run at
+once; a phase needs every task of the phases before it done), and each phase
+in one *range* per worker (:func:`share`).  Each worker, phase after phase:
+waits until every task of the phases before is done (:func:`wait_done`, on
+the count ``sync[DONE]`` that :func:`finish` raises), then takes tasks from
+its own range's counter (:func:`claim_below`, an atomic compare-and-swap
+that never passes the range's end), and when that range is empty, from the
+other workers' ranges in turn.  On an idle machine each worker runs its own
+range, the same lanes round after round (their rows stay in its cache), and
+takes a few of another's at the end; a worker that is slow, or not running
+at all because another process holds its core, holds up only the task it
+is running, and the others take the rest of its range.  A worker waits only
+for tasks already claimed, each by a worker that is running it, and no
+worker waits for another to *arrive*, so any number of threads, one
+included, finishes every task.
 
 Waiting spins for ``SPIN_TICKS`` cycles (a ``pause`` each turn, ``SPIN_TURNS``
-turns at most), then naps
-``NAP_US`` microseconds at a time: an idle machine's waits are a task long
-(microseconds) and never reach the nap, a busy machine's give the core back.
+turns at most), then naps ``NAP_US`` microseconds at a time: an idle
+machine's waits are a task long (microseconds) and never reach the nap, a
+busy machine's give the core back.
 
-Which thread runs which task is up to the OS; the kernels that use tickets
+Which worker runs which task is up to the OS; the kernels that use tickets
 keep their results independent of it (each task writes its own arrays; see
 :mod:`engines.train.lanes`).  ``sync`` is an ``int64`` array of
-``SYNC_LEN`` zeros, its two counters on cache lines of their own.
+:func:`sync_len` zeros: the done count and each range's counter, each on a
+cache line of its own.  A range's counter counts every ticket it handed
+out, phase after phase: in a phase it hands out ``base .. base + size - 1``,
+``base`` being the sizes of its range in the phases before.
 """
 
 from __future__ import annotations
@@ -35,9 +41,10 @@ from numba.extending import intrinsic
 
 from engines.train.cycles import cycle_counter
 
-#: ``sync[NEXT]``: the next ticket to hand out; ``sync[DONE]``: tickets finished
-NEXT, DONE = 0, 8
-SYNC_LEN = 16
+#: ``sync[DONE]``: tasks finished; range ``r``'s counter is ``sync[counter(r)]``
+DONE = 0
+#: int64 slots of a cache line
+LINE = 8
 #: a waiter spins at most this many cycles (tens of microseconds at 2-4 GHz) and this many
 #: turns (where the counter reads 0) before it naps
 SPIN_TICKS = 100_000
@@ -64,6 +71,23 @@ def fetch_add(typingctx, ary, index, value):
         return builder.atomic_rmw("add", ptr, val, "seq_cst")
 
     return types.int64(ary, index, value), codegen
+
+
+@intrinsic
+def compare_swap(typingctx, ary, index, expected, value):
+    """``ary[index] = value`` if it holds ``expected`` (atomically, sequentially consistent);
+    True when it did."""
+    if not (isinstance(ary, types.Array) and ary.dtype == types.int64 and ary.ndim == 1):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ptr = _element(context, builder, signature.args[0], args[0], args[1])
+        old = context.cast(builder, args[2], signature.args[2], types.int64)
+        new = context.cast(builder, args[3], signature.args[3], types.int64)
+        pair = builder.cmpxchg(ptr, old, new, "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 1)
+
+    return types.boolean(ary, index, expected, value), codegen
 
 
 @intrinsic
@@ -109,9 +133,58 @@ def nap(typingctx, microseconds):
 
 
 @njit(cache=True, inline="always")
-def claim(sync) -> int:
-    """The next ticket (every ticket goes to exactly one caller)."""
-    return fetch_add(sync, NEXT, 1)
+def sync_len(ranges) -> int:
+    """The length of ``sync`` for ``ranges`` ranges."""
+    return (ranges + 1) * LINE
+
+
+@njit(cache=True, inline="always")
+def counter(r) -> int:
+    """The slot of range ``r``'s counter in ``sync``."""
+    return (r + 1) * LINE
+
+
+@njit(cache=True, inline="always")
+def share(total, ranges, r):
+    """Range ``r``'s share ``lo .. hi - 1`` of a phase's ``total`` tasks (contiguous, the
+    ``ranges`` shares as equal as they can be)."""
+    return r * total // ranges, (r + 1) * total // ranges
+
+
+@njit(cache=True)
+def claim_below(sync, r, end) -> int:
+    """The next ticket of range ``r`` if it is below ``end`` (it is then taken: every ticket
+    goes to exactly one caller); -1 when the range has none left below ``end``."""
+    slot = counter(r)
+    while True:
+        t = load_acquire(sync, slot)
+        if t >= end:
+            return -1
+        if compare_swap(sync, slot, t, t + 1):
+            return t
+
+
+@njit(cache=True)
+def take(sync, w, workers, sizes, cycle, phase, j):
+    """Worker ``w``'s next task of phase ``phase`` of cycle ``cycle`` (the phases of sizes
+    ``sizes`` repeat each cycle: a kernel's round), trying its own range and then the others',
+    from the ``j``-th after its own (start at 0); returns ``(task, j)``, the task's index in
+    its phase and where to go on, or ``(-1, workers)`` when the phase has no task left."""
+    while j < workers:
+        r = (w + j) % workers
+        before = 0
+        per_cycle = 0
+        for p in range(len(sizes)):
+            lo, hi = share(sizes[p], workers, r)
+            before += (hi - lo) if p < phase else 0
+            per_cycle += hi - lo
+        lo, hi = share(sizes[phase], workers, r)
+        base = cycle * per_cycle + before  # range r's tickets of the phases before this one
+        t = claim_below(sync, r, base + hi - lo)
+        if t >= 0:
+            return lo + t - base, j
+        j += 1
+    return -1, j
 
 
 @njit(cache=True, inline="always")
