@@ -3,12 +3,24 @@ share goes to the others (the lane trainer's scheduling, engines/train/tickets.p
 
 from __future__ import annotations
 
+import resource
+
 import numba
 import numpy as np
 import pytest
 from numba import njit, prange
 
-from engines.train.tickets import DONE, finish, load_acquire, nap, sync_len, take, wait_done
+from engines.train.cycles import cycle_counter
+from engines.train.tickets import (
+    DONE,
+    SPIN_TICKS,
+    finish,
+    load_acquire,
+    nap,
+    sync_len,
+    take,
+    wait_done,
+)
 
 TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2
 
@@ -76,3 +88,38 @@ def test_idle_workers_keep_to_their_own_ranges() -> None:
     done_by, _, _ = _tickets(2, 0, phases=30, per_phase=16, task_us=200)
     own = np.arange(len(done_by)) % 16 >= 8  # worker 1's range is the second half
     assert (done_by == own).mean() > 0.6, done_by.reshape(30, 16)
+
+
+@njit(parallel=True)
+def _one_waits(busy_ticks, waited):
+    """Worker 0 works ``busy_ticks`` cycles on the one task; worker 1 waits for it."""
+    sync = np.zeros(sync_len(1), dtype=np.int64)
+    for w in prange(2):
+        if w == 0:
+            t0 = cycle_counter()
+            while cycle_counter() - t0 < busy_ticks:
+                pass
+            finish(sync)
+        else:
+            waited[0] = wait_done(sync, 1)
+
+
+@pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
+def test_a_long_wait_naps_after_spinning() -> None:
+    """A wait of a thousand spins' length gives the core back: the waiter sleeps (switches
+    out voluntarily) again and again; spinning, it would switch out only as the parallel
+    region starts and ends."""
+    waited = np.zeros(1, dtype=np.int64)
+    before = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        _one_waits(10, waited)  # compile
+        switches = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+        _one_waits(1000 * SPIN_TICKS, waited)
+        switches = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw - switches
+    finally:
+        numba.set_num_threads(before)
+    assert waited[0] > SPIN_TICKS  # it did wait past the spin
+    # a nap is 70 us or more (much more on a loaded machine); a short region switches
+    # out about 5 times (the threads sleeping at its start and end)
+    assert switches >= 25, switches
