@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 _LOOP = """
-import os, sys, time
+import os, time
 os.nice({nice})
 end = time.monotonic() + {seconds}
 print("ready", flush=True)

@@ -236,6 +236,10 @@ def _cycles_per_s() -> float:
     return (drivers.cycles() - c0) / (time.perf_counter() - t0)
 
 
+#: the competing process of ``--busy`` ends by itself after this long, whatever happens
+_HOLD_S = 3600.0
+
+
 def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: int, warm: int,
                 seed_start: int, touch: bool = True, repeat: int = 3, busy: bool = False) -> dict:
     """Time the lane trainer at each thread count of ``threads``; returns the JSON-ready dict.
@@ -307,10 +311,6 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
         result["busy"] = {"competitor": "one busy-looping process (engines/held_core.py)",
                           "by_threads": held, "speedup": _speedup(held)}
     return result
-
-
-#: the competing process of ``--busy`` ends by itself after this long, whatever happens
-_HOLD_S = 3600.0
 
 
 def _speedup(figures: list[dict]) -> dict[str, float]:
