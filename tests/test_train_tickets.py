@@ -14,6 +14,7 @@ from engines.train.cycles import cycle_counter
 from engines.train.tickets import (
     DONE,
     SPIN_TICKS,
+    fetch_add,
     finish,
     load_acquire,
     nap,
@@ -26,10 +27,10 @@ TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2
 
 
 @njit(parallel=True)
-def _run(phases, per_phase, task_us, slow_us, done_by, seen):
+def _run(phases, per_phase, task_us, slow_us, done_by, seen, runs):
     """``phases`` phases of ``per_phase`` tasks on two workers, each phase in two ranges; a
     task naps ``task_us``, and ``slow_us`` more on worker 1.  ``done_by[t]``: the worker of task
-    ``t``; ``seen[t]``: the tasks done when it started."""
+    ``t``; ``seen[t]``: the tasks done when it started; ``runs[t]``: how often it ran."""
     sync = np.zeros(sync_len(2), dtype=np.int64)
     for w in prange(2):
         for q in range(phases):
@@ -40,6 +41,7 @@ def _run(phases, per_phase, task_us, slow_us, done_by, seen):
                 if k < 0:
                     break
                 seen[q * per_phase + k] = load_acquire(sync, DONE)
+                fetch_add(runs, q * per_phase + k, 1)
                 if task_us + w * slow_us > 0:
                     nap(task_us + w * slow_us)
                 done_by[q * per_phase + k] = w
@@ -50,12 +52,14 @@ def _tickets(threads: int, slow_us: int, phases: int = 50, per_phase: int = 8,
              task_us: int = 0):
     done_by = np.full(phases * per_phase, -1, dtype=np.int64)
     seen = np.zeros(phases * per_phase, dtype=np.int64)
+    runs = np.zeros(phases * per_phase, dtype=np.int64)
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        _run(phases, per_phase, task_us, slow_us, done_by, seen)
+        _run(phases, per_phase, task_us, slow_us, done_by, seen, runs)
     finally:
         numba.set_num_threads(before)
+    assert runs.tolist() == [1] * len(runs)  # every task ran, and only once
     starts = np.arange(phases * per_phase) // per_phase * per_phase
     return done_by, seen, starts
 

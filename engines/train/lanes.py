@@ -225,8 +225,10 @@ def _choose_lanes(vals, bias, spec, n, seed_start, seed_count, carry, state, col
 #: lanes per choose task (small, so the phase ends at most a couple of moves after its
 #: last thread could start no more work)
 CHUNK = 2
-#: learn parts per thread (:func:`learn_parts`): several, so a free thread takes over parts
+#: learn parts per thread (:func:`learn_parts`): several, so a free thread takes over parts;
+#: at most ``MAX_PARTS`` (each lane's entries are sorted by part, each part walks every lane)
 PARTS_PER_THREAD = 8
+MAX_PARTS = 64
 #: a worker's cycle counts (``wticks[w, 0]``): choosing, learning, waiting
 T_CHOOSE, T_LEARN, T_WAIT = range(3)
 TICKS_LEN = 3
@@ -234,7 +236,7 @@ TICKS_LEN = 3
 
 def learn_parts(threads: int) -> int:
     """The learn phase's parts for ``threads`` threads (the tables do not depend on it)."""
-    return PARTS_PER_THREAD * max(int(threads), 1)
+    return min(PARTS_PER_THREAD * max(int(threads), 1), MAX_PARTS)
 
 
 @njit(cache=True, _nrt=False)
