@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 
 from cli.main import main
+from engines.held_core import held_core
 from engines.weights_files import anon_huge_bytes
 
 
@@ -53,6 +56,7 @@ def test_bench_train_lanes_times_both_phases(capsys) -> None:
     assert result["threads"] == 1 and result["moves"] == 400
     assert result["moves_per_s"] > 0 and result["choose_us_per_move"] > 0
     assert result["learn_us_per_move"] > 0 and 0.0 < result["learn_share"] < 1.0
+    assert result["wait_us_per_move"] >= 0 and "busy" not in result
 
 
 def test_bench_train_lanes_times_thread_counts_in_turn(capsys) -> None:
@@ -64,6 +68,45 @@ def test_bench_train_lanes_times_thread_counts_in_turn(capsys) -> None:
     assert all(len(f["moves_per_s_blocks"]) == 2 for f in result["by_threads"])
     two = result["by_threads"][1]["moves_per_s"] / result["by_threads"][0]["moves_per_s"]
     assert result["speedup"]["2"] == pytest.approx(two, abs=1e-3)
+
+
+def test_bench_train_lanes_busy_times_both_cases_interleaved(capsys) -> None:
+    """``--busy``: every thread count idle and with a core held, the competitor gone after."""
+    code = main(["bench", "train", "--layout", "T1", "--lanes", "4", "--threads", "1,2",
+                 "--moves", "400", "--warm-moves", "40", "--repeat", "2", "--no-touch", "--busy",
+                 "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    for case in (result, result["busy"]):
+        figures = case["by_threads"]
+        assert [f["threads"] for f in figures] == [1, 2]
+        assert all(len(f["moves_per_s_blocks"]) == 2 and f["moves"] == 400 for f in figures)
+        two = figures[1]["moves_per_s"] / figures[0]["moves_per_s"]
+        assert case["speedup"]["2"] == pytest.approx(two, abs=1e-3)
+    assert result["busy"]["by_threads"] != result["by_threads"]  # timed apart
+
+
+def test_the_competitor_runs_inside_the_block_only() -> None:
+    """It busy-loops (uses CPU) while the block runs, and is gone when it ends."""
+    with held_core(20, nice=10) as proc:
+        assert proc.poll() is None
+        stat = Path(f"/proc/{proc.pid}/stat")
+        if stat.exists():  # Linux: its user + system clock ticks
+
+            def used() -> int:
+                return sum(int(x) for x in stat.read_text().rsplit(")", 1)[1].split()[11:13])
+
+            start, t0 = used(), time.monotonic()
+            while used() == start and time.monotonic() - t0 < 5:
+                time.sleep(0.05)
+            assert used() > start
+    assert proc.poll() is not None
+
+
+def test_bench_train_busy_needs_lanes(capsys) -> None:
+    assert main(["bench", "train", "--layout", "T1", "--busy", "--no-touch"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--busy" in err and "--lanes" in err and "\n" not in err
 
 
 @pytest.mark.parametrize("threads", ["1,x", "2,2"])

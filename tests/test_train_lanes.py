@@ -14,9 +14,10 @@ from test_train_kernel import SEEDS, wide_spec
 
 from cli.main import main
 from engines.drop7 import core
+from engines.held_core import held_core
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import kernel as kern
-from engines.train.lanes import owner, train_rounds
+from engines.train.lanes import TICKS_LEN, owner, train_rounds
 from engines.weights_files import alloc_zeroed
 
 CLI_SEEDS = "0x1000000000000000:1000000"
@@ -39,7 +40,7 @@ def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
         for rounds in chunks:
             train_rounds(vals, acc, INITIAL_VALUE, spec, 1.0, np.uint64(SEEDS.start),
                          SEEDS.count, carry, state, cols, rounds, parts, np.zeros(kern.F_LEN),
-                         np.zeros(2, dtype=np.int64))
+                         np.zeros(TICKS_LEN, dtype=np.int64))
     finally:
         numba.set_num_threads(before)
     return vals, acc, carry
@@ -87,6 +88,22 @@ def test_lanes_change_the_tables_and_layout_e_ignores_the_threads() -> None:
     assert one == _sha(*_lanes(spec, 16, [40], 2, threads=2 if TWO_THREADS else 1,
                                zeroed=True)[:2])
     assert one != _sha(*_lanes(spec, 1, [640], 1, zeroed=True)[:2])
+
+
+@pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
+def test_two_threads_beside_a_competing_process_keep_the_bits() -> None:
+    """A busy loop in another process holds a core (niced, a few seconds at most) while two
+    threads train 16 lanes in several chunks and learn parts: the tables and every lane's
+    game are those of one thread, one part."""
+    rounds = 3200 // 16
+    ref = _lanes(wide_spec(), 16, [rounds], 1)
+    cases = [([rounds], 16), ([rounds // 4, 1, rounds - rounds // 4 - 1], 3), ([rounds], 32)]
+    with held_core(20, nice=5) as competitor:
+        got = [_lanes(wide_spec(), 16, chunks, parts, threads=2) for chunks, parts in cases]
+        assert competitor.poll() is None  # it held its core throughout
+    for (chunks, parts), (vals, acc, carry) in zip(cases, got, strict=True):
+        assert _sha(vals, acc) == _sha(*ref[:2]), (chunks, parts)
+        assert np.array_equal(carry, ref[2])
 
 
 def test_owner_partitions_entries_into_every_part() -> None:

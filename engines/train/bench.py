@@ -31,12 +31,16 @@ default: 4.8e8 entries, 5.76 GB with the accumulators) it
 
 With ``--lanes L [--threads T]`` it times the lane trainer
 (:mod:`engines.train.lanes`) instead: the same tables, warm-up and blocks,
-``moves_per_s`` over every lane's moves, and the two phases of a round apart
-(``choose_us_per_move``, ``learn_us_per_move``: wall time per move, from the
-kernel's cycle counts).  ``--threads 1,2`` times each thread count in turn,
-block by block on the same tables, and adds ``by_threads`` (each count's
-figures) and ``speedup`` (each count's rate over the first's): a ratio
-measured in one run, which the VM's drift between runs cannot fake.
+``moves_per_s`` over every lane's moves, and the threads' time per move
+choosing, learning and waiting (``choose_us_per_move``, ``learn_us_per_move``,
+``wait_us_per_move``: summed over the threads, from the kernel's cycle
+counts).  ``--threads 1,2`` times each thread count in turn, block by block
+on the same tables, and adds ``by_threads`` (each count's figures) and
+``speedup`` (each count's rate over the first's): a ratio measured in one
+run, which the VM's drift between runs cannot fake.  ``--busy`` adds the
+busy case, interleaved: after each round of blocks the same round again
+while a competing process holds one core (:mod:`engines.held_core`), its
+figures under ``busy`` (``by_threads``, ``speedup``).
 """
 
 from __future__ import annotations
@@ -52,10 +56,11 @@ import numpy as np
 from contracts.cli_numbers import SEED_SPACE, int_option, seed_option
 from contracts.machine_facts import machine_facts
 from engines.drop7 import core
+from engines.held_core import held_core
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import bench_kernels as drivers
 from engines.train import kernel as kern
-from engines.train.lanes import train_rounds
+from engines.train.lanes import T_CHOOSE, T_LEARN, T_WAIT, TICKS_LEN, learn_parts, train_rounds
 from engines.weights_files import alloc_zeroed, anon_huge_bytes
 
 #: the benchmark's games read seeds ``--seed-start .. --seed-start + BENCH_SEEDS - 1``
@@ -84,6 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=_thread_counts, default=(1,),
                         help="threads of the lane trainer (default 1); a list such as 1,2 "
                              "times each in turn on the same tables, block by block")
+    parser.add_argument("--busy", action="store_true",
+                        help="with --lanes: time every block again while a competing process "
+                             "holds one core (interleaved)")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
 
@@ -228,12 +236,18 @@ def _cycles_per_s() -> float:
     return (drivers.cycles() - c0) / (time.perf_counter() - t0)
 
 
+#: the competing process of ``--busy`` ends by itself after this long, whatever happens
+_HOLD_S = 3600.0
+
+
 def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: int, warm: int,
-                seed_start: int, touch: bool = True, repeat: int = 3) -> dict:
+                seed_start: int, touch: bool = True, repeat: int = 3, busy: bool = False) -> dict:
     """Time the lane trainer at each thread count of ``threads``; returns the JSON-ready dict.
 
     The thread counts take turns, block by block, on the same tables (``repeat`` blocks
-    each), so their ratio is measured in one run, under the same load and table state.
+    each), so their ratio is measured in one run, under the same load and table state; with
+    ``busy`` each turn is followed by the same turn with one core held by a competing
+    process, started before and stopped after it.
     """
     if lanes < 1 or moves < 1 or warm < 0 or repeat < 1:
         raise ValueError("--lanes, --moves and --repeat must be positive, --warm-moves >= 0")
@@ -247,24 +261,31 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
     state = np.zeros((lanes, core.ST_LEN), dtype=np.int64)
     cols = np.zeros((lanes, 7), dtype=np.int64)
     fstats = np.zeros(kern.F_LEN)
-    ticks = np.zeros(2, dtype=np.int64)
+    ticks = np.zeros(TICKS_LEN, dtype=np.int64)
 
     def rounds(n: int, t: int) -> int:
         numba.set_num_threads(t)
-        return int(train_rounds(vals, acc, INITIAL_VALUE, layout.spec, 1.0,
-                                np.uint64(seed_start), 1 << 40, carry, state, cols, n, t,
-                                fstats, ticks))
+        return train_rounds(vals, acc, INITIAL_VALUE, layout.spec, 1.0, np.uint64(seed_start),
+                            1 << 40, carry, state, cols, n, learn_parts(t), fstats, ticks)
+
+    def turn(times: dict) -> None:
+        for t in threads:
+            ticks[:] = 0
+            played, wall, cpu = _timed(rounds, max(moves // lanes, 1), t)
+            times[t].append((played, wall, cpu, *(ticks[k] / hz for k in
+                                                  (T_CHOOSE, T_LEARN, T_WAIT))))
 
     for t in threads:
         rounds(1, t)  # compile, and start each thread pool
     rounds(warm // lanes, max(threads))
     hz = _cycles_per_s()
     blocks: dict[int, list] = {t: [] for t in threads}
+    busy_blocks: dict[int, list] = {t: [] for t in threads}
     for _ in range(repeat):
-        for t in threads:
-            ticks[:] = 0
-            played, wall, cpu = _timed(rounds, max(moves // lanes, 1), t)
-            blocks[t].append((played, wall, cpu, ticks[0] / hz, ticks[1] / hz))
+        turn(blocks)
+        if busy:
+            with held_core(_HOLD_S):
+                turn(busy_blocks)
     figures = [_lane_figures(t, blocks[t]) for t in threads]
     huge = anon_huge_bytes()
     table_bytes = int(vals.nbytes + acc.nbytes)
@@ -284,14 +305,24 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
     }
     if len(threads) > 1:
         result["by_threads"] = figures
-        result["speedup"] = {str(f["threads"]): round(f["moves_per_s"] / figures[0]["moves_per_s"],
-                                                      3) for f in figures[1:]}
+        result["speedup"] = _speedup(figures)
+    if busy:
+        held = [_lane_figures(t, busy_blocks[t]) for t in threads]
+        result["busy"] = {"competitor": "one busy-looping process (engines/held_core.py)",
+                          "by_threads": held, "speedup": _speedup(held)}
     return result
+
+
+def _speedup(figures: list[dict]) -> dict[str, float]:
+    """Each thread count's rate over the first's."""
+    return {str(f["threads"]): round(f["moves_per_s"] / figures[0]["moves_per_s"], 3)
+            for f in figures[1:]}
 
 
 def _lane_figures(threads: int, blocks: list) -> dict:
     """The figures of one thread count: the median block's (by wall time), and every block."""
-    played, wall, cpu, choose_s, learn_s = sorted(blocks, key=lambda b: b[1])[len(blocks) // 2]
+    played, wall, cpu, choose_s, learn_s, wait_s = sorted(blocks, key=lambda b: b[1])[
+        len(blocks) // 2]
     return {
         "threads": threads,
         "moves": played,
@@ -301,6 +332,7 @@ def _lane_figures(threads: int, blocks: list) -> dict:
         "moves_per_cpu_s": round(played / max(cpu, 1e-9)),
         "choose_us_per_move": round(1e6 * choose_s / played, 3),
         "learn_us_per_move": round(1e6 * learn_s / played, 3),
+        "wait_us_per_move": round(1e6 * wait_s / played, 3),
         "learn_share": round(learn_s / max(choose_s + learn_s, 1e-12), 3),
     }
 
@@ -310,8 +342,11 @@ def run(args: argparse.Namespace) -> int:
     if args.lanes is not None:
         print(json.dumps(lanes_bench(args.layout, args.lanes, args.threads, args.moves,
                                      args.warm_moves, args.seed_start,
-                                     touch=not args.no_touch, repeat=args.repeat)))
+                                     touch=not args.no_touch, repeat=args.repeat,
+                                     busy=args.busy)))
         return 0
+    if args.busy:
+        raise ValueError("--busy times the lane trainer: give --lanes too")
     result = train_bench(args.layout, args.moves, args.warm_moves, args.boards, args.seed_start,
                          touch=not args.no_touch, nstates=args.states, repeat=args.repeat)
     print(json.dumps(result))

@@ -24,6 +24,7 @@ from engines.drop7.game_loop import game_arrays
 from engines.drop7.nibbles import CENTRE
 from engines.ntuple.layouts import N_SLOTS
 from engines.ntuple.value import entry_indices
+from engines.train.cycles import cycle_counter
 from engines.train.kernel import (
     SI_MR,
     STRATA,
@@ -34,7 +35,6 @@ from engines.train.kernel import (
     new_work,
     play_samples,
 )
-from engines.train.lanes import cycle_counter
 
 
 @njit(cache=True)

@@ -4,14 +4,13 @@ Lane ``l`` of ``L`` plays games ``first_game + l, first_game + l + L, ...``
 of the seed range (its own ``carry``, ``state`` and ``cols`` rows).  One
 *round* is one move of every lane, in two phases:
 
-1. **Choose** (parallel over workers, tables read only).  The lanes are split
-   into contiguous blocks, one per worker, each played with the worker's own
-   scratch.  Each lane chooses its move exactly as :mod:`engines.train.kernel`
-   does, plays it, computes its target, reads its prediction ``U(s)`` and its
-   clamped ``delta``, and lists the entries of ``s`` to update, sorted
-   (stably) by the *part* that owns each entry.  Every read sees the tables
-   as they stand at the round's start.
-2. **Learn** (parallel over parts).  Table entries are partitioned into
+1. **Choose** (tables read only), in tasks of ``CHUNK`` lanes.  Each lane
+   chooses its move exactly as :mod:`engines.train.kernel` does, plays it,
+   computes its target, reads its prediction ``U(s)`` and its clamped
+   ``delta``, and lists the entries of ``s`` to update, sorted (stably) by
+   the *part* that owns each entry.  Every read sees the tables as they stand
+   at the round's start.
+2. **Learn**, one task per part.  Table entries are partitioned into
    ``parts`` by a hash of their 64-entry block (256 bytes of values, 512 of
    accumulators: no cache line is written by two parts).  Part ``p`` walks
    lanes ``0 .. L-1`` in order and applies each lane's update to the entries
@@ -21,28 +20,35 @@ of the seed range (its own ``carry``, ``state`` and ``cols`` rows).  One
    round writes the entry.  The round's steps to a shared entry thus average
    instead of adding up: added, the steps of L lanes computed against one
    stale value overshoot (docs/training.md, "Lanes", has the measurement).
+   One more task adds the round's deltas to ``fstats``, lane by lane.
 
-Every entry therefore receives the same updates in the same order (lane
-order, then entry order) and the same ``c`` whatever ``parts`` is and
-whichever thread runs which lane: the tables depend on L and the seeds,
-never on the thread count.  With one lane a round is one sequential move
-(the prediction is read after the choice, before any update, as
-:func:`engines.train.kernel.td_update` reads it, and ``c = 1``), so ``L = 1``
-gives the tables of :func:`engines.train.kernel.train_moves` bit for bit.
-With L lanes a lane's reads are up to ``L - 1`` updates stale (those of the
-lanes before it in the same round).
+The threads take the tasks by ticket (:mod:`engines.train.tickets`), each
+its own range of a phase first (the same lanes every round, so their rows
+stay in its cache), then what is left of the others': a thread that another
+process keeps off its core holds up only the task it is running, not a
+share of the round.  A choose
+task writes only its own lanes' rows (and the scratch of the thread running
+it, which no later task reads); a learn task writes only its own part's
+entries, in lane order.  Every entry therefore receives the same updates in
+the same order (lane order, then entry order) and the same ``c`` whatever
+``parts`` is and whichever thread runs which task: the tables depend on L
+and the seeds, never on the thread count or the scheduling.  With one lane a
+round is one sequential move (the prediction is read after the choice,
+before any update, as :func:`engines.train.kernel.td_update` reads it, and
+``c = 1``), so ``L = 1`` gives the tables of
+:func:`engines.train.kernel.train_moves` bit for bit.  With L lanes a lane's
+reads are up to ``L - 1`` updates stale (those of the lanes before it in the
+same round).
 
-The phases are timed with the cycle counter (``ticks[0]`` choose,
-``ticks[1]`` learn) for ``drop7 bench train --lanes``.
+The threads' time is counted with the cycle counter (``ticks[T_CHOOSE]``,
+``ticks[T_LEARN]``, ``ticks[T_WAIT]``) for ``drop7 bench train --lanes``.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit, prange
 
 from engines.drop7.chance import canonicalise
 from engines.drop7.core import (
@@ -54,6 +60,7 @@ from engines.drop7.core import (
 )
 from engines.ntuple.layouts import N_SLOTS
 from engines.ntuple.value import entry_indices, gather, prefetch_write
+from engines.train.cycles import cycle_counter
 from engines.train.entries import layout_maps
 from engines.train.kernel import (
     C_GAME,
@@ -70,24 +77,13 @@ from engines.train.kernel import (
     play_move_target,
     tc_entry,
 )
+from engines.train.tickets import finish, sync_len, take, wait_done
 
 #: a worker's scratch is row 0 of ``PAD`` rows, so two workers' rows never share a cache line
 PAD = 8
 #: entries are owned in blocks of 2^6 = 64 (whole cache lines of values and accumulators)
 BLOCK_SHIFT = 6
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@intrinsic
-def cycle_counter(typingctx):
-    """LLVM ``readcyclecounter`` (the time-stamp counter on x86; 0 where there is none)."""
-
-    def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.IntType(64), [])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
-        return builder.call(fn, [])
-
-    return types.int64(), codegen
 
 
 @njit(cache=True, inline="always")
@@ -207,17 +203,16 @@ def learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
 
 
 @njit(cache=True, _nrt=False)
-def _choose_worker(vals, bias, spec, n, seed_start, seed_count, carry, state, cols, idx_s, parts,
-                   upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, worker,
-                   workers) -> None:
-    """The choose phase of one worker: its contiguous block of lanes, one after the other, with
-    its own scratch ``wk[k][worker, 0]`` (so the scratch stays in cache however many lanes
-    there are, and no cache line is written by two workers)."""
+def _choose_lanes(vals, bias, spec, n, seed_start, seed_count, carry, state, cols, idx_s, parts,
+                  upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, w, first,
+                  last) -> None:
+    """The choose phase of lanes ``first .. last - 1``, one after the other, with worker
+    ``w``'s scratch ``wk[k][w, 0]`` (so the scratch stays in cache however many lanes there
+    are, and no cache line of it is written by two workers)."""
     (wi, wcanon, tmp, base0, base1, bidx, wscratch, wout, sboard, sres, sinfo, sidx, sval, spts,
      scount, canon, pat, scratch, out, idx_next) = wk
     lanes = carry.shape[0]
-    w = worker
-    for lane in range(w * lanes // workers, (w + 1) * lanes // workers):
+    for lane in range(first, last):
         _lane_move(vals, bias, spec, n, seed_start, seed_count, np.int64(lanes), carry[lane],
                    state[lane], cols[lane], wi[w, 0], wcanon[w, 0], tmp[w, 0], base0[w, 0],
                    base1[w, 0], bidx[w, 0], wscratch[w, 0], wout[w, 0], sboard[w, 0],
@@ -227,23 +222,90 @@ def _choose_worker(vals, bias, spec, n, seed_start, seed_count, carry, state, co
                    lane)
 
 
-@njit(cache=True, parallel=True)
+#: lanes per choose task (small, so the phase ends at most a couple of moves after its
+#: last thread could start no more work)
+CHUNK = 2
+#: learn parts per thread (:func:`learn_parts`): several, so a free thread takes over parts;
+#: at most ``MAX_PARTS`` (each lane's entries are sorted by part, each part walks every lane)
+PARTS_PER_THREAD = 8
+MAX_PARTS = 64
+#: a worker's cycle counts (``wticks[w, 0]``): choosing, learning, waiting
+T_CHOOSE, T_LEARN, T_WAIT = range(3)
+TICKS_LEN = 3
+
+
+def learn_parts(threads: int) -> int:
+    """The learn phase's parts for ``threads`` threads (the tables do not depend on it)."""
+    return min(PARTS_PER_THREAD * max(int(threads), 1), MAX_PARTS)
+
+
+@njit(cache=True, _nrt=False)
+def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state, cols,
+            idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, tables, seqs,
+            fstats, n_rounds, sync, wticks, w, workers) -> None:
+    """Worker ``w``'s part of ``n_rounds`` rounds, by ticket (:mod:`engines.train.tickets`).
+
+    A round is two phases: its choose tasks (``CHUNK`` lanes each), then its learn tasks
+    (``parts`` parts, then the round's ``fstats``, lane by lane), each phase in ``workers``
+    ranges; the worker takes its own range's tasks first, then the others'.  ``w`` names
+    this worker's scratch, ``tables[w]`` and ``seqs[w]`` (a learn part's count table and
+    update list) included: a task leaves nothing in it that the next task reads.
+    """
+    lanes = carry.shape[0]
+    chunks = (lanes + CHUNK - 1) // CHUNK
+    sizes = (chunks, parts + 1)
+    per_round = chunks + parts + 1
+    ticks = wticks[w, 0]
+    for i in range(n_rounds):
+        first = 0  # the phase's first task in the round
+        for phase in range(2):
+            ticks[T_WAIT] += wait_done(sync, i * per_round + first)
+            j = 0
+            while True:
+                k, j = take(sync, w, workers, sizes, i, phase, j)
+                if k < 0:
+                    break
+                t0 = cycle_counter()
+                if phase == 0:
+                    _choose_lanes(vals, bias, spec, n, seed_start, seed_count, carry, state, cols,
+                                  idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs,
+                                  cw, cn, w, k * CHUNK, min((k + 1) * CHUNK, lanes))
+                    ticks[T_CHOOSE] += cycle_counter() - t0
+                else:
+                    if k < parts:
+                        learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, k,
+                                   tables[w], seqs[w])
+                    else:
+                        for lane in range(lanes):
+                            count_delta(fstats, upd_delta[lane])
+                    ticks[T_LEARN] += cycle_counter() - t0
+                finish(sync)
+            first += sizes[phase]
+
+
 def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
-                 n_rounds, parts, fstats, ticks) -> np.int64:
+                 n_rounds, parts, fstats, ticks) -> int:
     """Train ``n_rounds`` rounds of ``L = carry.shape[0]`` lanes; returns the moves played.
 
     ``carry[l]`` (``C_*``), ``state[l]`` and ``cols[l]`` are lane ``l``'s
     position and game, updated in place (calling this in chunks equals one
-    call).  ``parts`` (at least 1) is both the number of workers of the
-    choose phase (worker ``w`` plays the ``w``-th contiguous block of lanes) and the
-    number of entry parts of the learn phase; the tables do not depend on it.
-    ``ticks[0]``/``ticks[1]`` accumulate the cycle counter over the choose and
-    learn phases.
+    call).  ``parts`` (at least 1) is the number of entry parts of the learn
+    phase (:func:`learn_parts`); the tables depend neither on it nor on the
+    thread count.  Every thread numba has works, taking tasks by ticket.
+    ``ticks[T_CHOOSE]``, ``ticks[T_LEARN]`` and ``ticks[T_WAIT]`` accumulate the
+    cycles the threads spent choosing, learning and waiting (summed over the threads).
     """
+    return int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state,
+                             cols, n_rounds, parts, fstats, ticks, numba.get_num_threads()))
+
+
+@njit(cache=True, parallel=True)
+def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
+                  n_rounds, parts, fstats, ticks, workers) -> np.int64:
+    """:func:`train_rounds` on ``workers`` workers (numba's thread count: one each)."""
     lanes = carry.shape[0]
     n = spec[1]
     m = max(n, 1)
-    workers = min(parts, lanes)
     soff, jslot, cs, cw, cn = layout_maps(spec)
     wk = move_scratch((workers, PAD)) + (
           np.zeros((workers, PAD, 7), dtype=np.int64),
@@ -255,28 +317,23 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
     idx_s = np.zeros((lanes, m), dtype=np.int64)
     upd_idx = np.zeros((lanes, m), dtype=np.int64)
     upd_off = np.zeros((lanes, parts + 1), dtype=np.int64)
-    seqs = np.zeros((parts, lanes * m, 3), dtype=np.int64)
+    seqs = np.zeros((workers, lanes * m, 3), dtype=np.int64)
     # more slots than a round has updates: a part's table never fills
     size = 1 << max(int(np.ceil(np.log2(lanes * m + 1))), 6)
-    tables = np.full((parts, size, 2), -1, dtype=np.int64)
+    tables = np.full((workers, size, 2), -1, dtype=np.int64)
     upd_delta = np.zeros(lanes)
     acc_flat = acc.reshape(acc.shape[0] * acc.shape[1])
+    sync = np.zeros(sync_len(workers), dtype=np.int64)
+    wticks = np.zeros((workers, PAD, TICKS_LEN), dtype=np.int64)
     for lane in range(lanes):
         if carry[lane, C_IN_GAME]:
             canonicalise(cols[lane], canon0)
             entry_indices(canon0, state[lane, ST_MOVES_REMAINING], spec, pat0, idx_s[lane])
-    for _ in range(n_rounds):
-        t0 = cycle_counter()
-        for worker in prange(workers):
-            _choose_worker(vals, bias, spec, n, seed_start, seed_count, carry, state, cols, idx_s,
-                           parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn,
-                           worker, workers)
-        t1 = cycle_counter()
-        for part in prange(parts):
-            learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
-                       tables[part], seqs[part])
-        ticks[0] += t1 - t0
-        ticks[1] += cycle_counter() - t1
-        for lane in range(lanes):
-            count_delta(fstats, upd_delta[lane])
+    for w in prange(workers):
+        _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state,
+                cols, idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn,
+                tables, seqs, fstats, n_rounds, sync, wticks, w, workers)
+    for w in range(workers):
+        for k in range(TICKS_LEN):
+            ticks[k] += wticks[w, 0, k]
     return n_rounds * lanes

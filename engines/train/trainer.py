@@ -47,7 +47,7 @@ from engines.drop7 import core
 from engines.leaves.kinds import N_TERMS
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import kernel as kern
-from engines.train.lanes import train_rounds
+from engines.train.lanes import TICKS_LEN, learn_parts, train_rounds
 from engines.weights_files import (
     PACKED_STATE_K,
     PACKED_STEP_K,
@@ -386,7 +386,7 @@ class NtupleLearner:
         if not 1 <= lanes <= MAX_LANES:
             raise ValueError(f"lanes must be in 1..{MAX_LANES}, got {lanes}")
         self.lanes = int(lanes)
-        self.ticks = np.zeros(2, dtype=np.int64)  # choose / learn cycles of the lane kernel
+        self.ticks = np.zeros(TICKS_LEN, dtype=np.int64)  # the lane kernel's cycles by phase
         self.vals = alloc_zeroed((layout.entries,))
         self.acc = alloc_zeroed((layout.entries, 2))
         #: the constant the kernels add to a state's sum of entries (rises): fresh tables hold
@@ -443,8 +443,8 @@ class NtupleLearner:
         return {**config, "lanes": self.lanes, "shared_entry_step": "mean"}
 
     def play(self, seeds: SeedRange, carry, state, cols, moves: int, fstats) -> int:
-        """Train ``moves`` moves (more than one lane: whole rounds, one row per lane, the learn
-        phase in as many parts as numba has threads)."""
+        """Train ``moves`` moves (more than one lane: whole rounds, one row per lane, on every
+        thread numba has)."""
         if self.lanes == 1:
             return int(kern.train_moves(self.vals, self.acc, self.bias, self.layout.spec,
                                         self.alpha, np.uint64(seeds.start), seeds.count, carry,
@@ -453,8 +453,8 @@ class NtupleLearner:
             raise ValueError(f"{moves} moves is not a whole number of {self.lanes}-lane rounds")
         return int(train_rounds(self.vals, self.acc, self.bias, self.layout.spec,
                                 self.alpha, np.uint64(seeds.start), seeds.count, carry, state,
-                                cols, moves // self.lanes, numba.get_num_threads(), fstats,
-                                self.ticks))
+                                cols, moves // self.lanes,
+                                learn_parts(numba.get_num_threads()), fstats, self.ticks))
 
     def values_chunks(self, block: int = 1 << 20):
         """The exported values ``float32(20/N + offset)`` (a warm start's: the values as held),
