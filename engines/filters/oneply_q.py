@@ -61,7 +61,6 @@ from engines.filters.kf import kf_features
 from engines.filters.kf_weights import FEATURES as KF_NAMES
 from engines.leaves.kinds import N_TERMS, NEXT_DISC_TERM
 from engines.leaves.linear import FAIR_WEIGHTS, TERM_NAMES, linear_terms, next_disc_term
-from engines.search.limits import MAX_REVEALS, MAX_STRATA
 
 #: the features, in the order every weight vector lists them
 FEATURE_NAMES: tuple[str, ...] = (
@@ -82,9 +81,8 @@ _CANON, _WORK, _LEAFBUF, _BOARDS, _RES, _SCRATCH, _OUT, _TERMS, _KF, _FEATS = ra
 def q_work(strata: int, reveals: int = 1) -> tuple:
     """The work space of :func:`q_values` and :func:`oneply_features` for nodes of ``strata``
     samples and ``reveals`` reveal samples per stratum (one per searcher or thread)."""
-    if not 1 <= strata <= MAX_STRATA or not 1 <= reveals <= MAX_REVEALS:
-        raise ValueError(f"strata must be 1..{MAX_STRATA} and reveals 1..{MAX_REVEALS}, got "
-                         f"{strata} and {reveals}")
+    if strata < 1 or reveals < 1:  # the search's limits are checked where it is built
+        raise ValueError(f"strata and reveals must be at least 1, got {strata} and {reveals}")
     rows = strata * reveals
     return (np.zeros(7, np.int64), np.zeros(7, np.int64), np.zeros(7, np.int64),
             np.zeros((rows, 7), np.int64), np.zeros((rows, chance.RES_LEN), np.int64),
