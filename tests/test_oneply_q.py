@@ -215,3 +215,29 @@ def test_the_player_and_ranker(tmp_path) -> None:
 def test_delta_and_terminal_are_where_the_names_say() -> None:
     assert FEATURE_NAMES[DELTA] == "delta_mean" and FEATURE_NAMES[TERMINAL] == "terminal_frac"
     assert FEATURE_NAMES[BIAS] == "bias" and len(FEATURE_NAMES) == N_FEATURES == 32
+
+
+@pytest.mark.parametrize(("edit", "key", "message"), [
+    (lambda a: a.update(play="q", weights="cem"), "arms.kf-optimum.weights",
+     "a q arm takes a pinned file {file, sha256} as its weights"),
+    (lambda a: (a.update(play="q"), a.pop("weights")), "arms.kf-optimum.weights",
+     "a q arm needs weights"),
+    (lambda a: a.update(weights={"file": "q", "sha256": "0" * 64}), "arms.kf-optimum.weights",
+     "a kf arm takes a named vector as its weights"),
+    (lambda a: a.update(play="q", weights={"file": "q", "sha256": "0" * 64}, depth=2),
+     "arms.kf-optimum.depth", "a q arm takes no depth"),
+])
+def test_a_q_arms_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key, message
+                                                               ) -> None:
+    from claims_support import claims_copy
+
+    from protocol.declaration import load_claims
+    from protocol.schema import DeclarationError
+
+    claims = claims_copy(tmp_path / "c", lambda d: edit(d["arms"]["kf-optimum"]),
+                         claim="kf-six-weight-policy-search")
+    with pytest.raises(DeclarationError) as err:
+        load_claims(claims)
+    text = str(err.value)
+    assert "\n" not in text and f"kf-six-weight-policy-search.yaml: key {key}" in text
+    assert message in text
