@@ -11,6 +11,8 @@ reports and Python)::
     kf:w=WEIGHTS                         (the six-feature Klein-Friedmann policy; WEIGHTS a
                                           named vector, engines.filters.kf_weights, or
                                           SHA256:PATH, a pinned JSON file of six numbers)
+    q:w=SHA256:DIR[,s=S][,r=M]           (the one-ply ridge Q, engines.filters.oneply_q: a frozen
+                                          weights directory pinned by its manifest's SHA-256)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
          | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
