@@ -241,3 +241,34 @@ def test_a_q_arms_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key
     text = str(err.value)
     assert "\n" not in text and f"kf-six-weight-policy-search.yaml: key {key}" in text
     assert message in text
+
+
+def test_the_ridge_q_learner_is_registered_and_refuses_a_claim_in_one_line(tmp_path) -> None:
+    """``learner: ridge-q`` reaches the declaration (its keys, its policies checked) and is then
+    refused in one line: a claim cannot plan a fit yet; its command is drop7 fit-q."""
+    import shlex
+
+    from claims_support import claims_copy
+
+    from engines.learners import get_learner
+    from protocol import commands
+    from protocol.declaration import load_claim
+    from protocol.schema import DeclarationError
+
+    train = {"learner": "ridge-q", "roots_policy": "search:leaf=linear,d=4,s=7",
+             "reference": "search:leaf=linear,d=4,s=7", "games": 32}
+    assert get_learner("ridge-q").entries(None) == N_FEATURES
+    for t, key in ((train, "train.learner: ridge-q weights are fitted by drop7 fit-q"),
+                   ({**train, "reference": "kf:w=cem"}, "train.reference: kf:w=cem is not a "
+                                                        "search"),
+                   ({**train, "target": "ranked"}, "train.target"),
+                   ({**train, "moves": 5}, "unknown key weights.linear-trained.train.moves")):
+        def edit(d, t=t):
+            d["weights"]["linear-trained"]["train"] = t
+        folder = claims_copy(tmp_path / str(len(key)), edit, claim="linear-trained-leaf")
+        with pytest.raises(DeclarationError) as err:
+            load_claim(folder / "linear-trained-leaf.yaml")
+        assert "\n" not in str(err.value) and key in str(err.value), str(err.value)
+    words = shlex.split(commands.train("ridge-q", {**train, "every": 2}, 32, "t d", 0))
+    assert words[:2] == ["drop7", "fit-q"] and words[-2:] == ["--out", "t d/step-32"]
+    assert words[words.index("--every") + 1] == "2"

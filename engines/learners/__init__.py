@@ -4,7 +4,10 @@ Importing the package registers each learner module listed here; a new learner i
 and one line below.
 """
 
-from engines.learners import td  # noqa: F401  (registers ntuple, linear)
+from engines.learners import (
+    ridge_q,  # noqa: F401  (registers ridge-q)
+    td,  # noqa: F401  (registers ntuple, linear)
+)
 from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema
 
 __all__ = ["LEARNERS", "LearnerKind", "get_learner", "learner_leaf", "train_schema"]

@@ -40,6 +40,7 @@ import numpy as np
 from engines.drop7 import core
 from engines.filters.oneply_q import FEATURE_NAMES, N_FEATURES, oneply_features, q_values, q_work
 from engines.filters.oneply_q_weights import save_q
+from engines.learners.ridge_q import DEFAULT_LAMBDA, TARGETS
 from engines.play.labeller import shard_roots
 from engines.play.panel import PanelRoot, game_roots
 from engines.play.players import Policy, SearchPolicy
@@ -47,10 +48,6 @@ from engines.play.policy import load_policy
 from engines.play.rankers import rank
 from engines.play.spec import PolicyError, SearchSpec
 from engines.seedbank import load_bank
-
-#: the register's penalty (its 4-fold cross-validation picked the grid's smallest)
-DEFAULT_LAMBDA = 1e-3
-TARGETS = ("raw", "centred")
 
 
 @dataclass(frozen=True)
