@@ -22,6 +22,7 @@ import numpy as np
 
 from contracts.hashing import hash_mismatch
 from engines.filters.oneply_q import FEATURE_NAMES, N_FEATURES
+from engines.pinned_leaf import locate
 from engines.weights_files import (
     WeightsError,
     array_chunks,
@@ -50,8 +51,10 @@ def read_q(directory: str | Path, sha256: str | None, verify: bool = True) -> np
     """The weights of a one-ply Q directory, checked: its manifest's kind and feature names,
     the array's shape, dtype and finiteness, and (unless ``verify`` is false) the array's
     hash against the manifest and the manifest's against the pin ``sha256`` (None: no pin).
+    A relative path missing from the working directory is read from the repository, as a
+    pinned leaf's is (:func:`engines.pinned_leaf.locate`: a shipped claim's pinned Q).
     Raises :class:`~engines.weights_files.WeightsError` with one line naming the path."""
-    directory = Path(directory)
+    directory = locate(directory)
     manifest = read_manifest(directory)
     if manifest.get("kind") != KIND:
         raise WeightsError(f"{directory}: a {manifest.get('kind')!r} weights directory, not "
