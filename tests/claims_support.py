@@ -15,8 +15,8 @@ CLAIMS_DIR = REPO / "config" / "claims"
 CLAIMS = ("depth-five", "factored-chance", "factored-chance-ladder", "fourth-ply",
           "kf-six-weight-policy-search", "linear-trained-leaf",
           "m6-depth-second-order-for-ordering", "ntuple-line-tuples", "ntuple-line-tuples-lanes",
-          "reveal-construction-leaf", "reveal-quadrature", "shallow-ordering",
-          "survival-instinct", "treestrap-linear-leaf-refit")
+          "oneply-linear-q-prune-prior", "reveal-construction-leaf", "reveal-quadrature",
+          "shallow-ordering", "survival-instinct", "treestrap-linear-leaf-refit")
 
 
 def shipped(claim: str) -> dict[str, Any]:
