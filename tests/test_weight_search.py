@@ -153,7 +153,7 @@ SEARCH = {"learner": "cmaes", "target": "leaf-weights", "population": 8, "genera
     ({**SEARCH, "target": "kf"}, "train.search", "takes no search"),
     ({k: v for k, v in SEARCH.items() if k != "search"}, "train.search", "declare"),
     ({**SEARCH, "sigma0": 1}, "train.sigma0", "unknown key"),
-    ({**SEARCH, "population": 1}, "train.population", ""),
+    ({**SEARCH, "population": 3}, "train.population", ""),
     ({**SEARCH, "every": 5}, "train.every", "more than generations"),
     ({**SEARCH, "freeze": "last"}, "train.freeze", ""),
 ])
@@ -193,3 +193,49 @@ def test_the_pending_depth_native_claim_is_declared_and_refused_at_the_plan(tmp_
         load_plan(REPO, {"profile": "smoke", "claims_dir": str(folder)})
     message = str(err.value)
     assert "\n" not in message and "weights.cmaes-d4s5.train.learner" in message, message
+
+
+def test_the_kf_target_searches_the_six_weights_from_a_pinned_start(tmp_path) -> None:
+    """The KF target plays the one-ply KF policy; its start may be a pinned six-weight file,
+    and what it freezes is such a file with its SHA-256."""
+    from engines.filters.kf_weights import kf_weights, read_kf_file
+
+    start = write_vector(np.array(kf_weights("cem")), tmp_path / "start.json")
+    args = ["weight-search", "--kind", "cmaes", "--target", "kf", "--population", "4",
+            "--sigma", "0.3", "--games", "2", "--generations", "2", "--first-game",
+            "8000000000", "--start", f"{start}:{tmp_path / 'start.json'}", "--out",
+            str(tmp_path / "kf")]
+    from cli.main import main
+
+    assert main(args) == 0
+    summary = json.loads((tmp_path / "kf" / "curve.json").read_text())
+    frozen = read_kf_file(tmp_path / "kf" / "frozen.json", summary["frozen"]["sha256"])
+    assert len(frozen) == 6
+    first = _generations(tmp_path / "kf")[0]
+    assert first["control"]["vector"] == list(kf_weights("cem"))
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    (["--sigma", "0"], "--sigma must be above 0"),
+    (["--start", "nothex:x.json"], "--start"),
+    (["--elite", "1.5"], "--elite must be in (0, 1]"),
+])
+def test_bad_flags_are_one_line(tmp_path, capsys, extra, says) -> None:
+    from cli.main import main
+
+    flags = ["--kind", "cem", "--target", "leaf", "--population", "4", "--sigma", "0.5",
+             "--games", "1", "--generations", "1", "--out", str(tmp_path / "o")]
+    assert main(["weight-search", *flags, *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and says in err, err
+
+
+def test_a_directory_with_output_needs_resume(tmp_path, capsys) -> None:
+    from cli.main import main
+
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "config.json").write_text("{}")
+    assert main(["weight-search", "--kind", "cem", "--target", "leaf", "--population", "4",
+                 "--sigma", "0.5", "--games", "1", "--generations", "1", "--out",
+                 str(tmp_path / "o")]) == 2
+    assert "pass --resume" in capsys.readouterr().err

@@ -21,7 +21,8 @@ from engines.learners.weight_search import FREEZE
 KEYS: dict[str, Any] = {
     "target": {"enum": list(TARGETS), "description": "the searched vector "
                "(engines.learners.vectors)"},
-    "population": {"type": "integer", "minimum": 2, "maximum": 1024},
+    "population": {"type": "integer", "minimum": 4, "maximum": 1024,
+                   "description": "candidates a generation (CMA-ES weighs the better half)"},
     "generations": {"type": "integer", "minimum": 1, "maximum": 10_000},
     "every": {"type": "integer", "minimum": 1, "maximum": 10_000,
               "description": "a checkpoint every this many generations (absent: each)"},

@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kind", required=True, choices=KINDS, help="the optimizer")
     parser.add_argument("--target", required=True, choices=list(TARGETS),
                         help="the searched vector")
-    parser.add_argument("--population", type=int_option(2, MAX_POPULATION), required=True,
+    parser.add_argument("--population", type=int_option(4, MAX_POPULATION), required=True,
                         help="candidates a generation")
     parser.add_argument("--generations", type=int_option(1, MAX_GENERATIONS), required=True,
                         help="search until this many generations are done")
