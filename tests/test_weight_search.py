@@ -135,6 +135,8 @@ def test_the_health_is_read_as_the_training_health(tmp_path) -> None:
     points = [r["health"] for r in _generations(tmp_path)]
     health = training_health("w", points)
     assert [p["step"] for p in health["points"]] == [1, 2]
+    curve = json.loads((tmp_path / "curve.json").read_text())["curve"]
+    assert [c["health_one_ply"] for c in curve] == [p["one_ply_mean"] for p in health["points"]]
     assert all(p["random_mean"] < p["start_mean"] for p in health["points"])
 
 

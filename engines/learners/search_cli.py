@@ -57,8 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="first game of the seed bank's training role (default 0)")
     parser.add_argument("--seed", type=int_option(0, 2**32 - 1), default=0,
                         help="the optimizer's seed (default 0)")
-    parser.add_argument("--health-games", type=int_option(0, MAX_GAMES), default=0,
-                        help="games of the one-ply health at every generation (default 0)")
+    parser.add_argument("--health-games", type=int_option(0, MAX_GAMES), default=32,
+                        help="games of the one-ply health at every generation: the frozen "
+                             "vector, the start and random play (default 32; 0 turns it off)")
     parser.add_argument("--workers", type=int_option(1, 256), default=1,
                         help="processes playing the games (the bits do not depend on it)")
     parser.add_argument("--bank", default=None, help="seed bank file (default data/seeds.yaml)")

@@ -246,12 +246,17 @@ class WeightSearch:
                 "scores": {a: flat[i * n:(i + 1) * n] for i, a in enumerate(arms)}}
 
     def curve(self) -> list[dict[str, Any]]:
-        """Best, mean and control score of every whole generation, in order."""
+        """Best, mean and control score of every whole generation, in order, and its health's
+        one-ply means."""
         out = []
         for g in range(1, self.generations_done() + 1):
             r = load_json(self.out / GENERATION.format(g=g) / "generation.json")
-            out.append({"generation": g, "best": r["best"], "mean": r["mean"],
-                        "control": r["control"]["mean"], "frozen_sha256": r["frozen"]["sha256"]})
+            point = {"generation": g, "best": r["best"], "mean": r["mean"],
+                     "control": r["control"]["mean"], "frozen_sha256": r["frozen"]["sha256"]}
+            if r["health"]:  # the one-ply means of the frozen vector, the start and random
+                point.update({f"health_{arm}": float(np.mean(scores))
+                              for arm, scores in r["health"]["scores"].items()})
+            out.append(point)
         return out
 
     def finish(self) -> dict[str, Any]:
