@@ -6,6 +6,7 @@ and one line below.
 
 from engines.learners import (
     ridge_q,  # noqa: F401  (registers ridge-q)
+    search,  # noqa: F401  (registers cmaes, cem)
     td,  # noqa: F401  (registers ntuple, linear)
 )
 from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema

@@ -188,6 +188,11 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
+        if get_learner(t["learner"]).leaf is None:
+            raise DeclarationError(
+                f"{claim.path}: key weights.{name}.train.learner: the workflow does not plan "
+                f"learner {t['learner']} yet (docs/training.md, Weight search): run its drop7 "
+                "command and pin the frozen vector it writes")
         lanes = t.get("lanes", 1)
         moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
         every = prof.over.get("weights", {}).get(name, {}).get("every")
