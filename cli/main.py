@@ -61,6 +61,12 @@ def _train() -> ModuleType:
     return cli
 
 
+@command("kf-train", "train the six Klein-Friedmann weights by the register's Q-learner")
+def _kf_train() -> ModuleType:
+    from engines.learners import kf_q_train
+    return kf_q_train
+
+
 @command("evaluate", "one-ply play of trained weights beside their start and random play")
 def _evaluate() -> ModuleType:
     from engines.train import evaluate

@@ -1,0 +1,1 @@
+"""Learners of weights other than TC-TD: the Klein-Friedmann Q-learner (kf_q)."""
