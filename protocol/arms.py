@@ -136,10 +136,11 @@ register_play_kind(PlayKind(
     refusals=_NO_SEARCH))
 register_play_kind(PlayKind(
     KF, (KF,), "a kf arm", ("weights",),
-    lambda arm, leaf: KfSpec(arm["weights"]),
+    lambda arm, leaf: (KfSpec(None, arm["weights"]["sha256"], arm["weights"]["file"])
+                       if isinstance(arm["weights"], Mapping) else KfSpec(arm["weights"])),
     lambda spec: costs.BASELINE_DECISION_S,
     needs=((("weights",), "weights", "a kf arm needs weights (a named vector: "
-            "engines/filters/kf_weights.py)"),),
+            "engines/filters/kf_weights.py, or a pinned file {file, sha256})"),),
     refusals=_NO_SEARCH))
 
 

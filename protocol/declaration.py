@@ -82,7 +82,7 @@ def claim_schema() -> dict[str, Any]:
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
     arm["filter"]["enum"] = list(ROOT_FILTERS)
-    arm["weights"]["enum"] = list(KF_WEIGHTS)
+    arm["weights"]["oneOf"][0]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]

@@ -49,8 +49,16 @@ def kf_weights(name: str) -> tuple[float, ...]:
     return KF_WEIGHTS[name][0]
 
 
+#: a pinned KF weights file's kind, as the declarations' plans and records name it
+KF_FILE = "kf-file"
+
+
 class KfWeightsError(ValueError):
     """A weights file that is missing, not six finite numbers, or not its pinned SHA-256."""
+
+
+class KfHashError(KfWeightsError):
+    """A weights file whose SHA-256 is not its pin."""
 
 
 def read_kf_file(path: str | Path, sha256: str, verify: bool = True) -> tuple[float, ...]:
@@ -59,7 +67,7 @@ def read_kf_file(path: str | Path, sha256: str, verify: bool = True) -> tuple[fl
     :class:`KfWeightsError` with one line naming the file."""
     try:
         if verify and (have := file_sha256(path)) != sha256:
-            raise KfWeightsError(f"{path}: {hash_mismatch(have, sha256)}")
+            raise KfHashError(f"{path}: {hash_mismatch(have, sha256)}")
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise KfWeightsError(f"{path}: cannot read six KF weights ({exc})") from None
