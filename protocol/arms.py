@@ -136,12 +136,22 @@ register_play_kind(PlayKind(
     refusals=_NO_SEARCH))
 register_play_kind(PlayKind(
     KF, (KF,), "a kf arm", ("weights",),
-    lambda arm, leaf: (KfSpec(None, arm["weights"]["sha256"], arm["weights"]["file"])
-                       if isinstance(arm["weights"], Mapping) else KfSpec(arm["weights"])),
+    lambda arm, leaf: _kf_spec(arm["weights"]),
     lambda spec: costs.BASELINE_DECISION_S,
     needs=((("weights",), "weights", "a kf arm needs weights (a named vector: "
-            "engines/filters/kf_weights.py, or a pinned file {file, sha256})"),),
+            "engines/filters/kf_weights.py, a pinned file {file, sha256} or kf-q weights the "
+            "claim trains)"),),
     refusals=_NO_SEARCH))
+
+
+def _kf_spec(weights: Any) -> KfSpec:
+    """A kf arm's spec: a named vector, a pinned file ``{file, sha256}`` or (as planned) the
+    training directory ``{trained: DIR}`` of weights the claim trains."""
+    if not isinstance(weights, Mapping):
+        return KfSpec(weights)
+    if "trained" in weights:
+        return KfSpec(None, None, weights["trained"])
+    return KfSpec(None, weights["sha256"], weights["file"])
 
 
 def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:

@@ -87,3 +87,12 @@ def register_replay(policy: str, sha256: str, limit: int | None) -> str:
     game for game by its declared policy; the rule adds ``--games`` and ``--out``."""
     return line("drop7", "register-replay", "--policy", policy, "--sha256", sha256,
                 *(() if limit is None else ("--limit", limit)))
+
+
+def kf_train(recipe: Mapping[str, Any], out: str) -> str:
+    """``drop7 kf-train`` of a claim's kf-q weights into ``out`` (``recipe``: the planned
+    training's), resuming from the newest checkpoint there (a killed job goes on)."""
+    return line("drop7", "kf-train", "--games", recipe["games"], "--every", recipe["every"],
+                "--schedule", recipe["schedule"], "--first-game", recipe["first_game"],
+                "--explore-seed", recipe["explore_seed"], "--validation-games",
+                recipe["validation_games"], "--out", out, "--resume")

@@ -18,8 +18,10 @@ The output directory (:data:`CHECKPOINT`, :data:`CURVE`, :data:`WEIGHTS`):
   legal play on the same games, paired.  ``checkpoint-0`` is the start.
 * ``curve.json``: every checkpoint's point and health, in order.
 * ``weights.json``: the last checkpoint's weights in the KF weights file
-  format (:func:`engines.filters.kf_weights.read_kf_file`), its SHA-256 in the
-  JSON line the command prints.
+  format (:func:`engines.filters.kf_weights.read_kf_file`), and ``frozen.json``,
+  its record: its SHA-256 (also in the JSON line the command prints), the
+  run's config and its start, final and random lifetimes
+  (``kf:w=trained:DIR`` plays them, checked against that SHA-256).
 
 Workers only spread a checkpoint's validation games (each game is independent
 and the results are put back in seed order), so the bits do not depend on
@@ -44,12 +46,14 @@ from contracts.hashing import canonical_sha256, file_sha256
 from contracts.json_file import load_json, write_json
 from engines.drop7 import baselines, core
 from engines.filters.kf import N_FEATURES
+from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
 from engines.learners import kf_q
 
 FORMAT = "drop7-kfq-checkpoint-v1"
 CHECKPOINT = "checkpoint-{games}.json"
 CURVE = "curve.json"
-WEIGHTS = "weights.json"
+WEIGHTS = KF_TRAINED_WEIGHTS
+RECORD = KF_TRAINED_RECORD
 #: the validation games' first game in the training role (far beyond any training run)
 VALIDATION_GAME = 10**12
 #: the exploration seed unless one is given
@@ -215,11 +219,15 @@ class KfqRun:
             raise InputError(f"{self.checkpoint_path(games)}: key weights: the learner "
                              "diverged (a weight is not finite); nothing to freeze")
         write_json(self.out / WEIGHTS, last["weights"], indent=None)
-        return {"games": games, "moves": last["counters"][0], "weights": last["weights"],
-                "sha256": file_sha256(self.out / WEIGHTS),
-                "start_moves": points[0]["validation"]["greedy_moves"],
-                "final_moves": last["validation"]["greedy_moves"],
-                "random_moves": last["validation"]["random_moves"]}
+        facts = {"games": games, "moves": last["counters"][0], "weights": last["weights"],
+                 "sha256": file_sha256(self.out / WEIGHTS),
+                 "start_moves": points[0]["validation"]["greedy_moves"],
+                 "final_moves": last["validation"]["greedy_moves"],
+                 "random_moves": last["validation"]["random_moves"]}
+        write_json(self.out / RECORD, {"format": "drop7-kfq-frozen-v1", **facts,
+                                       "config": asdict(self.cfg),
+                                       "config_sha256": self.cfg.sha256()})
+        return facts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from engines.leaves.kinds import learner_leaf
-from protocol.claim import Claim
+from protocol.claim import Claim, td_weights
 from protocol.parts.base import KeyCheck, ProfileSettings, moves_text, names_of
 from protocol.parts.pins import Artefact, Pinned, plan_artefact, plan_pinned, table_entries
 from protocol.paths import Paths
@@ -42,7 +42,7 @@ def check_training(doc: dict[str, Any], chk: KeyCheck) -> None:
     """Each trained weights' learner keys, lanes, checkpoints (at most :data:`MAX_CHECKPOINTS`
     in all) and selected step."""
     total = 0
-    for name, w in doc.get("weights", {}).items():
+    for name, w in td_weights(doc).items():
         t, key = w["train"], f"weights.{name}.train"
         if t["learner"] == "ntuple" and "layout" not in t:
             chk.fail(f"{key}.layout", "an ntuple learner needs a layout (A..E)")
