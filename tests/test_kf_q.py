@@ -225,3 +225,46 @@ def test_a_bad_kf_weights_file_is_refused_before_any_job(tmp_path, monkeypatch, 
     text = str(err.value)
     assert text.startswith(f"{path}: key arms.fair-d2s7.weights.{where}: w.json")
     assert "\n" not in text
+
+
+def test_the_page_section_flags_an_unhealthy_learner(tmp_path) -> None:
+    """Healthy from a real run; a curve whose last point lives no longer than its start or
+    random play, or whose weights are not finite, is named."""
+    from analysis.report.kf_q_model import KfQSection
+
+    KfqRun(_config(), tmp_path / "ok").run(GAMES, EVERY)
+    curve = json.loads((tmp_path / "ok" / CURVE).read_text())
+    record = json.loads((tmp_path / "ok" / "frozen.json").read_text())
+    assert record["sha256"] == file_sha256(tmp_path / "ok" / WEIGHTS)
+    assert KfQSection.from_json("ok", curve, record).problems == []
+    last = curve["points"][-1]
+    last.update(greedy_moves=curve["points"][0]["greedy_moves"], delta_moves=0.0)
+    last["health"]["finite"] = False
+    problems = KfQSection.from_json("bad", curve, record).problems
+    assert len(problems) == 3 and "not finite at 300 games" in problems[0]
+
+
+@pytest.mark.workflow
+def test_the_claim_trains_its_weights_and_plays_them_in_smoke(tmp_path) -> None:
+    """The shipped claim by name under smoke: both kf-q weights trained and frozen with their
+    hash, the kf arms play them (checked against that hash), every reading read, the page
+    shows the learner's section."""
+    from workflow_support import games_rows, load, ok, plan_of, snakemake
+
+    work = tmp_path / "run"
+    work.mkdir()
+    ok(snakemake(work, "--cores", "2", "--config", "profile=smoke", "--",
+                 "kf_linear_q_transfer"))
+    plan = plan_of("smoke")
+    p, paths = plan.claims["kf-linear-q-transfer"], plan.paths
+    for t in p.kf_trained.values():
+        record = load(work / t.record)
+        assert record["sha256"] == file_sha256(work / t.weights_file) and record["games"] == 400
+    verdict = load(work / paths.path("verdict", claim=p.id))
+    assert {r["name"] for r in verdict["readings"]} == set(p.claim.readings)
+    assert all(r["outcome"] != "not-run" for r in verdict["readings"])
+    policies = {row["policy"] for f in (work / paths.root).rglob("games.csv")
+                for row in games_rows(f)}
+    assert f"kf:w=trained:{p.kf_trained['relearned'].dir}" in policies
+    page = (work / paths.path("page", claim=p.id)).read_text()
+    assert "The Klein-Friedmann Q-learner" in page and record["sha256"] in page
