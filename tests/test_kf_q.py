@@ -268,3 +268,47 @@ def test_the_claim_trains_its_weights_and_plays_them_in_smoke(tmp_path) -> None:
     assert f"kf:w=trained:{p.kf_trained['relearned'].dir}" in policies
     page = (work / paths.path("page", claim=p.id)).read_text()
     assert "The Klein-Friedmann Q-learner" in page and record["sha256"] in page
+
+
+def _kfq_claim(tmp_path, edit):
+    from claims_support import claims_copy
+
+    return claims_copy(tmp_path / "c", edit, claim="kf-linear-q-transfer")
+
+
+@pytest.mark.parametrize(("edit", "key", "message"), [
+    (lambda d: d["weights"]["relearned"]["train"].update(every=60000),
+     "weights.relearned.train.every", "60,000 is larger than games = 50,000"),
+    (lambda d: d["weights"].update(cem={"train": {"kind": "kf-q", "games": 10, "every": 5}}),
+     "weights.cem", "'cem' is a named KF vector"),
+    (lambda d: d["arms"]["kf-relearned"].update(weights="relearnt"), "arms.kf-relearned.weights",
+     "'relearnt' is neither a named vector (transplanted, cem) nor kf-q weights this claim "
+     "trains (relearned, relearned-constant)"),
+    (lambda d: d["weights"]["relearned"]["train"].update(schedule="sqrt"),
+     "weights.relearned.train", ""),
+])
+def test_kf_q_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key, message) -> None:
+    from protocol.declaration import load_claims
+
+    with pytest.raises(DeclarationError) as err:
+        load_claims(_kfq_claim(tmp_path, edit))
+    text = str(err.value)
+    assert "\n" not in text and f"kf-linear-q-transfer.yaml: key {key}" in text
+    assert message in text
+
+
+def test_trained_weights_play_only_as_their_record_says(tmp_path) -> None:
+    from engines.play.spec import KfSpec, parse_policy
+
+    KfqRun(_config(), tmp_path / "t").run(EVERY, EVERY)
+    spec = parse_policy(f"kf:w=trained:{tmp_path / 't'}")
+    assert spec == KfSpec(None, None, str(tmp_path / "t")) and spec.format().endswith("/t")
+    played = load_policy(spec)
+    weights = json.loads((tmp_path / "t" / WEIGHTS).read_text())
+    assert played.weights.tolist() == weights
+    (tmp_path / "t" / WEIGHTS).write_text(json.dumps([w + 1e-9 for w in weights]))
+    from engines.play.spec import PolicyError
+
+    with pytest.raises(PolicyError, match="weights.json") as err:
+        load_policy(spec)
+    assert "\n" not in str(err.value)
