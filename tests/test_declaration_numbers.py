@@ -42,7 +42,7 @@ def test_every_alpha_the_trainer_accepts_plans(tmp_path) -> None:
 
 def test_the_schema_bounds_alpha_as_the_trainer_does() -> None:
     alpha = (load_schema("claim")["properties"]["weights"]["additionalProperties"]
-             ["properties"]["train"]["properties"]["alpha"])
+             ["properties"]["train"]["else"]["properties"]["alpha"])
     assert (alpha["exclusiveMinimum"], alpha["maximum"]) == (0, ALPHA_MAX)
 
 
