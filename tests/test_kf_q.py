@@ -312,3 +312,27 @@ def test_trained_weights_play_only_as_their_record_says(tmp_path) -> None:
     with pytest.raises(PolicyError, match="weights.json") as err:
         load_policy(spec)
     assert "\n" not in str(err.value)
+
+
+def test_training_and_curve_games_are_the_training_roles(tmp_path) -> None:
+    """Every game the learner reads is of the seed bank's training role (never a screen block),
+    and no declarable first game and budget reaches the curve's games."""
+    from engines.learners.kf_q_train import VALIDATION_GAME, validation_seeds
+    from engines.seedbank import load_bank
+    from protocol.schema import load_schema
+
+    bank = load_bank()
+    out = tmp_path / "cli"
+    subprocess.run([sys.executable, "-m", "cli", "kf-train", "--games", "20", "--out", str(out),
+                    "--validation-games", "8", "--first-game", "123"], env={
+                        **os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO, check=True,
+                   capture_output=True)
+    cfg = json.loads((out / "frozen.json").read_text())["config"]
+    assert cfg["seed_start"] == int(bank.roles["training"]["start"]) and cfg["first_game"] == 123
+    last_training = cfg["seed_start"] + cfg["first_game"] + 19
+    curve = validation_seeds(KfqConfig(**cfg))
+    assert {bank.role_of(int(s)) for s in [cfg["seed_start"], last_training, *curve]} == {
+        "training"}
+    limits = load_schema("claim")["$defs"]["kf_q_train"]["properties"]
+    # the last game read is first_game + games - 1
+    assert limits["first_game"]["maximum"] + limits["games"]["maximum"] - 1 < VALIDATION_GAME

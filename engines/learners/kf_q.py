@@ -173,7 +173,8 @@ def train_games(weights, counters, params, explore_seed, seed_start, seed_count,
     schedule = np.int64(params[P_SCHEDULE])
     for _ in range(n_games):
         g = counters[C_GAMES]
-        seed = np.uint64(seed_start) + np.uint64((first_game + g) % seed_count)
+        seed = np.uint64(seed_start) + (np.uint64(first_game) + np.uint64(g)) % np.uint64(
+            seed_count)
         core.new_game(seed, state, cols)
         counters[C_GAMES] += 1
         while not core.finished(state):
