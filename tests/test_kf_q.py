@@ -317,7 +317,7 @@ def test_trained_weights_play_only_as_their_record_says(tmp_path) -> None:
 def test_training_and_curve_games_are_the_training_roles(tmp_path) -> None:
     """Every game the learner reads is of the seed bank's training role (never a screen block),
     and no declarable first game and budget reaches the curve's games."""
-    from engines.learners.kf_q_train import VALIDATION_GAME, validation_seeds
+    from engines.learners.kf_q_train import MAX_GAMES, VALIDATION_GAME, validation_seeds
     from engines.seedbank import load_bank
     from protocol.schema import load_schema
 
@@ -334,5 +334,6 @@ def test_training_and_curve_games_are_the_training_roles(tmp_path) -> None:
     assert {bank.role_of(int(s)) for s in [cfg["seed_start"], last_training, *curve]} == {
         "training"}
     limits = load_schema("claim")["$defs"]["kf_q_train"]["properties"]
-    # the last game read is first_game + games - 1
-    assert limits["first_game"]["maximum"] + limits["games"]["maximum"] - 1 < VALIDATION_GAME
+    # the last game read is first_game + games - 1; the command takes what the schema does
+    assert limits["games"]["maximum"] == MAX_GAMES
+    assert limits["first_game"]["maximum"] == VALIDATION_GAME - MAX_GAMES

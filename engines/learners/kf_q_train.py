@@ -56,6 +56,8 @@ WEIGHTS = KF_TRAINED_WEIGHTS
 RECORD = KF_TRAINED_RECORD
 #: the validation games' first game in the training role (far beyond any training run)
 VALIDATION_GAME = 10**12
+#: most training games of one run (the claim schema's kf_q_train.games maximum too)
+MAX_GAMES = 10**9
 #: the exploration seed unless one is given
 DEFAULT_EXPLORE_SEED = 0x6B660000
 
@@ -232,14 +234,14 @@ class KfqRun:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``drop7 kf-train``."""
-    parser.add_argument("--games", type=int_option(1, 10**9), required=True,
+    parser.add_argument("--games", type=int_option(1, MAX_GAMES), required=True,
                         help="training games")
-    parser.add_argument("--every", type=int_option(1, 10**9), default=None,
+    parser.add_argument("--every", type=int_option(1, MAX_GAMES), default=None,
                         help="a checkpoint every this many games (default: only at the end)")
     parser.add_argument("--schedule", choices=list(kf_q.SCHEDULES), default="upstream",
                         help="the step size: upstream 1/t (t per move), per-game 1/g, harmonic "
                              "1/(1 + t/50000), constant 1e-3")
-    parser.add_argument("--first-game", type=int_option(0, VALIDATION_GAME - 10**9 - 1),
+    parser.add_argument("--first-game", type=int_option(0, VALIDATION_GAME - MAX_GAMES),
                         default=0, help="first game of the seed bank's training role")
     parser.add_argument("--explore-seed", type=seed_option(), default=DEFAULT_EXPLORE_SEED,
                         help="the exploration stream's seed")
