@@ -37,19 +37,19 @@ def screen_arm_names(doc: Mapping[str, Any]) -> list[str]:
     return [doc["panel"]["roots"]["policy"]]
 
 
-#: the train kind of the Klein-Friedmann Q-learner's weights
+#: the learner of the Klein-Friedmann Q-learner's weights (engines/learners/kf_q_kind.py)
 KF_Q = "kf-q"
 
 
 def td_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """A declaration's trained weights of the TC-TD learners (``train: {learner: ...}``)."""
-    return {n: w for n, w in doc.get("weights", {}).items() if "kind" not in w["train"]}
+    """A declaration's trained weights the workflow validates as leaves (every learner's but
+    the Klein-Friedmann Q-learner's, whose weights are a kf arm's: :func:`kf_q_weights`)."""
+    return {n: w for n, w in doc.get("weights", {}).items() if w["train"]["learner"] != KF_Q}
 
 
 def kf_q_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A declaration's trained weights of the Klein-Friedmann Q-learner."""
-    return {n: w for n, w in doc.get("weights", {}).items()
-            if w["train"].get("kind") == KF_Q}
+    return {n: w for n, w in doc.get("weights", {}).items() if w["train"]["learner"] == KF_Q}
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class Claim:
 
     @property
     def kf_q(self) -> dict[str, Any]:
-        """Trained weights of the Klein-Friedmann Q-learner (``train: {kind: kf-q}``): a kf
+        """Trained weights of the Klein-Friedmann Q-learner (``train: {learner: kf-q}``): a kf
         arm's weights, with their own curve (:mod:`protocol.parts.kf_training`)."""
         return kf_q_weights(self.doc)
 

@@ -279,7 +279,7 @@ def _kfq_claim(tmp_path, edit):
 @pytest.mark.parametrize(("edit", "key", "message"), [
     (lambda d: d["weights"]["relearned"]["train"].update(every=60000),
      "weights.relearned.train.every", "60,000 is larger than games = 50,000"),
-    (lambda d: d["weights"].update(cem={"train": {"kind": "kf-q", "games": 10, "every": 5}}),
+    (lambda d: d["weights"].update(cem={"train": {"learner": "kf-q", "games": 10, "every": 5}}),
      "weights.cem", "'cem' is a named KF vector"),
     (lambda d: d["arms"]["kf-relearned"].update(weights="relearnt"), "arms.kf-relearned.weights",
      "'relearnt' is neither a named vector (transplanted, cem) nor kf-q weights this claim "
@@ -319,7 +319,6 @@ def test_training_and_curve_games_are_the_training_roles(tmp_path) -> None:
     and no declarable first game and budget reaches the curve's games."""
     from engines.learners.kf_q_train import MAX_GAMES, VALIDATION_GAME, validation_seeds
     from engines.seedbank import load_bank
-    from protocol.schema import load_schema
 
     bank = load_bank()
     out = tmp_path / "cli"
@@ -333,7 +332,9 @@ def test_training_and_curve_games_are_the_training_roles(tmp_path) -> None:
     curve = validation_seeds(KfqConfig(**cfg))
     assert {bank.role_of(int(s)) for s in [cfg["seed_start"], last_training, *curve]} == {
         "training"}
-    limits = load_schema("claim")["$defs"]["kf_q_train"]["properties"]
+    from engines.learners import get_learner
+
+    limits = get_learner("kf-q").keys
     # the last game read is first_game + games - 1; the command takes what the schema does
     assert limits["games"]["maximum"] == MAX_GAMES
     assert limits["first_game"]["maximum"] == VALIDATION_GAME - MAX_GAMES

@@ -1,1 +1,14 @@
-"""Learners of weights other than TC-TD: the Klein-Friedmann Q-learner (kf_q)."""
+"""Learners: every kind of a claim's ``train`` (:mod:`engines.learners.registry`).
+
+Importing the package registers each learner module listed here; a new learner is its module
+and one line below.
+"""
+
+from engines.learners import (  # noqa: F401  (they register cmaes, cem; ntuple, linear; kf-q)
+    kf_q_kind,
+    search,
+    td,
+)
+from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema
+
+__all__ = ["LEARNERS", "LearnerKind", "get_learner", "learner_leaf", "train_schema"]

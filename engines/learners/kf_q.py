@@ -43,9 +43,10 @@ from engines.drop7.game_loop import game_arrays
 from engines.drop7.nibbles import col_height
 from engines.drop7.rng import counter_word, stream_key
 from engines.filters.kf import N_FEATURES, kf_features, kf_values
+from engines.learners.kf_q_kind import SCHEDULES
 
-#: the step-size schedules, by name: the code the kernel reads
-SCHEDULES = {"upstream": 0, "per-game": 1, "harmonic": 2, "constant": 3}
+__all__ = ["SCHEDULES", "play_greedy", "q_update", "step_size", "train_games"]
+
 #: the harmonic schedule's tau and the constant schedule's step (the theory's clause iv)
 HARMONIC_TAU = 50_000.0
 CONSTANT_ETA = 1e-3

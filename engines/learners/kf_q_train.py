@@ -48,18 +48,13 @@ from engines.drop7 import baselines, core
 from engines.filters.kf import N_FEATURES
 from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
 from engines.learners import kf_q
+from engines.learners.kf_q_kind import DEFAULT_EXPLORE_SEED, MAX_GAMES, VALIDATION_GAME
 
 FORMAT = "drop7-kfq-checkpoint-v1"
 CHECKPOINT = "checkpoint-{games}.json"
 CURVE = "curve.json"
 WEIGHTS = KF_TRAINED_WEIGHTS
 RECORD = KF_TRAINED_RECORD
-#: the validation games' first game in the training role (far beyond any training run)
-VALIDATION_GAME = 10**12
-#: most training games of one run (the claim schema's kf_q_train.games maximum too)
-MAX_GAMES = 10**9
-#: the exploration seed unless one is given
-DEFAULT_EXPLORE_SEED = 0x6B660000
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Weights a claim trains with the Klein-Friedmann Q-learner (``train: {kind: kf-q}``).
+"""Weights a claim trains with the Klein-Friedmann Q-learner (``train: {learner: kf-q}``).
 
 Such weights are a kf arm's six weights (``{play: kf, weights: NAME}``), not a
 leaf: they have no validation search and no gates; their curve is the
@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS, KF_WEIGHTS
+from engines.learners.kf_q_kind import DEFAULTS, KF_Q
 from protocol.claim import Claim, kf_q_weights
-from protocol.commands import kf_train
+from protocol.commands import train
 from protocol.parts.base import KeyCheck, ProfileSettings, moves_text, names_of
 from protocol.paths import Paths
 
-#: the learner's settings a declaration may leave out
-DEFAULTS = {"schedule": "upstream", "first_game": 0, "explore_seed": 0x6B660000}
 #: the curve's games at every checkpoint (the same for every claim)
 CURVE_GAMES = 64
 #: seconds of CPU a training game costs (about 36 moves at 600,000 moves a second, plus the
@@ -30,14 +29,11 @@ GAME_SECONDS = 1e-4
 
 
 def check_kf_q(doc: dict[str, Any], chk: KeyCheck) -> None:
-    """Each kf-q weights' checkpoints, its name (not a named vector's), and every kf arm's
-    weights: a named vector, a pinned file or kf-q weights this claim trains."""
+    """Each kf-q weights' name (not a named vector's; its keys are its learner's check,
+    :mod:`engines.learners.kf_q_kind`), and every kf arm's weights: a named vector, a pinned
+    file or kf-q weights this claim trains."""
     learned = kf_q_weights(doc)
-    for name, w in learned.items():
-        t = w["train"]
-        if t["every"] > t["games"]:
-            chk.fail(f"weights.{name}.train.every", f"{t['every']:,} is larger than games = "
-                     f"{t['games']:,}")
+    for name in learned:
         if name in KF_WEIGHTS:
             chk.fail(f"weights.{name}", f"{name!r} is a named KF vector "
                      "(engines/filters/kf_weights.py): give the trained weights another name")
@@ -86,7 +82,7 @@ class KfTraining:
 
     def command(self) -> str:
         """The ``drop7 kf-train`` line that trains (or resumes) these weights."""
-        return kf_train(self.recipe(), self.dir)
+        return train(KF_Q.name, self.recipe(), self.games, self.dir, 0)
 
     def recipe(self) -> dict[str, Any]:
         """What determines the weights, with the checkpoint spacing."""

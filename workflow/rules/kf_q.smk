@@ -1,4 +1,4 @@
-# The Klein-Friedmann Q-learner's weights (a claim's `train: {kind: kf-q}`): one job trains
+# The Klein-Friedmann Q-learner's weights (a claim's `train: {learner: kf-q}`): one job trains
 # them to their last checkpoint and freezes it (weights.json beside its record, frozen.json,
 # with its SHA-256), writing the learner's curve and health at every checkpoint (curve.json).
 # The command resumes from the newest checkpoint in its directory, so a killed job goes on
