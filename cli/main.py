@@ -67,6 +67,12 @@ def _fit_q() -> ModuleType:
     return oneply_q_fit
 
 
+@command("kf-train", "train the six Klein-Friedmann weights by the register's Q-learner")
+def _kf_train() -> ModuleType:
+    from engines.learners import kf_q_train
+    return kf_q_train
+
+
 @command("weight-search", "CMA-ES or cross-entropy search of leaf or KF weights by games")
 def _weight_search() -> ModuleType:
     from engines.learners import search_cli

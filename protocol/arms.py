@@ -63,8 +63,9 @@ class PlayKind:
     decision_seconds: Callable[[Any], float]
     needs: tuple[tuple[tuple[str, ...], str, str], ...] = ()
     refusals: dict[str, str] = field(default_factory=dict)
-    #: what its ``weights`` are: ``named`` (a name of the schema's enum) or ``pinned`` (a
-    #: ``{file, sha256}``); None when it takes none
+    #: what its ``weights`` must be: ``named`` (a name of the schema's enum) or ``pinned`` (a
+    #: ``{file, sha256}``); None when it takes none or checks their forms itself (kf: a name,
+    #: a pinned file or trained weights)
     weights: str | None = None
 
 
@@ -142,11 +143,12 @@ register_play_kind(PlayKind(
     refusals=_NO_SEARCH))
 register_play_kind(PlayKind(
     KF, (KF,), "a kf arm", ("weights",),
-    lambda arm, leaf: KfSpec(arm["weights"]),
+    lambda arm, leaf: _kf_spec(arm["weights"]),
     lambda spec: costs.BASELINE_DECISION_S,
     needs=((("weights",), "weights", "a kf arm needs weights (a named vector: "
-            "engines/filters/kf_weights.py)"),),
-    refusals=_NO_SEARCH, weights="named"))
+            "engines/filters/kf_weights.py, a pinned file {file, sha256} or kf-q weights the "
+            "claim trains)"),),
+    refusals=_NO_SEARCH))
 
 
 def _q_seconds(spec: QSpec) -> float:
@@ -161,6 +163,16 @@ register_play_kind(PlayKind(
     needs=((("weights",), "weights", "a q arm needs weights: its frozen one-ply Q, pinned as "
             "{file, sha256} (docs/search.md, The one-ply Q prior)"),),
     refusals=_NO_SEARCH, weights="pinned"))
+
+
+def _kf_spec(weights: Any) -> KfSpec:
+    """A kf arm's spec: a named vector, a pinned file ``{file, sha256}`` or (as planned) the
+    training directory ``{trained: DIR}`` of weights the claim trains."""
+    if not isinstance(weights, Mapping):
+        return KfSpec(weights)
+    if "trained" in weights:
+        return KfSpec(None, None, weights["trained"])
+    return KfSpec(None, weights["sha256"], weights["file"])
 
 
 def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:

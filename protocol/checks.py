@@ -63,6 +63,7 @@ def pinned_files(plan: Plan) -> None:
     malformed (length, dtype, suffix, layout) or whose SHA-256 is not its pin; the whole file
     is hashed, so a wrong table never reaches a game job (which hashes it again as it loads
     the leaf or the warm start).  A file several claims read is hashed once."""
+    from engines.filters.kf_weights import KF_FILE, KfHashError, KfWeightsError, read_kf_file
     from engines.pinned_leaf import PinnedError, PinnedHashError, check_pinned
 
     seen: dict[tuple[str, str, tuple[str, ...]], str] = {}
@@ -70,6 +71,13 @@ def pinned_files(plan: Plan) -> None:
         starts = {t.init.key: t for t in p.trained.values() if isinstance(t.init, Pinned)}
         for key, pin in p.pinned.items():
             read = pin.path, pin.sha256, pin.terms
+            if read not in seen and pin.kind == KF_FILE:
+                try:
+                    read_kf_file(pin.path, pin.sha256)
+                except KfWeightsError as exc:
+                    part = "sha256" if isinstance(exc, KfHashError) else "file"
+                    raise DeclarationError(f"{p.claim.path}: key {key}.{part}: {exc}") from None
+                seen[read] = ""
             if read not in seen:
                 try:
                     seen[read] = check_pinned(pin.path, pin.sha256, pin.terms).layout

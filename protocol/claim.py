@@ -37,6 +37,21 @@ def screen_arm_names(doc: Mapping[str, Any]) -> list[str]:
     return [doc["panel"]["roots"]["policy"]]
 
 
+#: the learner of the Klein-Friedmann Q-learner's weights (engines/learners/kf_q_kind.py)
+KF_Q = "kf-q"
+
+
+def td_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A declaration's trained weights the workflow validates as leaves (every learner's but
+    the Klein-Friedmann Q-learner's, whose weights are a kf arm's: :func:`kf_q_weights`)."""
+    return {n: w for n, w in doc.get("weights", {}).items() if w["train"]["learner"] != KF_Q}
+
+
+def kf_q_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A declaration's trained weights of the Klein-Friedmann Q-learner."""
+    return {n: w for n, w in doc.get("weights", {}).items() if w["train"]["learner"] == KF_Q}
+
+
 @dataclass(frozen=True)
 class Claim:
     """One validated declaration (``doc`` holds the schema's defaults filled in)."""
@@ -50,8 +65,15 @@ class Claim:
 
     @property
     def weights(self) -> dict[str, Any]:
-        """Trained weights: name -> {train, select}."""
-        return self.doc.get("weights", {})
+        """Trained weights of the TC-TD learners (their leaves are validated in a search):
+        name -> {train, select}."""
+        return td_weights(self.doc)
+
+    @property
+    def kf_q(self) -> dict[str, Any]:
+        """Trained weights of the Klein-Friedmann Q-learner (``train: {learner: kf-q}``): a kf
+        arm's weights, with their own curve (:mod:`protocol.parts.kf_training`)."""
+        return kf_q_weights(self.doc)
 
     @property
     def arms(self) -> dict[str, Any]:

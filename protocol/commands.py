@@ -76,3 +76,4 @@ def register_replay(policy: str, sha256: str, limit: int | None) -> str:
     game for game by its declared policy; the rule adds ``--games`` and ``--out``."""
     return line("drop7", "register-replay", "--policy", policy, "--sha256", sha256,
                 *(() if limit is None else ("--limit", limit)))
+

@@ -31,11 +31,19 @@ from engines.filters.kinds import ROOT_FILTERS
 from engines.learners import train_schema
 from engines.leaves.kinds import LEAF_KINDS
 from protocol.arms import PLAY_KINDS
-from protocol.claim import Claim, declared_screen, is_pinned, pinned_path, screen_arm_names
+from protocol.claim import (
+    Claim,
+    declared_screen,
+    is_pinned,
+    pinned_path,
+    screen_arm_names,
+    td_weights,
+)
 from protocol.files import OutsideRootError, command_paths, run_relative
 from protocol.parts.arm import check_arms
 from protocol.parts.base import KeyCheck, names_of
 from protocol.parts.contrasts import check_contrasts
+from protocol.parts.kf_training import check_kf_q
 from protocol.parts.panel import check_panel, reference_name
 from protocol.parts.pins import check_pins, named_leaves
 from protocol.parts.readings import check_readings, check_recorded, check_verdict
@@ -65,7 +73,7 @@ DEFAULT_CLAIMS_DIR = "config/claims"
 SUFFIX = ".yaml"
 #: every part's check of one declaration, in order (the sequential screen's, which builds its
 #: design, runs after them; the verdict's and the records' last)
-CHECKS = (check_screen, check_training, check_panel, check_arms, check_validation,
+CHECKS = (check_screen, check_training, check_kf_q, check_panel, check_arms, check_validation,
           check_contrasts, check_readings)
 
 
@@ -85,7 +93,7 @@ def claim_schema() -> dict[str, Any]:
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
     arm["filter"]["enum"] = list(ROOT_FILTERS)
-    arm["weights"]["oneOf"][0]["enum"] = list(KF_WEIGHTS)
+    arm["weights"]["anyOf"][0]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
@@ -125,7 +133,7 @@ def record_paths(doc: dict[str, Any], chk: KeyCheck) -> None:
     pinned = [(f"arms.{n}.leaf", a.get("leaf")) for n, a in doc["arms"].items()]
     pinned.append(("validation.comparator", doc.get("validation", {}).get("comparator")))
     pinned += [(f"weights.{n}.train.init", w["train"].get("init"))
-               for n, w in doc.get("weights", {}).items()]
+               for n, w in td_weights(doc).items()]
     for key, leaf in pinned:
         if is_pinned(leaf):
             try:

@@ -27,6 +27,7 @@ from protocol.claim import Claim
 from protocol.files import shown_path
 from protocol.parts.arm import PlannedArm, is_search_shrink
 from protocol.parts.contrasts import PlannedContrast
+from protocol.parts.kf_training import KfTraining
 from protocol.parts.panel import PlannedPanel
 from protocol.parts.pins import Artefact, Pinned, table_entries
 from protocol.parts.replay import PlannedReplay
@@ -68,6 +69,8 @@ class ClaimPlan:
     panel: PlannedPanel | None = None  # a ranking panel
     #: the register's published games of an arm, replayed game for game (``recorded.replay``)
     replay: PlannedReplay | None = None
+    #: weights trained by the Klein-Friedmann Q-learner (:mod:`protocol.parts.kf_training`)
+    kf_trained: dict[str, KfTraining] = field(default_factory=dict)
 
     def all_arms(self) -> list[PlannedArm]:
         """The arms of the screen, then the panel's rankers (an arm of both once per role)."""
@@ -263,6 +266,7 @@ class ClaimPlan:
         measured = measured or {}
         train = sum(costs.train_seconds(t.layout, end - start, t.entries)
                     for t in self.trained.values() for start, end in t.segments)
+        train += sum(t.seconds for t in self.kf_trained.values())
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
         screen = sum(a.games * (costs.game_seconds(measured[n]) if n in measured
                                 else a.seconds_per_game) for n, a in self.arms.items())

@@ -37,14 +37,16 @@ def test_the_smoke_panel_says_which_rankers_became_one_policy() -> None:
 
 
 def test_a_profile_that_keeps_pairs_apart_says_nothing() -> None:
-    """No pilot or paper pair plays one policy; the one pair the pilot takes apart from its
-    declaration (the KF claim's d4s7 searched one ply shallower against the KF policy, which
-    no profile shrinks) is said, and no other."""
+    """No pilot or paper pair plays one policy; the pairs the pilot takes apart from their
+    declaration (the KF claims' d4s7 searched one ply shallower against the KF policy, which
+    no profile shrinks) are said, and no other."""
     for profile in ("pilot", "paper"):
         for claim, p in load_plan(REPO, {"profile": profile}).claims.items():
             said = notes(p, "not the declared one")
             assert not notes(p, "play one policy"), (profile, claim)
             if (profile, claim) == ("pilot", "kf-six-weight-policy-search"):
                 assert len(said) == 1 and said[0].startswith("contrast depth-four: fair-d4s7")
+            elif (profile, claim) == ("pilot", "kf-linear-q-transfer"):  # d3s7 against 3 KF arms
+                assert len(said) == 3 and all(n.startswith("contrast depth-four-") for n in said)
             else:
                 assert not said, (profile, claim)

@@ -16,7 +16,8 @@ The grammar (``kf:w=NAME``, :mod:`engines.play.spec`) and the declarations
 (``weights: NAME``, :mod:`protocol.arms`) read this table: a new vector is one
 entry here.  A vector of one's own is a file pinned by its SHA-256
 (``kf:w=SHA256:PATH``): a JSON list of six finite numbers, in feature order
-(:func:`read_kf_file`).
+(:func:`read_kf_file`); weights a claim trains with the Q-learner are read from their
+training directory (``kf:w=trained:DIR``, :func:`read_kf_trained`).
 """
 
 from __future__ import annotations
@@ -49,8 +50,20 @@ def kf_weights(name: str) -> tuple[float, ...]:
     return KF_WEIGHTS[name][0]
 
 
+#: a pinned KF weights file's kind, as the declarations' plans and records name it
+KF_FILE = "kf-file"
+#: a trained directory's frozen weights (a KF weights file) and their record (``{"sha256"}``
+#: and the run's facts), as ``drop7 kf-train`` writes them (:mod:`engines.learners.kf_q_train`)
+KF_TRAINED_WEIGHTS = "weights.json"
+KF_TRAINED_RECORD = "frozen.json"
+
+
 class KfWeightsError(ValueError):
     """A weights file that is missing, not six finite numbers, or not its pinned SHA-256."""
+
+
+class KfHashError(KfWeightsError):
+    """A weights file whose SHA-256 is not its pin."""
 
 
 def read_kf_file(path: str | Path, sha256: str, verify: bool = True) -> tuple[float, ...]:
@@ -59,7 +72,7 @@ def read_kf_file(path: str | Path, sha256: str, verify: bool = True) -> tuple[fl
     :class:`KfWeightsError` with one line naming the file."""
     try:
         if verify and (have := file_sha256(path)) != sha256:
-            raise KfWeightsError(f"{path}: {hash_mismatch(have, sha256)}")
+            raise KfHashError(f"{path}: {hash_mismatch(have, sha256)}")
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise KfWeightsError(f"{path}: cannot read six KF weights ({exc})") from None
@@ -69,3 +82,14 @@ def read_kf_file(path: str | Path, sha256: str, verify: bool = True) -> tuple[fl
         raise KfWeightsError(f"{path}: KF weights must be a JSON list of {len(FEATURES)} "
                              f"finite numbers ({', '.join(FEATURES)})")
     return tuple(float(w) for w in data)
+
+
+def read_kf_trained(directory: str | Path, verify: bool = True) -> tuple[float, ...]:
+    """The frozen weights of a ``drop7 kf-train`` directory, checked against the SHA-256 its
+    record holds (a claim's kf-q weights: ``kf:w=trained:DIR``); one line naming the file."""
+    record = Path(directory) / KF_TRAINED_RECORD
+    try:
+        sha256 = json.loads(record.read_text(encoding="utf-8"))["sha256"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KfWeightsError(f"{record}: not a frozen KF weights record ({exc})") from None
+    return read_kf_file(Path(directory) / KF_TRAINED_WEIGHTS, sha256, verify)

@@ -4,10 +4,11 @@ Importing the package registers each learner module listed here; a new learner i
 and one line below.
 """
 
-from engines.learners import (
-    ridge_q,  # noqa: F401  (registers ridge-q)
-    search,  # noqa: F401  (registers cmaes, cem)
-    td,  # noqa: F401  (registers ntuple, linear)
+from engines.learners import (  # noqa: F401  (each registers its learners)
+    kf_q_kind,  # kf-q
+    ridge_q,  # ridge-q
+    search,  # cmaes, cem
+    td,  # ntuple, linear
 )
 from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema
 

@@ -15,7 +15,7 @@ import numpy as np
 from engines.drop7 import baselines, core
 from engines.drop7.board import opening_cols
 from engines.filters.kf import kf_values
-from engines.filters.kf_weights import kf_weights, read_kf_file
+from engines.filters.kf_weights import kf_weights, read_kf_file, read_kf_trained
 from engines.filters.root import refusals
 from engines.play.spec import BaselineSpec, KfSpec, PolicySpec, SearchSpec
 from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
@@ -138,6 +138,7 @@ class KfPolicy(Policy):
     def __init__(self, spec: KfSpec, verify: bool = True) -> None:
         self.spec = spec
         weights = (kf_weights(spec.weights) if spec.weights is not None
+                   else read_kf_trained(spec.path, verify) if spec.sha256 is None
                    else read_kf_file(spec.path, spec.sha256, verify))
         self.weights = np.array(weights, dtype=np.float64)
         self._values = np.empty(7, dtype=np.float64)

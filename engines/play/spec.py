@@ -9,7 +9,8 @@ reports and Python)::
     direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     kf:w=WEIGHTS                         (the six-feature Klein-Friedmann policy; WEIGHTS a
-                                          named vector, engines.filters.kf_weights, or
+                                          named vector, engines.filters.kf_weights,
+                                          trained:DIR (drop7 kf-train's frozen weights), or
                                           SHA256:PATH, a pinned JSON file of six numbers)
     q:w=SHA256:DIR[,s=S][,r=M]           (the one-ply ridge Q, engines.filters.oneply_q: a frozen
                                           weights directory pinned by its manifest's SHA-256)
@@ -202,7 +203,8 @@ class ExternalSpec(PolicySpec):
 class KfSpec(PolicySpec):
     """The six-feature Klein-Friedmann policy (one ply, greedy, deterministic: docs/search.md)
     with a named weight vector, or (``weights`` None) the pinned file ``path`` of SHA-256
-    ``sha256``."""
+    ``sha256``, or (``sha256`` None too) the frozen weights of the training directory
+    ``path``, checked against the SHA-256 of its record."""
 
     weights: str | None
     sha256: str | None = None
@@ -211,7 +213,8 @@ class KfSpec(PolicySpec):
     name: ClassVar[str] = KF
 
     def format(self) -> str:
-        w = self.weights if self.weights is not None else f"{self.sha256}:{self.path}"
+        w = (self.weights if self.weights is not None
+             else f"{TRAINED}:{self.path}" if self.sha256 is None else f"{self.sha256}:{self.path}")
         return f"{KF}:w={w}"
 
 
@@ -402,13 +405,21 @@ register_arm_kind(ArmKind("direct", ("direct",),
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
 
+#: ``kf:w=trained:DIR``: the frozen weights of a ``drop7 kf-train`` directory
+TRAINED = "trained"
+
+
 def _parse_kf(text: str) -> KfSpec:
-    """``kf:w=WEIGHTS``: a named vector or ``SHA256:PATH``."""
+    """``kf:w=WEIGHTS``: a named vector, ``SHA256:PATH`` or ``trained:DIR``."""
     head, sep, rest = text.partition(":")
     if head != KF:
         raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
     w = (_key_values(KF, rest, ("w",)) if sep and rest else {}).get("w", "")
     sha, colon, path = w.partition(":")
+    if sha == TRAINED:
+        if not path:
+            raise PolicyError(f"{KF}: w=trained:DIR needs the training directory, got {w!r}")
+        return KfSpec(None, None, path)
     if colon:
         problem = sha256_problem(sha)
         if problem or not path:

@@ -17,7 +17,7 @@ from contracts.panel_table import OUTCOME_REFERENCE
 from engines.play.spec import DEFAULT_STRATA, Arm, PolicySpec
 from protocol import costs
 from protocol.arms import arm_spec, check_arm, decision_seconds, play_kind
-from protocol.claim import Claim, declared_screen
+from protocol.claim import Claim, declared_screen, is_pinned, pinned_path
 from protocol.files import OutsideRootError, program_files
 from protocol.parts.base import KeyCheck, ProfileSettings, dtag
 from protocol.parts.pins import (
@@ -66,6 +66,8 @@ class PlannedArm:
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
     pinned: Pinned | None = None  # a leaf from a pinned file
     declared: str | None = None  # a search this profile shrank: its declared dDsS(rR)
+    #: a kf arm's weights trained by this claim's Q-learner: their frozen file and record
+    kf_trained: tuple[str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -151,6 +153,17 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
             raise DeclarationError(f"{claim.path}: key arms.{name}.command[{exc.args[1]}]: "
                                    f"{exc.args[0]}") from None
         played.update(command=list(command), pins=pins)
+    kf_file = plan_kf_file(claim, f"arms.{name}.weights", a.get("weights"))
+    if isinstance(a.get("weights"), str) and a["weights"] in claim.kf_q:
+        from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
+
+        directory = paths.path("train", claim=claim.id, weights=a["weights"])
+        played["weights"] = {"trained": directory}
+        extra["kf_trained"] = (f"{directory}/{KF_TRAINED_WEIGHTS}",
+                               f"{directory}/{KF_TRAINED_RECORD}")
+    if kf_file is not None:
+        played["weights"] = {"file": kf_file.path, "sha256": kf_file.sha256}
+        extra["pinned"] = kf_file
     leaf = a.get("leaf")
     pinned = plan_pinned(claim, f"arms.{name}.leaf", leaf)
     artefact = (plan_artefact(leaf, claim, claims, prof.profile["profile"], paths)
@@ -158,6 +171,20 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
     return arm_spec(played, played_leaf(leaf, artefact, pinned)), {
         "artefact": artefact, "pinned": pinned,
         "entries": artefact.entries if artefact else pinned.entries if pinned else 0, **extra}
+
+
+def plan_kf_file(claim: Claim, key: str, weights: Any) -> Pinned | None:
+    """A kf arm's pinned weights file ``{file, sha256}`` (its hash and length are checked
+    before any job, :func:`protocol.checks.pinned_files`), or None for a named vector."""
+    if not is_pinned(weights):
+        return None
+    from engines.filters.kf_weights import FEATURES, KF_FILE
+
+    try:
+        path = pinned_path(claim, weights["file"])
+    except OutsideRootError as exc:
+        raise DeclarationError(f"{claim.path}: key {key}.file: {exc}") from None
+    return Pinned(path, weights["sha256"], KF_FILE, len(FEATURES), key)
 
 
 def plan_screen_arms(claim: Claim, prof: ProfileSettings, games: int, claims: Mapping[str, Claim],

@@ -18,7 +18,7 @@ from typing import Any
 from contracts.weights_dir import TABLES
 from engines.learners import get_learner, learner_leaf
 from engines.leaves.kinds import LeafSpec, parse_leaf
-from protocol.claim import Claim, is_pinned, pinned_path
+from protocol.claim import Claim, is_pinned, pinned_path, td_weights
 from protocol.files import OutsideRootError
 from protocol.parts.base import KeyCheck, names_of
 from protocol.paths import Paths
@@ -76,8 +76,8 @@ def check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: KeyCheck) -> None:
     """A leaf that names weights names this claim's trained weights, or another claim's."""
     if is_pinned(leaf):
         return
-    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in doc.get(
-            "weights", {}):
+    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in td_weights(
+            doc):
         chk.fail(f"{key}.weights", f"{leaf['weights']!r} is not trained by this claim "
                  f"(weights: {names_of(doc.get('weights', {}))}); name another claim with "
                  "claim: ID to use its frozen weights")

@@ -22,6 +22,7 @@ from typing import Any
 from analysis.panel_readings import figure_names
 from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, gate_kinds
 from analysis.reading_result import NOT_RUN
+from protocol.claim import td_weights
 from protocol.parts.base import KeyCheck, names_of
 from protocol.parts.panel import ranker_names, reference_name
 
@@ -35,7 +36,7 @@ _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
 def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What each role of a reading's parameter may name in this declaration."""
     panel = doc.get("panel")
-    return {"contrast": doc.get("contrasts", {}), "weights": doc.get("weights", {}),
+    return {"contrast": doc.get("contrasts", {}), "weights": td_weights(doc),
             "ranker": [reference_name(panel), *ranker_names(panel)] if panel else [],
             "figure": list(figure_names(panel["recall"])) if panel else [],
             "arm": doc["arms"]}
@@ -141,7 +142,7 @@ def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
         chk.fail("recorded.source", "missing: where the register's figures are quoted from")
     for part, names, label in (("arms", doc["arms"], "arm"),
                                ("contrasts", doc.get("contrasts", {}), "contrast"),
-                               ("validation", doc.get("weights", {}), "trained weights")):
+                               ("validation", td_weights(doc), "trained weights")):
         for name in rec.get(part, {}):
             if name not in names:
                 chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({names_of(names)})")

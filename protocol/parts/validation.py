@@ -13,7 +13,7 @@ from typing import Any
 
 from engines.learners import learner_leaf
 from engines.play.spec import SearchSpec
-from protocol.claim import Claim, is_pinned
+from protocol.claim import Claim, is_pinned, td_weights
 from protocol.parts.arm import PlannedArm, planned_arm
 from protocol.parts.base import KeyCheck, ProfileSettings, dtag
 from protocol.parts.pins import check_leaf, plan_artefact, plan_pinned, played_leaf
@@ -24,7 +24,7 @@ from protocol.paths import Paths
 def check_validation(doc: dict[str, Any], chk: KeyCheck) -> None:
     """A claim that trains declares its validation; the comparator's leaf is checked as an
     arm's, and is pinned on an arm rather than here (no screen block opens for it)."""
-    if doc.get("weights") and "validation" not in doc:
+    if td_weights(doc) and "validation" not in doc:
         chk.fail("validation", "a claim that trains weights must declare its validation search")
     if "validation" in doc:
         comparator = doc["validation"]["comparator"]

@@ -22,8 +22,10 @@ def play_inputs(wc):
 
 
 def arm_reads(arm):
-    """The frozen tables (and their record) a planned arm's leaf reads."""
-    return [] if arm.artefact is None else [arm.artefact.record, arm.artefact.tables]
+    """The frozen tables (and their record) a planned arm's leaf reads, or the frozen weights
+    (and their record) of a kf arm's kf-q weights."""
+    kf = list(arm.kf_trained or ())
+    return kf if arm.artefact is None else [arm.artefact.record, arm.artefact.tables, *kf]
 
 
 def shard_files(claim, block, arm):

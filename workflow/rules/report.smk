@@ -33,6 +33,9 @@ def report_inputs(wc):
             files["panel_public"] = PATHS.path("panel_public", claim=wc.claim)
     if p.replay is not None:
         files["register_replay"] = PATHS.path("register_replay", claim=wc.claim)
+    if p.kf_trained:
+        files["kf_curves"] = [t.curve for t in p.kf_trained.values()]
+        files["kf_records"] = [t.record for t in p.kf_trained.values()]
     return files
 
 
