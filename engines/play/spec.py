@@ -4,8 +4,8 @@ Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
 
     random | centre-first | lowest-column
-    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F][,sampling=SAMPLING]   (defaults d=3, s=7; r: no
-                                         factored node; sampling: our own)
+    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F][,sampling=SAMPLING][,PRUNE]   (defaults d=3,
+                                         s=7; r: no factored node; sampling: our own)
     direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     kf:w=WEIGHTS                         (the six-feature Klein-Friedmann policy; WEIGHTS a
@@ -19,12 +19,15 @@ reports and Python)::
     F = survival                         (a root filter: engines.filters.kinds)
     SAMPLING = register | register:SEED   (the register's chance samples, its policy seed
                                            0xD7075EED or a 32-bit SEED; not with r)
+    PRUNE = prune=PRIOR,k=K[,from=P][,root=pruned]   (search only: a pruned search,
+                                          engines.search.prune_kinds; PRIOR = oneply
+                                          | kf:WEIGHTS; from defaults to 2)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
 shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
 of the factored chance node (docs/search.md), then ``f``, the root filter, then
-``sampling``, each only when given), and
+``sampling``, then the pruning, each only when given), and
 ``parse -> format`` round-trips.  ``r=1`` plays as no ``r`` does, bit for bit, and
 keeps its spelling: a shipped claim (factored-chance) declares its plain arm so,
 and its protocol hash and records hold ``r=1`` (docs/search.md, the factored node).
@@ -59,6 +62,7 @@ from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
+from engines.search.prune_kinds import PRIOR_KINDS, ROOT_PRUNED, PruneError, PruneSpec, parse_prior
 
 #: the register's policy seed (its ``decide`` binary's): ``sampling=register`` plays with it
 REGISTER_POLICY_SEED = 0xD7075EED
@@ -120,7 +124,8 @@ class SearchSpec(PolicySpec):
     ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
     declared, the plain chance node); ``filter``: the root filter (None: every legal column
     is ranked); ``sampling``: the register's policy seed when the chance samples are drawn
-    as the register draws them (None: our own, docs/search.md)."""
+    as the register draws them (None: our own, docs/search.md); ``prune``: the pruned search
+    (None: full width, docs/search.md "Pruned search"; search only)."""
 
     name: str  # search | direct
     leaf: LeafSpec
@@ -129,6 +134,7 @@ class SearchSpec(PolicySpec):
     reveals: int | None = None
     filter: str | None = None
     sampling: int | None = None
+    prune: PruneSpec | None = None
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -146,6 +152,8 @@ class SearchSpec(PolicySpec):
             text = f"{text},f={self.filter}"
         if self.sampling is not None:
             text = f"{text},sampling={format_sampling(self.sampling)}"
+        if self.prune is not None:
+            text = f"{text},{self.prune.format()}"
         return text
 
 
@@ -321,9 +329,52 @@ def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], Searc
         if sampling is not None and reveals is not None:
             raise PolicyError(f"{name}: sampling={params['sampling']} has no factored chance "
                               "node (r)")
-        return SearchSpec(name, leaf, depth, strata, reveals, root_filter, sampling)
+        prune = _prune_params(name, params, depth)
+        return SearchSpec(name, leaf, depth, strata, reveals, root_filter, sampling, prune)
 
     return parse
+
+
+_PRUNE_KEYS = ("prune", "k", "from", "root")
+
+
+def _prune_params(name: str, params: dict[str, str], depth: int) -> PruneSpec | None:
+    """The pruning of ``prune=PRIOR,k=K[,from=P][,root=pruned]`` (None when not given)."""
+    given = [k for k in _PRUNE_KEYS if k in params]
+    if not given:
+        return None
+    if name != "search":
+        raise PolicyError(f"{name}: {given[0]} is for search arms only (a pruned search)")
+    if "prune" not in params or "k" not in params:
+        raise PolicyError(f"{name}: a pruned search needs prune=PRIOR and k=K "
+                          f"(PRIOR: {' or '.join(PRIOR_KINDS)})")
+    root = params.get("root")
+    if root is not None and root != ROOT_PRUNED:
+        raise PolicyError(f"{name}: root must be {ROOT_PRUNED} (absent: the root is searched "
+                          f"full width), got {root!r}")
+    try:
+        return prune_spec(params["prune"], _int_param(name, "k", params["k"], 1, 7),
+                          _int_param(name, "from", params["from"], 1, MAX_DEPTH)
+                          if "from" in params else None, root is not None, depth)
+    except PruneError as exc:
+        raise PolicyError(f"{name}: {exc}") from None
+
+
+def prune_spec(prior: str, k: int, from_: int | None, root: bool, depth: int,
+               weights: str | None = None) -> PruneSpec:
+    """A checked pruning of a search of ``depth`` plies: ``prior`` as ``prune=`` writes it
+    (``PRIOR`` or ``PRIOR:WEIGHTS``), or with ``weights`` apart (a claim's ``weights:``);
+    raises :class:`~engines.search.prune_kinds.PruneError` in one line."""
+    name, inline = parse_prior(prior if weights is None else f"{prior}:{weights}")
+    if PRIOR_KINDS[name].weights == "kf":
+        try:
+            kf = _kf_weights(inline or "")
+        except PolicyError as exc:
+            raise PruneError(f"prune: prior {name}: {exc}") from None
+        inline = kf.weights if kf.weights is not None else f"{kf.sha256}:{kf.path}"
+    spec = PruneSpec(name, k, 2 if from_ is None else from_, root, inline)
+    spec.check(depth)
+    return spec
 
 
 def _parse_external(text: str) -> ExternalSpec:
@@ -391,10 +442,12 @@ def external_spec(command: list[str] | tuple[str, ...], options: dict | None = N
 register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
                           ", ".join(BASELINE_NAMES)))
 register_arm_kind(ArmKind("search", ("search",),
-                          _search_parser("search", ("leaf", "d", "s", "r", "f", "sampling")),
-                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F][,sampling=SAMPLING]"))
+                          _search_parser("search", ("leaf", "d", "s", "r", "f", "sampling")
+                                         + _PRUNE_KEYS),
+                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F][,sampling=SAMPLING][,PRUNE]"))
 register_arm_kind(ArmKind("direct", ("direct",),
-                          _search_parser("direct", ("leaf", "s", "r", "f", "sampling")),
+                          _search_parser("direct", ("leaf", "s", "r", "f", "sampling")
+                                         + _PRUNE_KEYS),
                           "direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
@@ -404,7 +457,12 @@ def _parse_kf(text: str) -> KfSpec:
     head, sep, rest = text.partition(":")
     if head != KF:
         raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
-    w = (_key_values(KF, rest, ("w",)) if sep and rest else {}).get("w", "")
+    return _kf_weights((_key_values(KF, rest, ("w",)) if sep and rest else {}).get("w", ""))
+
+
+def _kf_weights(w: str) -> KfSpec:
+    """The KF weights ``w`` names: a named vector or ``SHA256:PATH`` (``kf:w=`` and the
+    ``kf`` pruning prior read them alike)."""
     sha, colon, path = w.partition(":")
     if colon:
         problem = sha256_problem(sha)
@@ -414,7 +472,7 @@ def _parse_kf(text: str) -> KfSpec:
         return KfSpec(None, sha, path)
     if w not in KF_WEIGHTS:
         raise PolicyError(f"{KF}: w must name weights ({' or '.join(KF_WEIGHTS)}) or a "
-                          f"pinned file (SHA256:PATH), got {text!r}")
+                          f"pinned file (SHA256:PATH), got {w!r}")
     return KfSpec(w)
 
 
