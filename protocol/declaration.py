@@ -29,6 +29,7 @@ from contracts.panel_table import WORK
 from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LEAF_KINDS
+from engines.search.prune_kinds import PRIOR_KINDS
 from protocol.arms import PLAY_KINDS
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path, screen_arm_names
 from protocol.files import OutsideRootError, command_paths, run_relative
@@ -71,9 +72,10 @@ CHECKS = (check_screen, check_training, check_panel, check_arms, check_validatio
 def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
     plays, :data:`protocol.arms.PLAY_KINDS`), the root filters
-    (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's named weights
-    (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the leaves named without a path (the leaf kinds
-    that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
+    (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's (and a kf prior's) named weights
+    (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the pruning priors
+    (:data:`engines.search.prune_kinds.PRIOR_KINDS`), the leaves named without a path (the
+    leaf kinds that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
     (:data:`analysis.panel_conventions.CONVENTIONS`) and a SHA-256's spelling
@@ -83,6 +85,8 @@ def claim_schema() -> dict[str, Any]:
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
     arm["filter"]["enum"] = list(ROOT_FILTERS)
     arm["weights"]["enum"] = list(KF_WEIGHTS)
+    arm["prune"]["properties"]["prior"]["enum"] = list(PRIOR_KINDS)
+    arm["prune"]["properties"]["weights"]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]
