@@ -28,9 +28,8 @@ from engines.play.spec import (
     SearchSpec,
     external_spec,
     parse_sampling,
-    prune_spec,
 )
-from engines.search.prune_kinds import ROOT_PRUNED, PruneError, PruneSpec
+from engines.search.prune_kinds import ROOT_PRUNED, PruneError, PruneSpec, prune_spec
 from protocol import costs
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and

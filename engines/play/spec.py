@@ -58,11 +58,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from contracts.hashing import sha256_problem
-from engines.filters.kf_weights import KF_WEIGHTS
+from engines.filters.kf_weights import kf_weights_problem
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
-from engines.search.prune_kinds import PRIOR_KINDS, ROOT_PRUNED, PruneError, PruneSpec, parse_prior
+from engines.search.prune_kinds import PRUNE_KEYS, PruneError, PruneSpec, parse_prune
 
 #: the register's policy seed (its ``decide`` binary's): ``sampling=register`` plays with it
 REGISTER_POLICY_SEED = 0xD7075EED
@@ -335,46 +335,15 @@ def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], Searc
     return parse
 
 
-_PRUNE_KEYS = ("prune", "k", "from", "root")
-
-
 def _prune_params(name: str, params: dict[str, str], depth: int) -> PruneSpec | None:
     """The pruning of ``prune=PRIOR,k=K[,from=P][,root=pruned]`` (None when not given)."""
-    given = [k for k in _PRUNE_KEYS if k in params]
-    if not given:
-        return None
-    if name != "search":
+    given = [k for k in PRUNE_KEYS if k in params]
+    if given and name != "search":
         raise PolicyError(f"{name}: {given[0]} is for search arms only (a pruned search)")
-    if "prune" not in params or "k" not in params:
-        raise PolicyError(f"{name}: a pruned search needs prune=PRIOR and k=K "
-                          f"(PRIOR: {' or '.join(PRIOR_KINDS)})")
-    root = params.get("root")
-    if root is not None and root != ROOT_PRUNED:
-        raise PolicyError(f"{name}: root must be {ROOT_PRUNED} (absent: the root is searched "
-                          f"full width), got {root!r}")
     try:
-        return prune_spec(params["prune"], _int_param(name, "k", params["k"], 1, 7),
-                          _int_param(name, "from", params["from"], 1, MAX_DEPTH)
-                          if "from" in params else None, root is not None, depth)
+        return parse_prune(params, depth)
     except PruneError as exc:
         raise PolicyError(f"{name}: {exc}") from None
-
-
-def prune_spec(prior: str, k: int, from_: int | None, root: bool, depth: int,
-               weights: str | None = None) -> PruneSpec:
-    """A checked pruning of a search of ``depth`` plies: ``prior`` as ``prune=`` writes it
-    (``PRIOR`` or ``PRIOR:WEIGHTS``), or with ``weights`` apart (a claim's ``weights:``);
-    raises :class:`~engines.search.prune_kinds.PruneError` in one line."""
-    name, inline = parse_prior(prior if weights is None else f"{prior}:{weights}")
-    if PRIOR_KINDS[name].weights == "kf":
-        try:
-            kf = _kf_weights(inline or "")
-        except PolicyError as exc:
-            raise PruneError(f"prune: prior {name}: {exc}") from None
-        inline = kf.weights if kf.weights is not None else f"{kf.sha256}:{kf.path}"
-    spec = PruneSpec(name, k, 2 if from_ is None else from_, root, inline)
-    spec.check(depth)
-    return spec
 
 
 def _parse_external(text: str) -> ExternalSpec:
@@ -443,11 +412,11 @@ register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
                           ", ".join(BASELINE_NAMES)))
 register_arm_kind(ArmKind("search", ("search",),
                           _search_parser("search", ("leaf", "d", "s", "r", "f", "sampling")
-                                         + _PRUNE_KEYS),
+                                         + PRUNE_KEYS),
                           "search:leaf=LEAF,d=D,s=S[,r=M][,f=F][,sampling=SAMPLING][,PRUNE]"))
 register_arm_kind(ArmKind("direct", ("direct",),
                           _search_parser("direct", ("leaf", "s", "r", "f", "sampling")
-                                         + _PRUNE_KEYS),
+                                         + PRUNE_KEYS),
                           "direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
@@ -461,19 +430,11 @@ def _parse_kf(text: str) -> KfSpec:
 
 
 def _kf_weights(w: str) -> KfSpec:
-    """The KF weights ``w`` names: a named vector or ``SHA256:PATH`` (``kf:w=`` and the
-    ``kf`` pruning prior read them alike)."""
+    """The KF spec of the weights ``w`` names: a named vector or ``SHA256:PATH``."""
+    if (problem := kf_weights_problem(w)) is not None:
+        raise PolicyError(f"{KF}: w {problem}")
     sha, colon, path = w.partition(":")
-    if colon:
-        problem = sha256_problem(sha)
-        if problem or not path:
-            raise PolicyError(f"{KF}: w=SHA256:PATH needs a SHA-256 and a path, got {w!r}"
-                              f"{f' ({problem})' if problem else ''}")
-        return KfSpec(None, sha, path)
-    if w not in KF_WEIGHTS:
-        raise PolicyError(f"{KF}: w must name weights ({' or '.join(KF_WEIGHTS)}) or a "
-                          f"pinned file (SHA256:PATH), got {w!r}")
-    return KfSpec(w)
+    return KfSpec(None, sha, path) if colon else KfSpec(w)
 
 
 register_arm_kind(ArmKind(KF, (KF,), _parse_kf, f"{KF}:w=WEIGHTS"))

@@ -87,7 +87,6 @@ from engines.search.prune import (
     P_FROM,
     P_K,
     P_ROOT,
-    compile_prior_calls,
     feature_prior,
     kept_columns,
     prune_arrays,
@@ -223,7 +222,8 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
     board must be settled (no latent poppers), as every board of a game is.
     Below the root (``depth < top``) the value comes from the node table
     ``tt`` when this decision has computed it already (the column is then -1).
-    ``ws`` is int64 ``(2 * depth + 4, 7)``; ``boards[d]`` and ``res[d]``
+    ``ws`` is int64 ``(2 * depth + 12, 7)`` (its last 8 rows a feature prior's scratch);
+    ``boards[d]`` and ``res[d]``
     hold the chance samples of the move being searched at depth ``d`` (at least
     ``strata * reveals`` rows).  ``reveals`` is ``M`` of the factored node (1: the plain
     one).  ``rseed`` is ``OWN_SAMPLING`` for our samples (keyed by state and column,
@@ -268,7 +268,9 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
         stats[STAT_PRIOR_EVALS] += _n_legal(canon)
         if prune[P_CODE] == PRIOR_ONEPLY:
             nodes, leaves = stats[STAT_NODES], stats[STAT_LEAVES]
-            node_value(canon, disc, mr, 1, 1, strata, reveals, rseed, kind, weights, tables,
+            one = np.int64(1)  # typed as the other calls' (a literal would compile another
+            # specialisation of this recursive kernel, which numba's cache does not reload)
+            node_value(canon, disc, mr, one, one, strata, reveals, rseed, kind, weights, tables,
                        spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf,
                        lc, lcf, gen, stats, prune, pw, pv, depth)
             for c in range(7):
@@ -278,7 +280,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
             stats[STAT_NODES] = nodes
             stats[STAT_LEAVES] = leaves
         else:
-            feature_prior(prune[P_CODE], canon, disc, mr, pw, prior)
+            feature_prior(prune[P_CODE], canon, disc, mr, pw, prior, ws[2 * top + 4:])
         keep = kept_columns(canon, prior, prune[P_K])
     leafbuf = ws[0]
     bd = boards[depth]
@@ -328,7 +330,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
                                        rd[r, chance.RES_MR], depth - 1, top, strata, reveals,
                                        rseed, kind, weights, tables, spec, ws, vals, boards, res,
                                        slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-                                       stats, prune, pw, pv, 0)
+                                       stats, prune, pw, pv, np.int64(0))
                 acc += pts_s + sub
         v = acc if once else acc / n
         vals[depth, c] = v
@@ -348,7 +350,7 @@ def search_choice(cols, disc, mr, depth, strata, reveals, rseed, kind, weights, 
     _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, reveals, rseed, kind,
                                 weights, tables, spec, ws, vals, boards, res, slot_j, nt_i,
                                 nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats, prune, pw,
-                                pv, 0)
+                                pv, np.int64(0))
     stats[STAT_DECISIONS] += 1
     if c >= 0 and mirrored:
         return 6 - c
@@ -439,7 +441,8 @@ class Searcher:
         self.strata = strata
         self.reveals = reveals or None  # as declared; the kernel plays M = 1 for None
         rows = max(MAX_STRATA, strata * (reveals or 1))
-        self.ws = np.zeros((2 * depth + 4, 7), dtype=np.int64)
+        # rows 2 depth + 4 on: the scratch of a feature prior (engines.search.prune)
+        self.ws = np.zeros((2 * depth + 12, 7), dtype=np.int64)
         self.vals = np.zeros((depth + 1, 7), dtype=np.float64)
         self.boards = np.zeros((depth + 1, rows, 7), dtype=np.int64)
         self.res = np.zeros((depth + 1, rows, chance.RES_LEN), dtype=np.int64)
@@ -453,8 +456,6 @@ class Searcher:
         self.lc, self.lcf = _value_table(LEAF_CACHE_BITS if cache else 0)
         self.gen = 0
         _compile_leaf_calls(leaf)
-        if prune is not None:
-            compile_prior_calls()
 
     def reset(self) -> None:
         """Empty the node table and the leaf cache and count decisions from 0 again: a game

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from engines.drop7.nibbles import CENTRE, is_legal
-from engines.filters.kf import kf_values
+from engines.filters.kf import kf_values_into
 from engines.filters.kf_weights import kf_weights, read_kf_file
 from engines.search.prune_kinds import PRIOR_KF, PRIOR_OFF, PruneSpec
 
@@ -23,11 +23,12 @@ P_CODE, P_K, P_FROM, P_ROOT = range(4)
 
 
 @njit(cache=True)
-def feature_prior(code, canon, disc, mr, weights, out) -> None:
+def feature_prior(code, canon, disc, mr, weights, out, scratch) -> None:
     """Each column's value under a prior that plays no move (``out``: float64[7], ``-inf`` for
-    an illegal column), on the canonical board the search ranks."""
+    an illegal column), on the canonical board the search ranks; ``scratch`` is int64
+    ``(8, 7)`` (nothing is allocated: the kernel runs without reference counting)."""
     if code == PRIOR_KF:
-        kf_values(canon, np.int64(disc), weights, out)
+        kf_values_into(canon, np.int64(disc), weights, out, scratch[:7], scratch[7])
 
 
 @njit(cache=True, inline="always")
@@ -70,18 +71,3 @@ def prior_weights(spec: PruneSpec, verify: bool = True) -> np.ndarray:
         six = read_kf_file(path, sha, verify) if colon else kf_weights(spec.weights)
         return np.array(six, dtype=np.float64)
     raise ValueError(f"prune: no weights loader for prior {spec.prior!r}")
-
-
-_WARM: list[bool] = []
-
-
-def compile_prior_calls() -> None:
-    """Compile the feature priors from Python before the kernel links them (they allocate;
-    the kernel runs without reference counting: see
-    :func:`engines.search.expectimax._compile_leaf_calls`)."""
-    if _WARM:
-        return
-    board = np.zeros(7, dtype=np.int64)
-    out = np.zeros(7)
-    feature_prior(np.int64(PRIOR_KF), board, np.int64(1), np.int64(5), np.ones(6), out)
-    _WARM.append(True)

@@ -16,7 +16,10 @@ and its branch in :func:`engines.search.prune.feature_prior`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from engines.filters.kf_weights import kf_weights_problem
 
 #: the priors' kernel codes (``-1`` in a searcher's pruning array: no pruning)
 PRIOR_OFF, PRIOR_ONEPLY, PRIOR_KF = -1, 0, 1
@@ -24,6 +27,8 @@ PRIOR_OFF, PRIOR_ONEPLY, PRIOR_KF = -1, 0, 1
 MAX_K = 7
 DEFAULT_FROM = 2
 ROOT_PRUNED = "pruned"
+#: a policy string's pruning parameters, in their canonical order
+PRUNE_KEYS = ("prune", "k", "from", "root")
 
 
 @dataclass(frozen=True)
@@ -108,3 +113,50 @@ def parse_prior(text: str) -> tuple[str, str | None]:
     if kind.weights is not None and not (colon and weights):
         raise PruneError(f"prune: prior {name!r} needs weights ({name}:WEIGHTS), got {text!r}")
     return name, (weights if colon else None)
+
+
+def prune_spec(prior: str, k: int, from_: int | None, root: bool, depth: int,
+               weights: str | None = None) -> PruneSpec:
+    """A checked pruning of a search of ``depth`` plies: ``prior`` as ``prune=`` writes it
+    (``PRIOR`` or ``PRIOR:WEIGHTS``), or with ``weights`` apart (a claim's ``weights:``);
+    raises :class:`PruneError` in one line."""
+    name, inline = parse_prior(prior if weights is None else f"{prior}:{weights}")
+    if PRIOR_KINDS[name].weights == "kf" and (problem := kf_weights_problem(inline or "")):
+        raise PruneError(f"prune: prior {name}: weights {problem}")
+    spec = PruneSpec(name, k, DEFAULT_FROM if from_ is None else from_, root, inline)
+    spec.check(depth)
+    return spec
+
+
+def _whole(key: str, value: str) -> int:
+    if not value.isascii() or not value.isdigit():
+        raise PruneError(f"prune: {key} must be a whole number, got {value!r}")
+    return int(value)
+
+
+def parse_prune(params: Mapping[str, str], depth: int) -> PruneSpec | None:
+    """The pruning of a policy string's ``prune=PRIOR,k=K[,from=P][,root=pruned]``
+    parameters (None when none is given); raises :class:`PruneError` in one line."""
+    given = [k for k in PRUNE_KEYS if k in params]
+    if not given:
+        return None
+    if "prune" not in params or "k" not in params:
+        raise PruneError(f"a pruned search needs prune=PRIOR and k=K (PRIOR: "
+                         f"{' or '.join(PRIOR_KINDS)})")
+    root = params.get("root")
+    if root is not None and root != ROOT_PRUNED:
+        raise PruneError(f"prune: root must be {ROOT_PRUNED} (absent: the root is searched "
+                         f"full width), got {root!r}")
+    return prune_spec(params["prune"], _whole("k", params["k"]),
+                      _whole("from", params["from"]) if "from" in params else None,
+                      root is not None, depth)
+
+
+def parse_prune_text(text: str, depth: int) -> PruneSpec:
+    """A pruning written as a policy string writes it (``prune=oneply,k=3``)."""
+    params = dict(item.partition("=")[::2] for item in text.split(","))
+    if set(params) - set(PRUNE_KEYS) or not params.get("prune"):
+        raise PruneError(f"{text!r}: expected prune=PRIOR,k=K[,from=P][,root=pruned]")
+    spec = parse_prune(params, depth)
+    assert spec is not None
+    return spec

@@ -1,0 +1,189 @@
+"""The pruned search: kernel against its readable twin, full width bit for bit, the lower
+bound, the prior's work counted apart, the grammar, the declaration and the bench."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from test_search_kernel import CENTRE, _values_ref
+
+from engines.play.policy import load_policy
+from engines.play.spec import PolicyError, canonical_policy, parse_policy
+from engines.search.expectimax import (
+    STAT_LEAVES,
+    STAT_LEN,
+    STAT_NODES,
+    STAT_PRIOR_EVALS,
+    STAT_PRIOR_LEAVES,
+    STAT_PRIOR_NODES,
+    STAT_PRUNED,
+    Searcher,
+)
+from engines.search.leaf import load_leaf
+from engines.search.positions import load_positions
+from engines.search.prune_kinds import PruneSpec
+
+POSITIONS = load_positions()
+LINEAR = load_leaf("linear")
+ONEPLY3, KF3 = PruneSpec("oneply", 3), PruneSpec("kf", 3, weights="cem")
+ONEPLY1, KF1 = PruneSpec("oneply", 1), PruneSpec("kf", 1, weights="transplanted")
+
+
+def _mirror_row(values: list[float], mirrored: bool) -> np.ndarray:
+    return np.array(values[::-1] if mirrored else values)
+
+
+@pytest.mark.parametrize("prune", [ONEPLY3, KF3, ONEPLY1, KF1,
+                                   PruneSpec("kf", 2, root=True, weights="cem")],
+                         ids=["oneply-k3", "kf-k3", "oneply-k1", "kf-k1", "kf-k2-root"])
+def test_kernel_equals_the_readable_twin_on_game_positions(prune: PruneSpec) -> None:
+    searcher = Searcher(LINEAR, 3, 7, prune=prune)
+    pruned_somewhere = 0
+    for cols, disc, mr in POSITIONS[5::14]:
+        _, ref, mirrored = _values_ref("linear", cols, disc, mr, 3, 7, prune=prune)
+        want = _mirror_row(ref, mirrored)
+        choice, got = searcher.choose_values(cols, disc, mr)
+        assert np.array_equal(np.isneginf(got), np.isneginf(want)), (cols, disc, mr)
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-6), (cols, disc, mr)
+        best = max(ref)
+        order = CENTRE if not mirrored else tuple(6 - c for c in CENTRE)
+        if sum(1 for v in ref if abs(v - best) < 1e-6) == 1:
+            assert choice == next(c for c in order if want[c] == best)
+        pruned_somewhere += searcher.stats[STAT_PRUNED] > 0
+    assert pruned_somewhere
+
+
+@pytest.mark.parametrize("prune", [PruneSpec("oneply", 7), PruneSpec("kf", 7, 2, True, "cem")])
+def test_seven_columns_kept_is_full_width_bit_for_bit(prune: PruneSpec) -> None:
+    full, seven = Searcher(LINEAR, 3, 7), Searcher(LINEAR, 3, 7, prune=prune)
+    for cols, disc, mr in POSITIONS[::6]:
+        assert np.array_equal(seven.column_values(cols, disc, mr),
+                              full.column_values(cols, disc, mr))
+        assert seven.choose(cols, disc, mr) == full.choose(cols, disc, mr)
+    assert (seven.stats == full.stats).all()  # no prior asked: at most seven legal columns
+
+
+def test_pruning_never_leaks_into_a_full_width_search() -> None:
+    """Pruned and full-width searches side by side in one process: the full-width values and
+    counts are a fresh full-width searcher's, bit for bit, and count no prior."""
+    fresh = Searcher(LINEAR, 2, 7)
+    want = [fresh.column_values(c, d, m) for c, d, m in POSITIONS[::5]]
+    pruned = Searcher(LINEAR, 2, 7, prune=PruneSpec("oneply", 1, root=True))
+    full = Searcher(LINEAR, 2, 7)
+    for (cols, disc, mr), values in zip(POSITIONS[::5], want, strict=True):
+        pruned.column_values(cols, disc, mr)
+        assert np.array_equal(full.column_values(cols, disc, mr), values)
+    assert pruned.stats[STAT_PRUNED] > 0
+    assert (full.stats[STAT_PRUNED:STAT_PRIOR_LEAVES + 1] == 0).all()
+    assert (full.stats == fresh.stats).all() and full.stats.shape == (STAT_LEN,)
+    plain = parse_policy("search:leaf=linear,d=3,s=7")
+    assert plain.prune is None and load_policy(plain).searcher.prune_spec is None
+
+
+@pytest.mark.parametrize("prune", [ONEPLY3, KF1, PruneSpec("kf", 3, 2, True, "cem")])
+def test_pruned_values_are_lower_bounds_of_full_width(prune: PruneSpec) -> None:
+    """Chance samples and leaves are the full-width search's (common random numbers), only
+    the max over a subset changes: every kept root column is worth at most its full-width
+    value; a pruned root column is -inf."""
+    full, pruned = Searcher(LINEAR, 3, 7), Searcher(LINEAR, 3, 7, prune=prune)
+    below = 0
+    for cols, disc, mr in POSITIONS[::4]:
+        f, p = full.column_values(cols, disc, mr), pruned.column_values(cols, disc, mr)
+        kept = np.isfinite(p)
+        assert (p[kept] <= f[kept]).all(), (cols, disc, mr)
+        assert np.isfinite(f[~kept]).sum() == (~kept).sum() - np.isneginf(f).sum()
+        assert prune.root or kept.sum() == np.isfinite(f).sum()
+        below += (p[kept] < f[kept]).any()
+    assert below > 0  # and pruning did change values somewhere
+
+
+def test_the_priors_work_is_counted_apart() -> None:
+    full = Searcher(LINEAR, 3, 7)
+    one, kf = Searcher(LINEAR, 3, 7, prune=ONEPLY3), Searcher(LINEAR, 3, 7, prune=KF3)
+    direct = Searcher(LINEAR, 1, 7)
+    for cols, disc, mr in POSITIONS[::10]:
+        for s in (full, one, kf):
+            s.choose(cols, disc, mr)
+    assert one.stats[STAT_NODES] < full.stats[STAT_NODES]
+    assert kf.stats[STAT_NODES] < full.stats[STAT_NODES]
+    assert one.stats[STAT_PRUNED] > 0 and one.stats[STAT_PRIOR_NODES] > 0
+    assert one.stats[STAT_PRIOR_LEAVES] > 0
+    assert one.stats[STAT_PRIOR_EVALS] >= 4 * one.stats[STAT_PRUNED]  # more than k legal
+    assert kf.stats[STAT_PRUNED] > 0 and kf.stats[STAT_PRIOR_EVALS] > 0
+    assert kf.stats[STAT_PRIOR_NODES] == kf.stats[STAT_PRIOR_LEAVES] == 0
+    # the one-ply prior of a node is a one-ply search of it: at most its moves and leaves
+    per_node = one.stats[STAT_PRIOR_NODES] / one.stats[STAT_PRUNED]
+    assert per_node <= 7 * 7
+    player = load_policy("search:leaf=linear,d=3,s=7,prune=oneply,k=3")
+    player.searcher.choose(*POSITIONS[0])
+    stats = player.searcher.stats
+    assert player.work() == (stats[STAT_NODES] + stats[STAT_PRIOR_NODES],
+                             stats[STAT_LEAVES] + stats[STAT_PRIOR_LEAVES])
+    assert direct.stats[STAT_PRUNED] == 0
+
+
+def test_a_pruned_search_is_mirror_equivariant() -> None:
+    searcher = Searcher(LINEAR, 3, 7, prune=KF1)
+    for cols, disc, mr in POSITIONS[::12]:
+        v = searcher.column_values(cols, disc, mr)
+        assert np.array_equal(v, searcher.column_values(cols[::-1].copy(), disc, mr)[::-1])
+
+
+def test_register_sampling_prunes_with_the_nodes_own_samples() -> None:
+    """With the register's samples (keyed by the node's depth) the one-ply prior still draws
+    the node's own: k = 7 is full width bit for bit and pruned values stay lower bounds."""
+    seed = 0xD7075EED
+    full = Searcher(LINEAR, 3, 7, register_seed=seed)
+    seven = Searcher(LINEAR, 3, 7, register_seed=seed, prune=PruneSpec("oneply", 7))
+    one = Searcher(LINEAR, 3, 7, register_seed=seed, prune=ONEPLY1)
+    for cols, disc, mr in POSITIONS[::15]:
+        f = full.column_values(cols, disc, mr)
+        assert np.array_equal(seven.column_values(cols, disc, mr), f)
+        assert (one.column_values(cols, disc, mr) <= f).all()
+
+
+@pytest.mark.parametrize(("text", "canonical"), [
+    ("search:k=3,prune=oneply,leaf=linear,d=4", "search:leaf=linear,d=4,s=7,prune=oneply,k=3"),
+    ("search:leaf=linear,root=pruned,from=3,prune=kf:cem,k=2",
+     "search:leaf=linear,d=3,s=7,prune=kf:cem,k=2,from=3,root=pruned"),
+    ("search:leaf=linear,from=2,prune=oneply,k=3", "search:leaf=linear,d=3,s=7,prune=oneply,k=3"),
+])
+def test_the_policy_string_round_trips(text: str, canonical: str) -> None:
+    assert canonical_policy(text) == canonical and canonical_policy(canonical) == canonical
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("direct:leaf=linear,prune=oneply,k=3", "prune is for search arms only"),
+    ("search:leaf=linear,prune=oneply", "needs prune=PRIOR and k=K"),
+    ("search:leaf=linear,k=3", "needs prune=PRIOR and k=K"),
+    ("search:leaf=linear,prune=beam,k=3", "unknown prior 'beam'"),
+    ("search:leaf=linear,prune=oneply,k=8", "k must be 1..7"),
+    ("search:leaf=linear,prune=oneply,k=0", "k must be 1..7"),
+    ("search:leaf=linear,d=3,prune=oneply,k=3,from=4", "from must be 2..3"),
+    ("search:leaf=linear,prune=oneply,k=3,from=1", "it would prune nothing"),
+    ("search:leaf=linear,prune=kf,k=3", "needs weights"),
+    ("search:leaf=linear,prune=kf:best,k=3", "must name weights"),
+    ("search:leaf=linear,prune=oneply:cem,k=3", "takes no weights"),
+    ("search:leaf=linear,prune=oneply,k=3,root=yes", "root must be pruned"),
+])
+def test_bad_pruning_is_one_line(text: str, words: str) -> None:
+    with pytest.raises(PolicyError) as err:
+        parse_policy(text)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_bench_times_pruned_beside_full_width(capsys) -> None:
+    from cli.main import main
+
+    assert main(["bench", "search", "--leaf", "linear", "--depth", "2", "--positions", "2",
+                 "--prune", "prune=oneply,k=2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["full"]["prune"] is None and out["pruned"]["prune"] == "prune=oneply,k=2"
+    assert out["pruned"]["mean_prior_nodes"] > 0 and out["full"]["mean_prior_evals"] == 0
+    assert 0 < out["ratios"]["work_without_prior"] < out["ratios"]["work"]
+    assert out["ratios"]["nodes"] < 1 and out["ratios"]["seconds"] > 0
+    assert 0 <= out["agreement"] <= 1
+    assert main(["bench", "search", "--depth", "2", "--prune", "prune=kf,k=2"]) == 2
+    assert "needs weights" in capsys.readouterr().err
