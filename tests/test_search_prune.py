@@ -177,7 +177,7 @@ def test_bad_pruning_is_one_line(text: str, words: str) -> None:
 def test_bench_times_pruned_beside_full_width(capsys) -> None:
     from cli.main import main
 
-    assert main(["bench", "search", "--leaf", "linear", "--depth", "2", "--positions", "2",
+    assert main(["bench", "search", "--leaf", "linear", "--depth", "3", "--positions", "2",
                  "--prune", "prune=oneply,k=2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["full"]["prune"] is None and out["pruned"]["prune"] == "prune=oneply,k=2"
@@ -187,3 +187,87 @@ def test_bench_times_pruned_beside_full_width(capsys) -> None:
     assert 0 <= out["agreement"] <= 1
     assert main(["bench", "search", "--depth", "2", "--prune", "prune=kf,k=2"]) == 2
     assert "needs weights" in capsys.readouterr().err
+
+
+def _claim_dir(tmp_path, edit):
+    from claims_support import own_claim, write_claim
+
+    doc = own_claim()
+    doc["arms"]["pruned-d3s3"] = {"play": "search", "depth": 3, "strata": 3, "leaf": "linear",
+                                  "prune": {"prior": "kf", "weights": "cem", "k": 3}}
+    edit(doc)
+    directory = tmp_path / "mine"
+    directory.mkdir(exist_ok=True)
+    write_claim(directory, doc)
+    return directory
+
+
+def test_a_search_arm_declares_its_pruning(tmp_path) -> None:
+    from workflow_support import plan_of
+
+    claims = _claim_dir(tmp_path, lambda d: d["arms"]["pruned-d3s3"]["prune"].update(
+        {"from": 3, "root": "pruned"}))
+    plan = plan_of("pilot", claims_dir=str(claims)).claims["my-first-claim"]
+    assert plan.arms["pruned-d3s3"].policy == (
+        "search:leaf=linear,d=3,s=3,prune=kf:cem,k=3,from=3,root=pruned")
+    assert plan.arms["fair-d1s3"].policy == "search:leaf=linear,d=1,s=3"  # none: as before
+
+
+@pytest.mark.parametrize(("edit", "key", "message"), [
+    (lambda d: d["arms"]["random"].update(prune={"prior": "oneply", "k": 3}),
+     "arms.random.prune", "the random baseline takes no prune"),
+    (lambda d: d["arms"].update({"fair-d1s3": {"play": "direct", "strata": 3, "leaf": "linear",
+                                              "prune": {"prior": "oneply", "k": 3}}}),
+     "arms.fair-d1s3.prune", "a direct arm plays one ply: no prune"),
+    (lambda d: d["arms"]["pruned-d3s3"]["prune"].update(k=9), "arms.pruned-d3s3.prune.k",
+     "9 is greater than the maximum of 7"),
+    (lambda d: d["arms"]["pruned-d3s3"]["prune"].update(prior="beam"),
+     "arms.pruned-d3s3.prune.prior", "'beam' is not one of"),
+    (lambda d: d["arms"]["pruned-d3s3"]["prune"].update({"from": 4}),
+     "arms.pruned-d3s3.prune.from", "from must be 1..3"),
+    (lambda d: d["arms"]["pruned-d3s3"]["prune"].pop("weights"),
+     "arms.pruned-d3s3.prune.weights", "needs weights"),
+])
+def test_misdeclared_pruning_is_one_line_naming_the_file_and_key(tmp_path, edit, key,
+                                                                   message) -> None:
+    from test_panel_declaration import one_line
+
+    from protocol.declaration import load_claims
+    from protocol.schema import DeclarationError
+
+    claims = _claim_dir(tmp_path, edit)
+    with pytest.raises(DeclarationError) as err:
+        load_claims(claims)
+    assert message in one_line(err, f"{claims / 'my-first-claim.yaml'}: key {key}")
+
+
+def test_a_ranker_that_prunes_its_root_leaves_minus_infinity_in_the_table() -> None:
+    """Legal columns a pruned root left out are -inf (illegal ones NaN), the panel table
+    keeps them, and the figures rank them last."""
+    from analysis.panel_readings import PanelRoots, per_root
+    from contracts.panel_table import check_row, table_text
+    from engines.drop7 import core
+    from engines.play.rankers import rank
+
+    player = load_policy("search:leaf=linear,d=2,s=7,prune=kf:cem,k=2,root=pruned")
+    state = np.zeros(core.ST_LEN, dtype=np.int64)
+    cols, disc, mr = POSITIONS[20]
+    state[core.ST_NEXT_DISC], state[core.ST_MOVES_REMAINING] = disc, mr
+    ranking = rank(player, state, cols)
+    legal = np.array([core.is_legal(cols, c) for c in range(7)])
+    assert (np.isneginf(ranking.values) == legal & ~np.isin(np.arange(7), [ranking.choice])
+            & ~np.isfinite(ranking.values)).all()
+    assert np.isfinite(ranking.values).sum() == 2 and np.isnan(ranking.values[~legal]).all()
+    row = {"game": "1", "root": "0", "ranker": "p", "choice": ranking.choice,
+           "work": ranking.nodes, **{f"v{c}": float(ranking.values[c]) for c in range(7)}}
+    text = table_text([row]).splitlines()[1]
+    assert "-inf" in text
+    header = table_text([row]).splitlines()[0].split(",")
+    check_row(dict(zip(header, text.split(","), strict=True)), "t")
+    reference = np.where(legal, np.arange(7.0), np.nan)[None, :]
+    figures = per_root(PanelRoots(np.array([1], dtype=np.uint64), reference,
+                                  np.array([ranking.choice]), ranking.values[None, :],
+                                  np.array([1.0]), np.array([1.0])), ks=(2,))
+    kept = set(np.flatnonzero(np.isfinite(ranking.values)))
+    best = int(np.nanargmax(reference[0]))
+    assert figures["recall@2"][0] == float(best in kept)
