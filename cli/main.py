@@ -61,6 +61,12 @@ def _train() -> ModuleType:
     return cli
 
 
+@command("fit-q", "fit the one-ply ridge Q to a search's column values on training roots")
+def _fit_q() -> ModuleType:
+    from engines.play import oneply_q_fit
+    return oneply_q_fit
+
+
 @command("evaluate", "one-ply play of trained weights beside their start and random play")
 def _evaluate() -> ModuleType:
     from engines.train import evaluate

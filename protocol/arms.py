@@ -25,12 +25,15 @@ from engines.play.spec import (
     ExternalSpec,
     KfSpec,
     PolicySpec,
+    Q,
+    QSpec,
     SearchSpec,
     external_spec,
     parse_sampling,
 )
 from engines.search.prune_kinds import ROOT_PRUNED, PruneError, PruneSpec, prune_spec
 from protocol import costs
+from protocol.files import run_relative
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
@@ -61,6 +64,9 @@ class PlayKind:
     decision_seconds: Callable[[Any], float]
     needs: tuple[tuple[tuple[str, ...], str, str], ...] = ()
     refusals: dict[str, str] = field(default_factory=dict)
+    #: what its ``weights`` are: ``named`` (a name of the schema's enum) or ``pinned`` (a
+    #: ``{file, sha256}``); None when it takes none
+    weights: str | None = None
 
 
 #: every arm kind a declaration may name, by its engine kind
@@ -154,7 +160,21 @@ register_play_kind(PlayKind(
     lambda spec: costs.BASELINE_DECISION_S,
     needs=((("weights",), "weights", "a kf arm needs weights (a named vector: "
             "engines/filters/kf_weights.py)"),),
-    refusals=_NO_SEARCH))
+    refusals=_NO_SEARCH, weights="named"))
+
+
+def _q_seconds(spec: QSpec) -> float:
+    """A one-ply node's moves and leaf terms: a direct arm's decision at its strata."""
+    return 7 * spec.strata * spec.reveals * LEAF_KINDS["linear"].node_seconds
+
+
+register_play_kind(PlayKind(
+    Q, (Q,), "a q arm", ("weights",),
+    lambda arm, leaf: QSpec(arm["weights"]["sha256"], run_relative(arm["weights"]["file"])),
+    _q_seconds,
+    needs=((("weights",), "weights", "a q arm needs weights: its frozen one-ply Q, pinned as "
+            "{file, sha256} (docs/search.md, The one-ply Q prior)"),),
+    refusals=_NO_SEARCH, weights="pinned"))
 
 
 def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
@@ -169,6 +189,11 @@ def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
             owners = [k.what for k in PLAY_KINDS.values() if key in k.takes]
             fail(key, kind.refusals.get(key, f"only {' or '.join(owners)} takes {key}")
                  .format(what=what))
+    if "weights" in arm and kind.weights is not None and (
+            isinstance(arm["weights"], Mapping) != (kind.weights == "pinned")):
+        form = ("a pinned file {file, sha256}" if kind.weights == "pinned"
+                else "a named vector")
+        fail("weights", f"{what} takes {form} as its weights")
     if "sampling" in arm and "sampling" in kind.takes:
         try:
             parse_sampling(arm["sampling"])

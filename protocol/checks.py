@@ -7,7 +7,8 @@
   (:func:`protocol.held_out.block_refusal`); a frozen artefact that exists
   must match the SHA-256 its declaration pins; every pinned file (a leaf or a
   warm start, :mod:`engines.pinned_leaf`) exists, has its kind's format and
-  hashes to its pin (:func:`pinned_files`); a screen block that another
+  hashes to its pin (:func:`pinned_files`), and so does a q arm's frozen one-ply Q
+  (:func:`pinned_q_weights`); a screen block that another
   claim owns in the ledger is refused unless the declaration shares it, and
   one this claim opened with other deciding parts (its protocol hash) is
   refused as its opening would refuse it, after the training.
@@ -24,14 +25,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from contracts.hashing import hash_mismatch
+from engines.play.spec import Q
 from engines.seedbank import load_bank
 from protocol import costs
 from protocol.arms import decision_seconds
+from protocol.files import run_relative
 from protocol.held_out import block_refusal, check_consistency
 from protocol.ledger import (
     LedgerError,
@@ -80,6 +83,25 @@ def pinned_files(plan: Plan) -> None:
                                        f"{t.name} train layout {t.layout}")
 
 
+def pinned_q_weights(plan: Plan) -> None:
+    """Refuse, in one line naming the claim's file and the key, a q arm's pinned weights that
+    are not a one-ply Q directory whose manifest records its pin (the array hashed too)."""
+    from engines.filters.oneply_q_weights import read_q
+    from engines.weights_files import WeightsError
+
+    for p in plan.claims.values():
+        for name, arm in p.claim.arms.items():
+            pin = arm.get("weights")
+            if arm["play"] != Q or not isinstance(pin, Mapping):
+                continue
+            try:
+                read_q(run_relative(pin["file"]), pin["sha256"])
+            except WeightsError as exc:
+                part = "sha256" if "SHA-256" in str(exc) else "file"
+                raise DeclarationError(f"{p.claim.path}: key arms.{name}.weights.{part}: "
+                                       f"{exc}") from None
+
+
 def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
     """Refuse (one line naming file and key) what is already known to be wrong
     (``hash_pinned`` false: not the pinned files, for a job's own reading of the workflow,
@@ -88,6 +110,7 @@ def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
 
     if hash_pinned:
         pinned_files(plan)
+        pinned_q_weights(plan)
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
                       plan.source_of("ledger"))
     for c, p in plan.claims.items():

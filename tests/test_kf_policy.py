@@ -188,7 +188,7 @@ def _claim(tmp_path, edit):
     (lambda d: d["arms"]["kf-optimum"].update(depth=2), "arms.kf-optimum.depth",
      "a kf arm takes no depth"),
     (lambda d: d["arms"]["fair-d4s7"].update(weights="cem"), "arms.fair-d4s7.weights",
-     "only a kf arm takes weights"),
+     "only a kf arm or a q arm takes weights"),
 ])
 def test_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key, message) -> None:
     claims = _claim(tmp_path, edit)

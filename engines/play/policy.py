@@ -12,12 +12,14 @@ from collections.abc import Callable
 
 from engines.filters.kf_weights import KfWeightsError
 from engines.play.players import BaselinePolicy, KfPolicy, Policy, SearchPolicy
+from engines.play.q_policy import QPolicy
 from engines.play.referee import ExternalPolicy
 from engines.play.spec import (
     ARM_KINDS,
     KfSpec,
     PolicyError,
     PolicySpec,
+    QSpec,
     SearchSpec,
     parse_policy,
 )
@@ -35,6 +37,13 @@ def _search(spec: SearchSpec, verify: bool) -> Policy:
     return SearchPolicy(spec, searcher)
 
 
+def _q(spec: QSpec, verify: bool) -> Policy:
+    try:
+        return QPolicy(spec, verify)
+    except (OSError, ValueError) as exc:
+        raise PolicyError(f"{spec.format()}: {str(exc).splitlines()[0]}") from None
+
+
 def _kf(spec: KfSpec, verify: bool) -> Policy:
     try:
         return KfPolicy(spec, verify)
@@ -50,6 +59,7 @@ FACTORIES: dict[str, Callable[..., Policy]] = {
     "direct": _search,
     "external": lambda spec, verify: ExternalPolicy(spec),
     "kf": _kf,
+    "q": _q,
 }
 
 

@@ -1,0 +1,86 @@
+"""The ridge one-ply Q (``ridge-q``): a claim's declaration of the fit ``drop7 fit-q`` makes.
+
+``weights: {NAME: {train: {learner: ridge-q, roots_policy: P, reference: P, games: N, ...}}}``
+declares the fit of :mod:`engines.play.oneply_q_fit`: the roots of ``games`` training-role
+games of ``roots_policy`` (from ``first_game``, a root every ``every`` decisions), each legal
+column labelled by the ``reference`` search, ridge with ``lambda`` on the ``target``.  It is
+one fit, so one checkpoint (at step ``games``), of :data:`~engines.filters.oneply_q.N_FEATURES`
+weights, which play as a ``q`` arm, not as a leaf.  The fit's defaults live here, where the
+declaration reads them, and :mod:`engines.play.oneply_q_fit` imports them.
+
+Not planned yet: the claim's training plan, validation and freeze take moves, a checkpoint
+every so many moves and a leaf (:mod:`protocol.parts.training`), so :func:`check` refuses a
+declaration in one line until they take a learner of one fit whose weights are a policy's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engines.learners.registry import Fail, LearnerKind, register_learner
+
+#: the register's penalty (its 4-fold cross-validation over games picked the grid's smallest)
+DEFAULT_LAMBDA = 1e-3
+#: what the fit regresses: the raw values, or values and features less their root's mean
+TARGETS = ("raw", "centred")
+
+_POLICY = {"type": "string", "minLength": 1}
+_COUNT = {"type": "integer", "minimum": 1, "maximum": 1_000_000}
+
+#: the keys of a ridge-q declaration (``learner`` aside)
+KEYS: dict[str, Any] = {
+    "roots_policy": {**_POLICY, "description": "the policy whose games give the roots"},
+    "reference": {**_POLICY, "description": "the search whose column values are the labels"},
+    "games": {**_COUNT, "description": "training-role games whose decisions are the roots"},
+    "every": {**_COUNT, "default": 1, "description": "a root every this many decisions"},
+    "first_game": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807,
+                   "default": 0},
+    "lambda": {"type": "number", "minimum": 0, "default": DEFAULT_LAMBDA,
+               "description": "the ridge penalty on standardised features"},
+    "target": {"enum": list(TARGETS), "default": "raw",
+               "description": "raw values, or values and features centred per root"},
+}
+
+
+def check(train: Mapping[str, Any], fail: Fail) -> None:
+    """The policies parse (the reference is a search); then the one-line refusal of a fit the
+    plan cannot carry yet (see the module)."""
+    from engines.play.spec import PolicyError, SearchSpec, parse_policy
+
+    for key in ("roots_policy", "reference"):
+        try:
+            spec = parse_policy(train[key])
+        except PolicyError as exc:
+            fail(key, str(exc))
+            continue
+        if key == "reference" and not isinstance(spec, SearchSpec):
+            fail(key, f"{train[key]} is not a search (the reference values every column)")
+    fail("learner", "ridge-q weights are fitted by drop7 fit-q and pinned as a q arm's "
+         "{file, sha256}; a claim cannot train them yet (its plan, validation and freeze take "
+         "a TD learner's moves and a leaf)")
+
+
+def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[object]:
+    """``drop7 fit-q`` writing the one checkpoint (step ``end`` = the games) under ``out``."""
+    from contracts.train_directory import step_dir
+
+    del start  # one fit: nothing to resume
+    return ["drop7", "fit-q", "--roots-policy", recipe["roots_policy"], "--reference",
+            recipe["reference"], "--games", recipe["games"], "--every",
+            recipe.get("every", 1), "--first-game", recipe.get("first_game", 0), "--lambda",
+            recipe.get("lambda", DEFAULT_LAMBDA), "--target", recipe.get("target", "raw"),
+            "--out", str(step_dir(out, end))]
+
+
+def _entries(layout: str | None) -> int:
+    from engines.filters.oneply_q import N_FEATURES  # the numba module only when asked
+
+    return N_FEATURES
+
+
+RIDGE_Q = register_learner(LearnerKind(
+    "ridge-q", "the one-ply Q's weights (a q arm's)", KEYS,
+    ("roots_policy", "reference", "games"),
+    lambda train: 1, lambda train, step: step == train["games"], _entries,
+    command, "search", None, None, check))
