@@ -28,10 +28,10 @@ from engines.play.spec import (
     Q,
     QSpec,
     SearchSpec,
+    declared_prune,
     external_spec,
     parse_sampling,
 )
-from engines.search.prune_kinds import ROOT_PRUNED, PruneError, PruneSpec, prune_spec
 from protocol import costs
 from protocol.files import run_relative
 
@@ -109,15 +109,13 @@ _NO_SEARCH = {k: "{what} takes no " + k
               for k in ("depth", "filter", "leaf", "reveals", "sampling", "strata", "prune")}
 
 
-def _prune(arm: Mapping[str, Any]) -> PruneSpec | None:
+def _prune(arm: Mapping[str, Any]) -> Any:
     """The declared ``prune`` of a search arm at the depth it is played (None: full width);
     a profile that searches shallower than declared prunes from ``min(from, depth)``."""
     p = arm.get("prune")
     if p is None:
         return None
-    depth = arm["depth"]
-    return prune_spec(p["prior"], p["k"], min(p.get("from", 2), depth),
-                      p.get("root") == ROOT_PRUNED, depth, p.get("weights"))
+    return declared_prune({**p, "from": min(p.get("from", 2), arm["depth"])}, arm["depth"])
 
 
 def _sampling(arm: Mapping[str, Any]) -> int | None:
@@ -202,8 +200,8 @@ def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
     if "prune" in arm and "prune" in kind.takes and "depth" in arm:
         p = arm["prune"]
         try:
-            prune_spec(p["prior"], p["k"], p.get("from"), False, arm["depth"], p.get("weights"))
-        except PruneError as exc:
+            declared_prune(p, arm["depth"])
+        except ValueError as exc:
             sub = ("from" if "from must" in str(exc) else
                    "weights" if "weights" in str(exc) or "w must" in str(exc) else "prior")
             fail(f"prune.{sub}", str(exc))

@@ -30,7 +30,7 @@ from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.learners import train_schema
 from engines.leaves.kinds import LEAF_KINDS
-from engines.search.prune_kinds import PRIOR_KINDS
+from engines.play.spec import prune_priors
 from protocol.arms import PLAY_KINDS
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path, screen_arm_names
 from protocol.files import OutsideRootError, command_paths, run_relative
@@ -75,7 +75,7 @@ def claim_schema() -> dict[str, Any]:
     plays, :data:`protocol.arms.PLAY_KINDS`), the root filters
     (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's (and a kf prior's) named weights
     (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the pruning priors
-    (:data:`engines.search.prune_kinds.PRIOR_KINDS`), the leaves named without a path (the
+    (:func:`engines.play.spec.prune_priors`), the leaves named without a path (the
     leaf kinds that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
@@ -88,7 +88,7 @@ def claim_schema() -> dict[str, Any]:
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
     arm["filter"]["enum"] = list(ROOT_FILTERS)
     arm["weights"]["oneOf"][0]["enum"] = list(KF_WEIGHTS)
-    arm["prune"]["properties"]["prior"]["enum"] = list(PRIOR_KINDS)
+    arm["prune"]["properties"]["prior"]["enum"] = list(prune_priors())
     arm["prune"]["properties"]["weights"]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]

@@ -57,14 +57,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from contracts.hashing import sha256_problem
 from engines.filters.kf_weights import kf_weights_problem
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
-from engines.search.prune_kinds import PRUNE_KEYS, PruneError, PruneSpec, parse_prune
+from engines.search.prune_kinds import (
+    PRIOR_KINDS,
+    PRUNE_KEYS,
+    ROOT_PRUNED,
+    PruneError,
+    PruneSpec,
+    parse_prune,
+    prune_spec,
+)
 
 #: the register's policy seed (its ``decide`` binary's): ``sampling=register`` plays with it
 REGISTER_POLICY_SEED = 0xD7075EED
@@ -346,6 +354,19 @@ def _prune_params(name: str, params: dict[str, str], depth: int) -> PruneSpec | 
         return parse_prune(params, depth)
     except PruneError as exc:
         raise PolicyError(f"{name}: {exc}") from None
+
+
+def prune_priors() -> tuple[str, ...]:
+    """The pruning priors' names (a declaration's ``prune.prior``)."""
+    return tuple(PRIOR_KINDS)
+
+
+def declared_prune(prune: Mapping[str, Any], depth: int) -> PruneSpec:
+    """The pruning a claim declares (``prior``, ``k``, ``from``, ``root``, ``weights``) for a
+    search of ``depth`` plies; raises :class:`~engines.search.prune_kinds.PruneError` (a
+    ``ValueError``) in one line."""
+    return prune_spec(prune["prior"], prune["k"], prune.get("from"),
+                      prune.get("root") == ROOT_PRUNED, depth, prune.get("weights"))
 
 
 def _parse_external(text: str) -> ExternalSpec:
