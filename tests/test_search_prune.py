@@ -271,3 +271,9 @@ def test_a_ranker_that_prunes_its_root_leaves_minus_infinity_in_the_table() -> N
     kept = set(np.flatnonzero(np.isfinite(ranking.values)))
     best = int(np.nanargmax(reference[0]))
     assert figures["recall@2"][0] == float(best in kept)
+    from analysis.panel_readings import _pairwise
+
+    # two left-out columns tie: half credit under ours, none under the register's
+    ref, mine = np.array([3.0, 2.0, 1.0]), np.array([5.0, -np.inf, -np.inf])
+    assert _pairwise(ref, mine, 0.5) == pytest.approx((2 + 0.5) / 3)
+    assert _pairwise(ref, mine, 0.0) == pytest.approx(2 / 3)
