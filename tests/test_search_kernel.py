@@ -12,7 +12,7 @@ from engines.drop7 import core
 from engines.drop7.board import TERMINAL_UTILITY, rows_to_cols, unpack
 from engines.drop7.chance import canonicalise, chance_key, play_sample, sample_disc
 from engines.drop7.game_loop import play_out
-from engines.filters import kf_ref
+from engines.filters import kf_ref, oneply_q_ref
 from engines.leaves.extra_terms import N_EXTRA
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
@@ -68,9 +68,13 @@ def _leaf(kind: str) -> Leaf:
 def _prior_ref(prune, kind: str, canon: np.ndarray, disc: int, mr: int, strata: int,
                reveals: int) -> list[float]:
     """A pruning prior's value of each column of a canonical board, readably: ``oneply`` the
-    one-ply search of this reference, ``kf`` the KF twin (engines/filters/kf_ref.py)."""
+    one-ply search of this reference, ``kf`` the KF twin (engines/filters/kf_ref.py), ``q``
+    the one-ply Q's (engines/filters/oneply_q_ref.py)."""
     if prune.prior == "oneply":
         return _values_ref(kind, canon, disc, mr, 1, strata, reveals)[1]
+    if prune.prior == "q":
+        return oneply_q_ref.q_values(canon, disc, mr, list(prior_weights(prune)), strata,
+                                     reveals)[0]
     grid = [list(map(int, r)) for r in unpack(canon)]
     return kf_ref.values(grid, disc, tuple(prior_weights(prune)))
 

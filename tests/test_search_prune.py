@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from claims_support import REPO
 from test_search_kernel import CENTRE, _values_ref
 
 from engines.play.policy import load_policy
@@ -29,6 +30,10 @@ POSITIONS = load_positions()
 LINEAR = load_leaf("linear")
 ONEPLY3, KF3 = PruneSpec("oneply", 3), PruneSpec("kf", 3, weights="cem")
 ONEPLY1, KF1 = PruneSpec("oneply", 1), PruneSpec("kf", 1, weights="transplanted")
+#: the shipped frozen one-ply Q (the register's centred ridge fit), as a q prior
+_Q_DIR = "config/pinned/oneply-q-register-centred"
+_Q_SHA = json.loads((REPO / _Q_DIR / "manifest.json").read_text())["sha256"]
+Q3 = PruneSpec("q", 3, weights=f"{_Q_SHA}:{REPO / _Q_DIR}")
 
 
 def _mirror_row(values: list[float], mirrored: bool) -> np.ndarray:
@@ -36,8 +41,8 @@ def _mirror_row(values: list[float], mirrored: bool) -> np.ndarray:
 
 
 @pytest.mark.parametrize("prune", [ONEPLY3, KF3, ONEPLY1, KF1,
-                                   PruneSpec("kf", 2, root=True, weights="cem")],
-                         ids=["oneply-k3", "kf-k3", "oneply-k1", "kf-k1", "kf-k2-root"])
+                                   PruneSpec("kf", 2, root=True, weights="cem"), Q3],
+                         ids=["oneply-k3", "kf-k3", "oneply-k1", "kf-k1", "kf-k2-root", "q-k3"])
 def test_kernel_equals_the_readable_twin_on_game_positions(prune: PruneSpec) -> None:
     searcher = Searcher(LINEAR, 3, 7, prune=prune)
     pruned_somewhere = 0

@@ -357,8 +357,9 @@ def _prune_params(name: str, params: dict[str, str], depth: int) -> PruneSpec | 
 
 
 def prune_priors() -> tuple[str, ...]:
-    """The pruning priors' names (a declaration's ``prune.prior``)."""
-    return tuple(PRIOR_KINDS)
+    """The pruning priors a declaration's ``prune.prior`` may name: those without a weights
+    file (a claim cannot pin a prior's file yet; a policy string can: ``q:SHA256:DIR``)."""
+    return tuple(n for n, p in PRIOR_KINDS.items() if p.weights != "file")
 
 
 def declared_prune(prune: Mapping[str, Any], depth: int) -> PruneSpec:

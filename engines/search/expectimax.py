@@ -67,6 +67,7 @@ from engines.drop7.core import OUT_LEN, SRC_REGISTER, SRC_STRATIFIED, quick_drop
 from engines.drop7.nibbles import CENTRE, WORD, is_legal
 from engines.drop7.register_rng import OWN_SAMPLING, state_seed
 from engines.drop7.rng import fmix64
+from engines.filters.oneply_q import q_work
 from engines.search.leaf import (
     BASE_PART,
     BY_DIFFERENCE,
@@ -214,7 +215,7 @@ def _n_legal(canon) -> np.int64:
 @njit(cache=True, _nrt=False)
 def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights, tables, spec,
                ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-               stats, prune, pw, pv, sdepth):
+               stats, prune, pw, pv, qw, sdepth):
     """Value of a decision node searched ``depth`` own moves deep.
 
     Returns ``(value, canonical column, mirrored)``; ``vals[depth]`` receives
@@ -272,7 +273,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
             # specialisation of this recursive kernel, which numba's cache does not reload)
             node_value(canon, disc, mr, one, one, strata, reveals, rseed, kind, weights, tables,
                        spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf,
-                       lc, lcf, gen, stats, prune, pw, pv, depth)
+                       lc, lcf, gen, stats, prune, pw, pv, qw, depth)
             for c in range(7):
                 prior[c] = vals[1, c]
             stats[STAT_PRIOR_NODES] += stats[STAT_NODES] - nodes
@@ -280,7 +281,8 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
             stats[STAT_NODES] = nodes
             stats[STAT_LEAVES] = leaves
         else:
-            feature_prior(prune[P_CODE], canon, disc, mr, pw, prior, ws[2 * top + 4:])
+            feature_prior(prune[P_CODE], canon, disc, mr, pw, prior, ws[2 * top + 4:], strata,
+                          reveals, qw)
         keep = kept_columns(canon, prior, prune[P_K])
     leafbuf = ws[0]
     bd = boards[depth]
@@ -330,7 +332,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
                                        rd[r, chance.RES_MR], depth - 1, top, strata, reveals,
                                        rseed, kind, weights, tables, spec, ws, vals, boards, res,
                                        slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-                                       stats, prune, pw, pv, np.int64(0))
+                                       stats, prune, pw, pv, qw, np.int64(0))
                 acc += pts_s + sub
         v = acc if once else acc / n
         vals[depth, c] = v
@@ -345,12 +347,12 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
 @njit(cache=True, _nrt=False)
 def search_choice(cols, disc, mr, depth, strata, reveals, rseed, kind, weights, tables, spec, ws,
                   vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-                  stats, prune, pw, pv) -> np.int64:
+                  stats, prune, pw, pv, qw) -> np.int64:
     """The column (of ``cols``, not the canonical board) chosen at the root."""
     _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, reveals, rseed, kind,
                                 weights, tables, spec, ws, vals, boards, res, slot_j, nt_i,
                                 nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats, prune, pw,
-                                pv, np.int64(0))
+                                pv, qw, np.int64(0))
     stats[STAT_DECISIONS] += 1
     if c >= 0 and mirrored:
         return 6 - c
@@ -436,6 +438,7 @@ class Searcher:
         self.prune_spec = prune
         self.prune, self.pw = prune_arrays(prune, verify)
         self.pv = np.zeros((depth + 1, 7), dtype=np.float64)
+        self.qw = q_work(strata, reveals or 1)  # the q prior's work space
         self.leaf = leaf
         self.depth = depth
         self.strata = strata
@@ -473,7 +476,7 @@ class Searcher:
                 leaf.tables, leaf.spec,
                 self.ws, self.vals, self.boards, self.res, self.slot_j, self.nt_i, self.nt_f,
                 self.scratch, self.out, self.tt, self.ttf, self.lc, self.lcf, self.gen,
-                self.stats, self.prune, self.pw, self.pv)
+                self.stats, self.prune, self.pw, self.pv, self.qw)
 
     def choose(self, cols: np.ndarray, disc: int, moves_remaining: int) -> int:
         """The chosen column of a public state (-1 when no column is legal)."""

@@ -16,19 +16,23 @@ from numba import njit
 from engines.drop7.nibbles import CENTRE, is_legal
 from engines.filters.kf import kf_values_into
 from engines.filters.kf_weights import kf_weights, read_kf_file
-from engines.search.prune_kinds import PRIOR_KF, PRIOR_OFF, PruneSpec
+from engines.filters.oneply_q import q_values
+from engines.filters.oneply_q_weights import read_q
+from engines.search.prune_kinds import PRIOR_KF, PRIOR_OFF, PRIOR_Q, PruneSpec
 
 #: a searcher's pruning array: prior code, k, from, root pruned (0/1)
 P_CODE, P_K, P_FROM, P_ROOT = range(4)
 
 
 @njit(cache=True)
-def feature_prior(code, canon, disc, mr, weights, out, scratch) -> None:
+def feature_prior(code, canon, disc, mr, weights, out, scratch, strata, reveals, qwork) -> None:
     """Each column's value under a prior that plays no move (``out``: float64[7], ``-inf`` for
     an illegal column), on the canonical board the search ranks; ``scratch`` is int64
     ``(8, 7)`` (nothing is allocated: the kernel runs without reference counting)."""
     if code == PRIOR_KF:
         kf_values_into(canon, np.int64(disc), weights, out, scratch[:7], scratch[7])
+    elif code == PRIOR_Q:  # our own samples of the node (``qwork``: its work space)
+        q_values(canon, disc, mr, strata, reveals, weights, out, qwork)
 
 
 @njit(cache=True, inline="always")
@@ -70,4 +74,7 @@ def prior_weights(spec: PruneSpec, verify: bool = True) -> np.ndarray:
         sha, colon, path = (spec.weights or "").partition(":")
         six = read_kf_file(path, sha, verify) if colon else kf_weights(spec.weights)
         return np.array(six, dtype=np.float64)
+    if spec.kind.weights == "file":
+        sha, _, path = (spec.weights or "").partition(":")
+        return np.ascontiguousarray(read_q(path, sha, verify), dtype=np.float64)
     raise ValueError(f"prune: no weights loader for prior {spec.prior!r}")

@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from contracts.hashing import sha256_problem
 from engines.filters.kf_weights import kf_weights_problem
 
 #: the priors' kernel codes (``-1`` in a searcher's pruning array: no pruning)
-PRIOR_OFF, PRIOR_ONEPLY, PRIOR_KF = -1, 0, 1
+PRIOR_OFF, PRIOR_ONEPLY, PRIOR_KF, PRIOR_Q = -1, 0, 1, 2
 #: widest ``k``: seven columns, so ``k = 7`` keeps every column (full width)
 MAX_K = 7
 DEFAULT_FROM = 2
@@ -53,6 +54,9 @@ PRIOR_KINDS: dict[str, PriorKind] = {
                              "samples at that node, its leaf): the register's exact D1"),
     "kf": PriorKind(PRIOR_KF, "kf", weights="kf",
                     what="the six Klein-Friedmann features' weighted sum (engines.filters.kf)"),
+    "q": PriorKind(PRIOR_Q, "q", weights="file",
+                   what="a linear Q over 32 one-ply features, a frozen weights directory "
+                        "(engines.filters.oneply_q)"),
 }
 assert len({p.code for p in PRIOR_KINDS.values()}) == len(PRIOR_KINDS)
 
@@ -123,6 +127,11 @@ def prune_spec(prior: str, k: int, from_: int | None, root: bool, depth: int,
     name, inline = parse_prior(prior if weights is None else f"{prior}:{weights}")
     if PRIOR_KINDS[name].weights == "kf" and (problem := kf_weights_problem(inline or "")):
         raise PruneError(f"prune: prior {name}: weights {problem}")
+    if PRIOR_KINDS[name].weights == "file":
+        sha, colon, path = (inline or "").partition(":")
+        if not colon or not path or sha256_problem(sha):
+            raise PruneError(f"prune: prior {name}: weights must be SHA256:DIR (a frozen "
+                             f"weights directory and its manifest's SHA-256), got {inline!r}")
     spec = PruneSpec(name, k, DEFAULT_FROM if from_ is None else from_, root, inline)
     spec.check(depth)
     return spec
