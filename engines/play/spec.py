@@ -23,7 +23,7 @@ reports and Python)::
                                            0xD7075EED or a 32-bit SEED; not with r)
     PRUNE = prune=PRIOR,k=K[,from=P][,root=pruned]   (search only: a pruned search,
                                           engines.search.prune_kinds; PRIOR = oneply
-                                          | kf:WEIGHTS; from defaults to 2)
+                                          | kf:WEIGHTS | q:SHA256:DIR; from defaults to 2)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
