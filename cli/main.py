@@ -61,6 +61,12 @@ def _train() -> ModuleType:
     return cli
 
 
+@command("weight-search", "CMA-ES or cross-entropy search of leaf or KF weights by games")
+def _weight_search() -> ModuleType:
+    from engines.learners import search_cli
+    return search_cli
+
+
 @command("evaluate", "one-ply play of trained weights beside their start and random play")
 def _evaluate() -> ModuleType:
     from engines.train import evaluate

@@ -55,25 +55,14 @@ def panel_merge(names: list[str]) -> str:
     return line("drop7", "panel", "merge", "--rankers", ",".join(names))
 
 
-def train(recipe: Mapping[str, Any], end: int, out: str, start: int) -> str:
-    """``drop7 train`` of one segment of a claim's weights, from ``start`` moves to ``end``
-    (``recipe``: the planned training's, its ``init`` a warm start's source, a pinned file's
-    ``{path, sha256}`` or an artefact's ``{path, record}``); the state it started from is
-    discarded once its own is written.  The rule adds ``--threads``."""
-    words: list[object] = [
-        "drop7", "train", "--layout", recipe["layout"], "--moves", end, "--every",
-        recipe["every"], "--first-game", recipe["first_game"], "--out", out, "--start", start,
-        "--log-every", 30, "--lanes", recipe.get("lanes", 1)]
-    if recipe["alpha"] is not None:
-        words += ["--alpha", recipe["alpha"]]
-    init = recipe.get("init")
-    if init:
-        words += ["--init", init["path"]]
-        words += (["--init-sha256", init["sha256"]] if init.get("sha256")
-                  else ["--init-record", init["record"]])
-    if start:
-        words.append("--discard-start")
-    return line(*words)
+def train(learner: str, recipe: Mapping[str, Any], end: int, out: str, start: int) -> str:
+    """The ``drop7`` command that trains one segment of a claim's weights from ``start`` to
+    ``end`` into ``out``: its learner's words
+    (:attr:`engines.learners.registry.LearnerKind.command`, ``recipe`` the planned
+    training's), quoted.  The rule adds ``--threads``."""
+    from engines.learners import get_learner
+
+    return line(*get_learner(learner).command(recipe, end, out, start))
 
 
 def evaluate(checkpoint: str, games: int) -> str:

@@ -28,6 +28,7 @@ from contracts.hashing import SHA256_PATTERN
 from contracts.panel_table import WORK
 from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
+from engines.learners import train_schema
 from engines.leaves.kinds import LEAF_KINDS
 from protocol.arms import PLAY_KINDS
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path, screen_arm_names
@@ -76,8 +77,10 @@ def claim_schema() -> dict[str, Any]:
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
-    (:data:`analysis.panel_conventions.CONVENTIONS`) and a SHA-256's spelling
-    (:data:`contracts.hashing.SHA256_PATTERN`): each is listed once, where it is registered."""
+    (:data:`analysis.panel_conventions.CONVENTIONS`), a SHA-256's spelling
+    (:data:`contracts.hashing.SHA256_PATTERN`) and a trained weights' ``train`` keys (each
+    learner's, :func:`engines.learners.registry.train_schema`): each is listed once, where it
+    is registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
@@ -90,6 +93,8 @@ def claim_schema() -> dict[str, Any]:
     schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
     schema["properties"]["panel"]["properties"]["conventions"]["enum"] = list(CONVENTIONS)
     schema["$defs"]["sha256"]["pattern"] = SHA256_PATTERN
+    train = schema["properties"]["weights"]["additionalProperties"]["properties"]["train"]
+    train.update(train_schema())
     return schema
 
 

@@ -45,7 +45,7 @@ def test_a_segment_discards_the_state_it_started_from(tmp_path) -> None:
     out = tmp_path / "seg"
     recipe = {"layout": "T1", "every": 300, "first_game": 0, "alpha": None}
     for start, end in ((0, 300), (300, 600)):
-        words = shlex.split(train(recipe, end, str(out), start))
+        words = shlex.split(train("ntuple", recipe, end, str(out), start))
         assert ("--discard-start" in words) == bool(start)
         assert main([*words[1:], "--threads", "1"]) == 0
     assert not resume_dir(out, 300).exists() and resume_dir(out, 600).exists()

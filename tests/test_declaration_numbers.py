@@ -11,7 +11,7 @@ from claims_support import REPO, claims_copy
 from engines.train.kernel import ALPHA_MAX, check_alpha
 from engines.train.linear_td import LinearLearner
 from protocol.plan import load_plan
-from protocol.schema import DeclarationError, load_schema, non_finite
+from protocol.schema import DeclarationError, non_finite
 
 CLAIM = "linear-trained-leaf"
 
@@ -41,8 +41,10 @@ def test_every_alpha_the_trainer_accepts_plans(tmp_path) -> None:
 
 
 def test_the_schema_bounds_alpha_as_the_trainer_does() -> None:
-    alpha = (load_schema("claim")["properties"]["weights"]["additionalProperties"]
-             ["properties"]["train"]["properties"]["alpha"])
+    from engines.learners import get_learner
+
+    alpha = get_learner("ntuple").keys["alpha"]
+    assert get_learner("linear").keys["alpha"] == alpha
     assert (alpha["exclusiveMinimum"], alpha["maximum"]) == (0, ALPHA_MAX)
 
 

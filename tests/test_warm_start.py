@@ -183,7 +183,7 @@ def test_the_segment_job_passes_the_recorded_hash_of_a_warm_start(tmp_path: Path
     out = tmp_path / "seg"
     recipe = {"layout": "T1", "every": 600, "first_game": 0, "alpha": None,
               "init": {"path": str(start[0]), "record": str(record), "key": "c/w"}}
-    command = commands.train(recipe, 600, str(out), 0)
+    command = commands.train("ntuple", recipe, 600, str(out), 0)
     words = shlex.split(command)
     assert words[:2] == ["drop7", "train"] and "--discard-start" not in words
     assert main([*words[1:], "--threads", "1"]) == 0

@@ -16,8 +16,9 @@ text names what it is and not only where it lies.  PATH is kept as written.
 A ``linear-file`` leaf may name extra terms after the fair leaf's 18
 (:mod:`engines.leaves.extra_terms`), in brackets joined by ``+``; its vector
 then holds their weights too (docs/claims.md, A leaf from a pinned file).
-Each kind is one :class:`LeafKind` in :data:`LEAF_KINDS` (its grammar, the
-learner whose weights it reads, its search cost); the search's loader
+Each kind is one :class:`LeafKind` in :data:`LEAF_KINDS` (its grammar, its
+search cost; the learner whose weights a leaf reads names it,
+:mod:`engines.learners`); the search's loader
 (:data:`engines.search.leaf.LOADERS`) builds the leaf of each.  The policy
 grammar (:mod:`engines.play.spec`), the search's loader, its bench, the plan
 and its cost model all parse, spell and price leaves here
@@ -50,15 +51,13 @@ class LeafError(ValueError):
 
 @dataclass(frozen=True)
 class LeafKind:
-    """A leaf kind: its name, whether it reads weights from a ``PATH``, the learner
-    (``drop7 train --layout`` family) whose weights it reads, and the seconds one search node
-    visit takes with it (``drop7 bench search`` nodes/s at d3s7 and d4s7, one core) and its
-    factored search's growth, which the plan's cost model reads."""
+    """A leaf kind: its name, whether it reads weights from a ``PATH``, and the seconds one
+    search node visit takes with it (``drop7 bench search`` nodes/s at d3s7 and d4s7, one
+    core) and its factored search's growth, which the plan's cost model reads."""
 
     name: str
     takes_path: bool
     node_seconds: float
-    learner: str | None = None
     #: ``q`` of a factored search's growth ``(1 + q (M - 1))^D`` over the plain one
     #: (``drop7 bench search --reveals M``, M = 1, 2, 6 at d3 and d4): nodes grow with
     #: q = 0.27-0.36 and so does the time of the leaves without a cache; the linear leaf's
@@ -93,8 +92,8 @@ def register_leaf(kind: LeafKind) -> LeafKind:
 
 register_leaf(LeafKind("linear", False, 530e-9, reveal_share=0.2))
 register_leaf(LeafKind("zero", False, 160e-9))
-register_leaf(LeafKind("linear-trained", True, 530e-9, learner="linear", reveal_share=0.2))
-register_leaf(LeafKind("ntuple", True, 300e-9, learner="ntuple"))
+register_leaf(LeafKind("linear-trained", True, 530e-9, reveal_share=0.2))
+register_leaf(LeafKind("ntuple", True, 300e-9))
 register_leaf(LeafKind("linear-file", True, 530e-9, reveal_share=0.2, pinned=True,
                        takes_terms=True))
 register_leaf(LeafKind("ntuple-file", True, 300e-9, pinned=True))
@@ -171,8 +170,3 @@ def parse_leaf(text: str) -> LeafSpec:
         raise LeafError(f"leaf {kind_name!r} takes no path (got {text!r})")
     return LeafSpec(kind_name, path or None)
 
-
-def learner_leaf(learner: str, path: str | None = None) -> LeafSpec:
-    """The leaf of a learner's weights (in ``path`` when given)."""
-    kind = next(k for k in LEAF_KINDS.values() if k.learner == learner)
-    return LeafSpec(kind.name, path)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from contracts.weights_dir import TABLES
-from engines.leaves.kinds import N_TERMS, LeafSpec, learner_leaf, parse_leaf
+from engines.learners import get_learner, learner_leaf
+from engines.leaves.kinds import LeafSpec, parse_leaf
 from protocol.claim import Claim, is_pinned, pinned_path
 from protocol.files import OutsideRootError
 from protocol.parts.base import KeyCheck, names_of
@@ -25,12 +26,8 @@ from protocol.schema import DeclarationError
 
 
 def table_entries(learner: str, layout: str | None) -> int:
-    """Entries of a learner's weights (``N_TERMS`` for linear-trained)."""
-    if learner != "ntuple":
-        return N_TERMS
-    from engines.ntuple.layouts import get_layout
-
-    return get_layout(layout).entries
+    """Entries of a learner's weights (its registration's count; ``N_TERMS`` for linear)."""
+    return get_learner(learner).entries(layout)
 
 
 @dataclass(frozen=True)

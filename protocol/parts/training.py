@@ -1,8 +1,8 @@
 """Trained weights: their declaration's check, their training at a profile, the planned type.
 
 A claim trains at most :data:`MAX_CHECKPOINTS` checkpoints (counted before
-any list of them is built); a learner's keys agree with it (an ntuple
-learner's layout, lanes); a declared selection step is a checkpoint; a warm
+any list of them is built); a learner's keys agree with it (its
+registration's check, :mod:`engines.learners`); a declared selection step is a checkpoint; a warm
 start from another claim continues the same learner and layout.  A profile
 shrinks the moves and the checkpoints' spacing (:func:`plan_training`).
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contracts.train_directory import checkpoint_steps, segments, step_dir
-from engines.leaves.kinds import learner_leaf
+from engines.learners import get_learner, learner_leaf, td
 from protocol.claim import Claim
 from protocol.parts.base import KeyCheck, ProfileSettings, moves_text, names_of
 from protocol.parts.pins import Artefact, Pinned, plan_artefact, plan_pinned, table_entries
@@ -30,42 +30,33 @@ MAX_CHECKPOINTS = 1_000
 def checkpoint_count(moves: int, every: int) -> int:
     """How many checkpoints ``moves`` trained with one ``every`` moves give (the length of
     :func:`contracts.train_directory.checkpoint_steps`, without building it)."""
-    return -(-moves // every)
+    return td.checkpoints({"moves": moves, "every": every})
 
 
 def is_checkpoint(step: int, moves: int, every: int) -> bool:
     """Whether ``step`` is a checkpoint of ``moves`` trained with one every ``every`` moves."""
-    return 0 < step <= moves and (step % every == 0 or step == moves)
+    return td.is_checkpoint({"moves": moves, "every": every}, step)
 
 
 def check_training(doc: dict[str, Any], chk: KeyCheck) -> None:
-    """Each trained weights' learner keys, lanes, checkpoints (at most :data:`MAX_CHECKPOINTS`
-    in all) and selected step."""
+    """Each trained weights' keys as its learner checks them
+    (:attr:`engines.learners.registry.LearnerKind.check`), its checkpoints (at most
+    :data:`MAX_CHECKPOINTS` in all) and its selected step."""
     total = 0
     for name, w in doc.get("weights", {}).items():
         t, key = w["train"], f"weights.{name}.train"
-        if t["learner"] == "ntuple" and "layout" not in t:
-            chk.fail(f"{key}.layout", "an ntuple learner needs a layout (A..E)")
-        if t["learner"] == "linear" and "layout" in t:
-            chk.fail(f"{key}.layout", "a linear learner has no layout")
-        if t["every"] > t["moves"]:
-            chk.fail(f"{key}.every", f"{t['every']:,} is larger than moves = {t['moves']:,}")
-        lanes = t.get("lanes", 1)
-        if lanes > 1 and t["learner"] != "ntuple":
-            chk.fail(f"{key}.lanes", "only an ntuple learner trains in lanes")
-        for field in ("moves", "every"):
-            if t[field] % lanes:
-                chk.fail(f"{key}.{field}", f"{t[field]:,} is not a multiple of lanes = {lanes} "
-                         "(lanes train in whole rounds)")
-        total += checkpoint_count(t["moves"], t["every"])
+        kind = get_learner(t["learner"])
+        if kind.check is not None:
+            kind.check(t, lambda sub, message, key=key: chk.fail(f"{key}.{sub}", message))
+        total += kind.checkpoints(t)
         if total > MAX_CHECKPOINTS:
-            chk.fail(f"{key}.every", f"a checkpoint every {t['every']:,} of {t['moves']:,} "
-                     f"moves gives the claim {total:,} checkpoints; at most "
-                     f"{MAX_CHECKPOINTS:,} (each is a training segment and a validation point)")
+            chk.fail(f"{key}.every" if "every" in t else key, f"these weights give the claim "
+                     f"{total:,} checkpoints; at most {MAX_CHECKPOINTS:,} (each is a training "
+                     "segment and a validation point)")
         step = w["select"].get("step") if isinstance(w["select"], Mapping) else None
-        if step is not None and not is_checkpoint(step, t["moves"], t["every"]):
-            chk.fail(f"weights.{name}.select.step", f"{step:,} is not a checkpoint (every "
-                     f"{t['every']:,} up to {t['moves']:,})")
+        if step is not None and not kind.is_checkpoint(t, step):
+            chk.fail(f"weights.{name}.select.step", f"{step:,} is not a checkpoint of these "
+                     f"weights ({kind.checkpoints(t):,} checkpoints of learner {kind.name})")
 
 
 def check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: KeyCheck) -> None:
@@ -182,7 +173,7 @@ def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
         return plan_artefact(init, claim, claims, profile, paths)
     key = f"weights.{name}.train.init"
     pinned = plan_pinned(claim, key, init)
-    want = learner_leaf(t["learner"]).kind.replace("linear-trained", "linear") + "-file"
+    want = get_learner(t["learner"]).pinned
     if pinned.kind != want or pinned.entries != table_entries(t["learner"], t.get("layout")):
         raise DeclarationError(f"{claim.path}: key {key}.file: {pinned.path} holds a "
                                f"{pinned.kind} leaf of {pinned.entries:,} entries; these weights "
@@ -197,6 +188,11 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
+        if get_learner(t["learner"]).leaf is None:
+            raise DeclarationError(
+                f"{claim.path}: key weights.{name}.train.learner: the workflow does not plan "
+                f"learner {t['learner']} yet (docs/training.md, Weight search): run its drop7 "
+                "command and pin the frozen vector it writes")
         lanes = t.get("lanes", 1)
         moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
         every = prof.over.get("weights", {}).get(name, {}).get("every")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engines.leaves.kinds import learner_leaf
+from engines.learners import learner_leaf
 from engines.play.spec import SearchSpec
 from protocol.claim import Claim, is_pinned
 from protocol.parts.arm import PlannedArm, planned_arm

@@ -67,8 +67,9 @@ for _name, (_tables, _manifest, _state), _temp in _SEGMENT_RULES:
             runtime=lambda wc: costs.runtime_minutes(costs.train_seconds(
                 training(wc).layout, int(wc.end) - segment_start(wc), training(wc).entries)),
         params:
-            command=lambda wc: commands.train(training(wc).recipe(), int(wc.end),
-                                              training(wc).dir, segment_start(wc)),
+            command=lambda wc: commands.train(training(wc).learner, training(wc).recipe(),
+                                              int(wc.end), training(wc).dir,
+                                              segment_start(wc)),
         shell:
             "{params.command} --threads {threads} > {log:q} 2>&1"
 

@@ -1,0 +1,10 @@
+"""Learners: every kind of a claim's ``train`` (:mod:`engines.learners.registry`).
+
+Importing the package registers each learner module listed here; a new learner is its module
+and one line below.
+"""
+
+from engines.learners import search, td  # noqa: F401  (they register cmaes, cem; ntuple, linear)
+from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema
+
+__all__ = ["LEARNERS", "LearnerKind", "get_learner", "learner_leaf", "train_schema"]

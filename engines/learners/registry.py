@@ -1,0 +1,101 @@
+"""Learner kinds: the ``learner`` of a claim's trained weights, each registered once (no numba).
+
+A claim trains weights with ``weights: {NAME: {train: {learner: KIND, ...}}}``.
+Each kind is one :class:`LearnerKind` in :data:`LEARNERS`, registered by its
+own module of :mod:`engines.learners`: the keys its declaration takes (a JSON
+schema fragment, which :func:`protocol.declaration.claim_schema` composes
+into the claim schema) and the checks across them a schema cannot say, what
+it produces (the leaf kind that plays its weights, or a policy's weights),
+how many checkpoints a declaration gives, the ``drop7`` command line that
+trains one segment of it and the curve its training directory feeds.  The
+protocol plans, checks, prices and runs every learner through this record,
+so a new learner is its module and one registration
+(docs/training.md, "Learners").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.leaves.kinds import LeafSpec
+
+#: ``fail(key, message)``: refuse a declaration's key (below ``train``) in one line
+Fail = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class LearnerKind:
+    """A learner kind (see the module docstring).
+
+    ``keys`` are the JSON schema properties of its ``train`` mapping besides ``learner``
+    (``required`` of them must be given); ``check(train, fail)`` refuses what the schema
+    cannot; ``checkpoints(train)`` counts a declaration's checkpoints without listing them and
+    ``is_checkpoint(train, step)`` says whether a step is one (a ``select.step``);
+    ``entries(layout)`` is the length of its weights; ``command(recipe, end, out, start)`` the
+    words of the ``drop7`` command that trains from ``start`` to ``end`` into ``out``;
+    ``leaf`` the leaf kind that plays its weights and ``pinned`` the pinned-file kind a warm
+    start of it reads (None when its weights are not a leaf's); ``produces`` what its weights
+    are, as the page says; ``curve`` the curve its training feeds (``health``: every
+    checkpoint one ply beside its start and random, :mod:`analysis.health`; ``search``: a
+    weight search's best and mean score per generation)."""
+
+    name: str
+    produces: str
+    keys: Mapping[str, Any]
+    required: tuple[str, ...]
+    checkpoints: Callable[[Mapping[str, Any]], int]
+    is_checkpoint: Callable[[Mapping[str, Any], int], bool]
+    entries: Callable[[str | None], int]
+    command: Callable[[Mapping[str, Any], int, str, int], list[object]]
+    curve: str
+    leaf: str | None = None
+    pinned: str | None = None
+    check: Callable[[Mapping[str, Any], Fail], None] | None = field(default=None)
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of a ``train`` mapping of this kind."""
+        return {"type": "object", "additionalProperties": False,
+                "required": ["learner", *self.required],
+                "properties": {"learner": {"const": self.name}, **self.keys}}
+
+    def leaf_spec(self, path: str | None = None) -> LeafSpec:
+        """The leaf that plays these weights (in ``path`` when given)."""
+        if self.leaf is None:
+            raise ValueError(f"learner {self.name!r} produces {self.produces}, not a leaf")
+        return LeafSpec(self.leaf, path)
+
+
+#: every learner kind by name, in registration order
+LEARNERS: dict[str, LearnerKind] = {}
+
+
+def register_learner(kind: LearnerKind) -> LearnerKind:
+    """Add a learner kind (once: a name given twice is an error)."""
+    if kind.name in LEARNERS:
+        raise ValueError(f"learner {kind.name!r} is registered already")
+    LEARNERS[kind.name] = kind
+    return kind
+
+
+def get_learner(name: str) -> LearnerKind:
+    """The learner kind ``name`` (``ValueError`` naming the registered ones)."""
+    try:
+        return LEARNERS[name]
+    except KeyError:
+        raise ValueError(f"unknown learner {name!r} (learners: {', '.join(LEARNERS)})") from None
+
+
+def learner_leaf(learner: str, path: str | None = None) -> LeafSpec:
+    """The leaf of a learner's weights (in ``path`` when given)."""
+    return get_learner(learner).leaf_spec(path)
+
+
+def train_schema() -> dict[str, Any]:
+    """The JSON schema of a ``train`` mapping: a registered ``learner`` and that kind's keys."""
+    return {"type": "object", "required": ["learner"],
+            "properties": {"learner": {"enum": list(LEARNERS)}},
+            "allOf": [{"if": {"properties": {"learner": {"const": k.name}},
+                              "required": ["learner"]},
+                       "then": k.schema()} for k in LEARNERS.values()]}

@@ -1,0 +1,107 @@
+"""The weight-search learners: ``cmaes`` and ``cem`` (:mod:`engines.learners.weight_search`).
+
+A declaration ``train: {learner: cmaes, target: leaf, population: 16, generations: 40,
+sigma: 0.25, games: 32, search: {depth: 4, strata: 5}, ...}`` searches the target vector by
+games on training-role seeds, ``drop7 weight-search`` running it; a checkpoint is a
+generation (one every ``every`` generations), its curve the best and mean score per
+generation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from engines.learners.registry import Fail, LearnerKind, register_learner
+from engines.learners.vectors import TARGETS
+from engines.learners.weight_search import FREEZE
+
+#: the keys of a weight-search declaration (``learner`` aside)
+KEYS: dict[str, Any] = {
+    "target": {"enum": list(TARGETS), "description": "the searched vector "
+               "(engines.learners.vectors)"},
+    "population": {"type": "integer", "minimum": 4, "maximum": 1024,
+                   "description": "candidates a generation (CMA-ES weighs the better half)"},
+    "generations": {"type": "integer", "minimum": 1, "maximum": 10_000},
+    "every": {"type": "integer", "minimum": 1, "maximum": 10_000,
+              "description": "a checkpoint every this many generations (absent: each)"},
+    "sigma": {"type": "number", "exclusiveMinimum": 0, "maximum": 10,
+              "description": "CMA-ES's step, or CEM's initial spread, in scaled coordinates"},
+    "elite": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+              "description": "CEM's elite fraction"},
+    "games": {"type": "integer", "minimum": 1, "maximum": 4096,
+              "description": "games every candidate plays a generation, on the same seeds"},
+    "search": {"type": "object", "additionalProperties": False,
+               "required": ["depth", "strata"],
+               "properties": {"depth": {"type": "integer", "minimum": 1, "maximum": 6},
+                              "strata": {"type": "integer", "minimum": 1, "maximum": 7}}},
+    "start": {"description": "the start vector: shipped (the target's shipped weights) or a "
+                             "pinned file", "default": "shipped",
+              "oneOf": [{"enum": ["shipped"]}, {"$ref": "#/$defs/pinned"}]},
+    "freeze": {"enum": list(FREEZE), "default": "mean",
+               "description": "the vector a checkpoint freezes: the distribution's mean or "
+                              "the generation's best candidate"},
+    "seed": {"type": "integer", "minimum": 0, "maximum": 4294967295, "default": 0},
+    "first_game": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807,
+                   "default": 0},
+}
+
+
+def _every(train: Mapping[str, Any]) -> int:
+    return train.get("every", 1)
+
+
+def checkpoints(train: Mapping[str, Any]) -> int:
+    """One every ``every`` generations and one at the last."""
+    return math.ceil(train["generations"] / _every(train))
+
+
+def is_checkpoint(train: Mapping[str, Any], step: int) -> bool:
+    """Whether generation ``step`` is a checkpoint."""
+    return 0 < step <= train["generations"] and (
+        step % _every(train) == 0 or step == train["generations"])
+
+
+def check(train: Mapping[str, Any], fail: Fail) -> None:
+    """A leaf target names its search, the KF target none; ``elite`` is CEM's; ``every``
+    within the generations."""
+    leaf = train["target"] != "kf"
+    if leaf and "search" not in train:
+        fail("search", f"target {train['target']} plays inside a search: declare "
+             "{depth, strata}")
+    if not leaf and "search" in train:
+        fail("search", "the KF policy plays one ply: target kf takes no search")
+    if "elite" in train and train["learner"] != "cem":
+        fail("elite", "only the cross-entropy method (learner cem) has an elite fraction")
+    if _every(train) > train["generations"]:
+        fail("every", f"{_every(train)} is more than generations = {train['generations']}")
+
+
+def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[object]:
+    """``drop7 weight-search`` until generation ``end`` into ``out`` (resuming its newest
+    generation when ``start`` > 0); ``recipe``: the declaration's keys, a pinned start as
+    ``{path, sha256}``."""
+    search = recipe.get("search", {"depth": 1, "strata": 7})
+    begin = recipe.get("start", "shipped")
+    words: list[object] = [
+        "drop7", "weight-search", "--kind", recipe["learner"], "--target", recipe["target"],
+        "--population", recipe["population"], "--generations", end, "--sigma", recipe["sigma"],
+        "--games", recipe["games"], "--depth", search["depth"], "--strata", search["strata"],
+        "--start", begin if isinstance(begin, str) else f"{begin['sha256']}:{begin['path']}",
+        "--freeze", recipe.get("freeze", "mean"), "--first-game", recipe.get("first_game", 0),
+        "--seed", recipe.get("seed", 0), "--out", out]
+    if "elite" in recipe:
+        words += ["--elite", recipe["elite"]]
+    return [*words, "--resume"] if start else words
+
+
+def _search(name: str, says: str) -> LearnerKind:
+    return LearnerKind(name, says, KEYS, ("target", "population", "generations", "sigma",
+                                          "games"), checkpoints, is_checkpoint,
+                       lambda target: TARGETS[target or "leaf"].length, command, "search",
+                       check=check)
+
+
+CMAES = register_learner(_search("cmaes", "a searched weight vector (CMA-ES)"))
+CEM = register_learner(_search("cem", "a searched weight vector (cross-entropy)"))

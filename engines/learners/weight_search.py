@@ -1,0 +1,274 @@
+"""A weight search: CMA-ES or the cross-entropy method over a declared vector, scored by games.
+
+Each generation the optimizer (:mod:`engines.learners.optimizers`) asks a
+population of vectors in scaled coordinates (:mod:`engines.learners.vectors`);
+every candidate, and the start vector as a control, plays the same ``games``
+whole games (common random numbers) on the generation's own block of the
+training role: games ``first_game + (g - 1) * games ..`` of generation ``g``,
+so no game is read twice and no block is held out.  A candidate's score is
+its games' mean final score; the optimizer is told the scores.
+
+Checkpoint per generation: ``gen-NNNN/`` (written whole or not at all)
+holds ``generation.json`` (the candidates with their SHA-256 and per-game
+scores, the control's, best and mean, the distribution's centre, the vector
+this checkpoint would freeze and its one-ply health) and ``state.pkl`` (the
+optimizer after its tell).  A resumed search loads the newest whole
+generation's state and goes on: its draws, and so its generations, are
+those of an uninterrupted run.  Games are played in ``workers`` processes,
+each score put back in its place, so the bits do not depend on the workers.
+
+The frozen vector of a checkpoint follows the declared rule: ``mean`` (the
+distribution's centre, as the register froze its CMA-ES mean) or ``best``
+(the candidate with the best mean score of that generation).  Health, the
+project's learner rule: at every checkpoint the frozen vector played one ply,
+beside the start vector one ply and random play, on the training health's
+unseen games (:data:`engines.train.evaluate.UNSEEN_GAME`), written as
+``drop7 evaluate --out`` writes a checkpoint's (:mod:`analysis.health` reads
+both).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from contracts.atomic import atomic_dir, atomic_write
+from contracts.hashing import canonical_sha256
+from contracts.json_file import load_json, write_json
+from engines.learners.optimizers import dump, load, make_optimizer
+from engines.learners.vectors import TARGETS, Target, write_vector
+
+#: the search's directory: its config, a checkpoint per generation, the candidates' files
+CONFIG, GENERATION, STATE, CANDIDATES, CURVE, FROZEN = (
+    "config.json", "gen-{g:04d}", "state.pkl", "candidates", "curve.json", "frozen.json")
+#: the freeze rules
+FREEZE = ("mean", "best")
+#: the optimizer kinds
+KINDS = ("cmaes", "cem")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Everything that decides a search's vectors (the generations budget aside: a longer
+    budget goes on from a shorter one's checkpoints)."""
+
+    kind: str
+    target: str
+    population: int
+    sigma: float
+    games: int
+    depth: int
+    strata: int
+    seed_start: int
+    seed_count: int
+    first_game: int
+    seed: int
+    start: tuple[float, ...]
+    freeze: str = "mean"
+    elite: float = 0.25
+    health_games: int = 0
+    health_first_game: int = 10**12
+
+    @property
+    def spec(self) -> Target:
+        return TARGETS[self.target]
+
+    def describe(self) -> dict[str, Any]:
+        return {**asdict(self), "start": list(self.start)}
+
+    def sha256(self) -> str:
+        return canonical_sha256(self.describe())
+
+    def seed_of(self, game: int) -> int:
+        """The seed of the training role's game ``game``."""
+        return self.seed_start + game % self.seed_count
+
+    def block(self, generation: int) -> list[int]:
+        """The seeds every candidate of ``generation`` (1, 2, ...) plays."""
+        first = self.first_game + (generation - 1) * self.games
+        return [self.seed_of(first + k) for k in range(self.games)]
+
+    def health_seeds(self) -> list[int]:
+        return [self.seed_of(self.health_first_game + k) for k in range(self.health_games)]
+
+
+# -- games, in this process or in workers ----------------------------------------------------
+
+_POLICIES: dict[str, Any] = {}
+
+
+def _score(policy: str, seed: int) -> int:
+    """The final score of one game of ``policy`` (loaded once per process)."""
+    from engines.play.games import play_game, warm_up_driver
+    from engines.play.policy import load_policy
+
+    if policy not in _POLICIES:
+        if not _POLICIES:
+            warm_up_driver()
+        _POLICIES[policy] = load_policy(policy)
+        _POLICIES[policy].warm_up()
+    row = play_game(_POLICIES[policy], seed)
+    if row["illegal"] or row["unfinished"]:
+        raise RuntimeError(f"{policy} on seed {seed}: {row['illegal']} illegal and "
+                           f"{row['unfinished']} unfinished decisions")
+    return int(row["score"])
+
+
+def play_all(tasks: list[tuple[str, int]], workers: int) -> list[int]:
+    """Every ``(policy, seed)``'s final score, in task order, in ``workers`` processes."""
+    if workers <= 1 or len(tasks) <= 1:
+        return [_score(p, s) for p, s in tasks]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        return list(pool.map(_score, *zip(*tasks, strict=True), chunksize=1))
+
+
+# -- the search ------------------------------------------------------------------------------
+
+
+class WeightSearch:
+    """A search into ``out`` (see the module docstring)."""
+
+    def __init__(self, config: SearchConfig, out: Path, workers: int = 1,
+                 log=lambda m: print(m, file=sys.stderr, flush=True)) -> None:
+        self.config, self.out, self.workers, self.log = config, Path(out), workers, log
+        self.scale = config.spec.scale()
+        start = np.asarray(config.start, dtype=np.float64)
+        if start.shape != (config.spec.length,):
+            raise ValueError(f"target {config.target}: a start of {config.spec.length} "
+                             f"values, got {start.shape[0]}")
+        self.start = start
+
+    # files
+    def _file(self, name: str, vector: np.ndarray) -> tuple[str, str]:
+        path = self.out / CANDIDATES / name
+        return str(path), write_vector(vector, path)
+
+    def _policy(self, name: str, vector: np.ndarray, one_ply: bool = False) -> str:
+        """The policy that plays ``vector`` (written as ``name``): in the declared search, or
+        one ply (the health's)."""
+        path, sha = self._file(name, vector)
+        depth = 1 if one_ply else self.config.depth
+        return self.config.spec.policy(path, sha, depth, self.config.strata)
+
+    def generations_done(self) -> int:
+        """The newest whole generation in ``out`` (0: none)."""
+        done = sorted(p.name for p in self.out.glob("gen-[0-9][0-9][0-9][0-9]")
+                      if (p / STATE).exists())
+        return int(done[-1][4:]) if done else 0
+
+    def _check_config(self) -> None:
+        path = self.out / CONFIG
+        if path.exists():
+            have = load_json(path)
+            if have != self.config.describe():
+                diff = sorted(k for k in have if have.get(k) != self.config.describe().get(k))
+                raise ValueError(f"{path}: a search of another config is there (differs in "
+                                 f"{', '.join(diff) or 'its keys'}); remove it or resume "
+                                 "with the same config")
+        else:
+            write_json(path, self.config.describe())
+
+    def run(self, generations: int) -> dict[str, Any]:
+        """Search until ``generations`` are done (resuming the newest whole one); the curve."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._check_config()
+        done = self.generations_done()
+        if done:
+            optimizer = load((self.out / GENERATION.format(g=done) / STATE).read_bytes())
+            self.log(f"weight search: resumed after generation {done}")
+        else:
+            c = self.config
+            optimizer = make_optimizer(c.kind, self.start / self.scale, c.population, c.seed,
+                                       c.sigma, c.elite)
+        control = self._policy("start.json", self.start)
+        for g in range(done + 1, generations + 1):
+            t0 = time.perf_counter()
+            xs = optimizer.ask()
+            vectors = xs * self.scale
+            policies = [self._policy(f"gen-{g:04d}-c{i:03d}.json", v)
+                        for i, v in enumerate(vectors)]
+            seeds = self.config.block(g)
+            tasks = [(p, s) for p in [*policies, control] for s in seeds]
+            flat = np.array(play_all(tasks, self.workers), dtype=np.int64).reshape(
+                len(policies) + 1, len(seeds))
+            means = flat[:-1].mean(axis=1)
+            optimizer.tell(xs, means)
+            record = self._record(g, vectors, flat, means, optimizer.centre * self.scale, seeds)
+            record["wall_s"] = time.perf_counter() - t0
+            with atomic_dir(self.out / GENERATION.format(g=g), replace=True) as tmp:
+                write_json(tmp / "generation.json", record)
+                atomic_write(tmp / STATE, dump(optimizer))
+            self.log(f"weight search: generation {g}/{generations}: best {record['best']:,.0f}, "
+                     f"mean {record['mean']:,.0f}, control {record['control']['mean']:,.0f} "
+                     f"({record['wall_s']:.1f} s)")
+        return self.finish()
+
+    def _record(self, g: int, vectors: np.ndarray, flat: np.ndarray, means: np.ndarray,
+                centre: np.ndarray, seeds: list[int]) -> dict[str, Any]:
+        best = int(np.argmax(means))  # the first of equal means
+        frozen = centre if self.config.freeze == "mean" else vectors[best]
+        path, sha = self._file(f"gen-{g:04d}-frozen.json", frozen)
+        record: dict[str, Any] = {
+            "generation": g, "seeds": seeds,
+            "candidates": [{"vector": [float(v) for v in vec], "scores": [int(s) for s in row],
+                            "mean": float(m)}
+                           for vec, row, m in zip(vectors, flat[:-1], means, strict=True)],
+            "control": {"vector": [float(v) for v in self.start],
+                        "scores": [int(s) for s in flat[-1]], "mean": float(flat[-1].mean())},
+            "best": float(means[best]), "best_index": best, "mean": float(means.mean()),
+            "centre": [float(v) for v in centre],
+            "frozen": {"rule": self.config.freeze, "vector": [float(v) for v in frozen],
+                       "file": Path(path).name, "sha256": sha}}
+        record["health"] = self._health(g, frozen)
+        return record
+
+    def _health(self, g: int, frozen: np.ndarray) -> dict[str, Any] | None:
+        """The frozen vector one ply, the start one ply and random play on the health seeds,
+        as ``drop7 evaluate --out`` writes a checkpoint's (``moves_trained``: the
+        generation)."""
+        seeds = self.config.health_seeds()
+        if not seeds:
+            return None
+        arms = {"one_ply": self._policy(f"gen-{g:04d}-frozen.json", frozen, one_ply=True),
+                "start": self._policy("start.json", self.start, one_ply=True),
+                "random": "random"}
+        tasks = [(p, s) for p in arms.values() for s in seeds]
+        flat = play_all(tasks, self.workers)
+        n = len(seeds)
+        return {"moves_trained": g, "seeds": seeds,
+                "scores": {a: flat[i * n:(i + 1) * n] for i, a in enumerate(arms)}}
+
+    def curve(self) -> list[dict[str, Any]]:
+        """Best, mean and control score of every whole generation, in order, and its health's
+        one-ply means."""
+        out = []
+        for g in range(1, self.generations_done() + 1):
+            r = load_json(self.out / GENERATION.format(g=g) / "generation.json")
+            point = {"generation": g, "best": r["best"], "mean": r["mean"],
+                     "control": r["control"]["mean"], "frozen_sha256": r["frozen"]["sha256"]}
+            if r["health"]:  # the one-ply means of the frozen vector, the start and random
+                point.update({f"health_{arm}": float(np.mean(scores))
+                              for arm, scores in r["health"]["scores"].items()})
+            out.append(point)
+        return out
+
+    def finish(self) -> dict[str, Any]:
+        """Write the curve and the last generation's frozen vector (``frozen.json``, with its
+        SHA-256 in ``curve.json``)."""
+        curve = self.curve()
+        last = self.generations_done()
+        record = load_json(self.out / GENERATION.format(g=last) / "generation.json")
+        sha = write_vector(np.array(record["frozen"]["vector"]), self.out / FROZEN)
+        assert sha == record["frozen"]["sha256"]
+        summary = {"config_sha256": self.config.sha256(), "generations": last,
+                   "frozen": {"file": FROZEN, "sha256": sha, "rule": self.config.freeze},
+                   "curve": curve}
+        write_json(self.out / CURVE, summary)
+        return summary
