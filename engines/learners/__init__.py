@@ -4,7 +4,7 @@ Importing the package registers each learner module listed here; a new learner i
 and one line below.
 """
 
-from engines.learners import search, td  # noqa: F401  (they register cmaes, cem; ntuple, linear)
+from engines.learners import network, search, td  # noqa: F401  (nnue-*; cmaes, cem; ntuple, linear)
 from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema
 
 __all__ = ["LEARNERS", "LearnerKind", "get_learner", "learner_leaf", "train_schema"]
