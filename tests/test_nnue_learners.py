@@ -137,3 +137,54 @@ def test_evolution_beats_its_start_resumes_exactly_and_ignores_workers(tmp_path)
         assert other["frozen"] == whole["frozen"] and other["selection"] == whole["selection"]
     assert _generations(tmp_path / "part") == _generations(tmp_path / "whole")
     assert _generations(tmp_path / "two") == _generations(tmp_path / "whole")
+
+
+DISTIL = {"learner": "nnue-distil", "teacher": {"depth": 5, "strata": 7}, "games": 64,
+          "epochs": 8}
+
+
+@pytest.mark.parametrize(("train", "key"), [
+    ({**DISTIL, "hidden": 600}, "train.hidden"),
+    ({**DISTIL, "target": "value"}, "train.target"),
+    ({k: v for k, v in DISTIL.items() if k != "epochs"}, "train"),
+])
+def test_a_bad_network_learner_declaration_is_one_line(tmp_path, train, key) -> None:
+    from claims_support import claims_copy
+
+    from protocol.declaration import load_claim
+    from protocol.schema import DeclarationError
+
+    def edit(doc):
+        doc["weights"]["linear-trained"]["train"] = train
+    folder = claims_copy(tmp_path, edit, claim="linear-trained-leaf")
+    with pytest.raises(DeclarationError) as err:
+        load_claim(folder / "linear-trained-leaf.yaml")
+    message = str(err.value)
+    assert "\n" not in message and f"weights.linear-trained.{key}" in message, message
+
+
+def test_a_network_learner_is_declared_and_refused_at_the_plan(tmp_path) -> None:
+    """Both learners pass the declaration's checks (defaults filled); the workflow does not
+    plan them yet, so the plan refuses in one line naming the learner's key."""
+    from claims_support import REPO, claims_copy
+
+    from engines.learners import get_learner
+    from protocol.declaration import load_claim
+    from protocol.plan import load_plan
+    from protocol.schema import DeclarationError
+
+    def edit(doc):
+        doc["weights"]["linear-trained"]["train"] = DISTIL
+    folder = claims_copy(tmp_path, edit, claim="linear-trained-leaf")
+    train = load_claim(folder / "linear-trained-leaf.yaml").weights["linear-trained"]["train"]
+    assert (train["target"], train["holdout"], train["hidden"]) == ("columns", 5, 64)
+    words = get_learner("nnue-distil").command(train, 8, "out", 4)
+    assert words[:2] == ["drop7", "nnue-distil"] and words[-1] == "--resume"
+    with pytest.raises(DeclarationError) as err:
+        load_plan(REPO, {"profile": "smoke", "claims_dir": str(folder)})
+    message = str(err.value)
+    assert "\n" not in message and "weights.linear-trained.train.learner" in message, message
+    evolve = get_learner("nnue-evolve").command(
+        {"start": {"path": "net", "sha256": "ab" * 32}, "population": 8, "generations": 3,
+         "games": 4, "search": {"depth": 3, "strata": 7}}, 3, "out", 0)
+    assert evolve[:4] == ["drop7", "nnue-evolve", "--start", f"{'ab' * 32}:net"]

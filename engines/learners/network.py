@@ -100,8 +100,8 @@ def _steps(key: str):
 DISTIL = register_learner(LearnerKind(
     "nnue-distil", "network weights distilled from a teacher search", DISTIL_KEYS,
     ("teacher", "games", "epochs"), *_steps("epochs"), _sizes_entries, distil_command,
-    "distil", leaf="nnue", pinned="nnue-file"))
+    "distil", leaf="nnue", pinned="nnue-file", planned=False))
 EVOLVE = register_learner(LearnerKind(
     "nnue-evolve", "network weights evolved by whole games (mutation-only GA)", EVOLVE_KEYS,
     ("start", "population", "generations", "games", "search"), *_steps("generations"),
-    _sizes_entries, evolve_command, "search", leaf="nnue", pinned="nnue-file"))
+    _sizes_entries, evolve_command, "search", leaf="nnue", pinned="nnue-file", planned=False))
