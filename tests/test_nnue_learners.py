@@ -188,3 +188,24 @@ def test_a_network_learner_is_declared_and_refused_at_the_plan(tmp_path) -> None
         {"start": {"path": "net", "sha256": "ab" * 32}, "population": 8, "generations": 3,
          "games": 4, "search": {"depth": 3, "strata": 7}}, 3, "out", 0)
     assert evolve[:4] == ["drop7", "nnue-evolve", "--start", f"{'ab' * 32}:net"]
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["nnue-evolve", "--start", "nopath", "--population", "4", "--games", "2",
+      "--generations", "1"], "SHA256:PATH"),
+    (["nnue-evolve", "--start", "ab:net", "--population", "4", "--games", "2",
+      "--generations", "1", "--elites", "5"], "--elites 5"),
+    (["nnue-evolve", "--start", f"{'0' * 64}:START", "--population", "4", "--games", "2",
+      "--generations", "1", "--finalists", "2"], "SHA-256"),
+    (["nnue-distil", "--teacher", "search:leaf=linear,d=1,s=7", "--games", "2", "--epochs",
+      "1", "--rate", "0"], "--rate"),
+])
+def test_bad_flags_are_one_line_before_any_game(tmp_path, capsys, args, says) -> None:
+    from cli.main import main
+
+    sha = write_random_network(tmp_path / "start", 4, Sizes(8, 4))["sha256"]
+    args = [a.replace("START", str(tmp_path / "start")) for a in args]
+    assert sha and main([*args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and says in err, err
+    assert not (tmp_path / "out" / "gen-0001").exists()
