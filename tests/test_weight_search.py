@@ -241,3 +241,13 @@ def test_a_directory_with_output_needs_resume(tmp_path, capsys) -> None:
                  "--sigma", "0.5", "--games", "1", "--generations", "1", "--out",
                  str(tmp_path / "o")]) == 2
     assert "pass --resume" in capsys.readouterr().err
+
+
+def test_a_search_that_would_read_the_health_games_is_refused(tmp_path) -> None:
+    from engines.train.evaluate import UNSEEN_GAME
+
+    config = SearchConfig(**{**_config(health_games=4).__dict__,
+                             "first_game": UNSEEN_GAME - 10})
+    assert not config.overlaps_health(2) and config.overlaps_health(3)
+    with pytest.raises(ValueError, match="one-ply health's unseen games"):
+        WeightSearch(config, tmp_path).run(3)

@@ -24,8 +24,8 @@ from contracts.errors import InputError
 from engines.learners.vectors import TARGETS, read_start
 from engines.learners.weight_search import FREEZE, KINDS, SearchConfig, WeightSearch
 
-#: the most candidates a generation and generations a search may ask for
-MAX_POPULATION, MAX_GENERATIONS, MAX_GAMES = 1024, 10_000, 4096
+#: the most candidates a generation, generations (``gen-NNNN``) and games a search may ask for
+MAX_POPULATION, MAX_GENERATIONS, MAX_GAMES = 1024, 9_999, 4096
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

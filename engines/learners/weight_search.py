@@ -74,7 +74,6 @@ class SearchConfig:
     freeze: str = "mean"
     elite: float = 0.25
     health_games: int = 0
-    health_first_game: int = 10**12
 
     @property
     def spec(self) -> Target:
@@ -95,8 +94,24 @@ class SearchConfig:
         first = self.first_game + (generation - 1) * self.games
         return [self.seed_of(first + k) for k in range(self.games)]
 
+    def overlaps_health(self, generations: int) -> bool:
+        """Whether ``generations`` generations would read a game of the one-ply health (both
+        wrap at the role's end)."""
+        from engines.train.evaluate import UNSEEN_GAME
+
+        def spans(first: int, n: int) -> list[tuple[int, int]]:
+            lo, n = first % self.seed_count, min(n, self.seed_count)
+            return [(lo, min(lo + n, self.seed_count)), (0, max(0, lo + n - self.seed_count))]
+
+        reads = spans(self.first_game, generations * self.games)
+        health = spans(UNSEEN_GAME, self.health_games)
+        return any(a < d and c < b for a, b in reads for c, d in health if a < b and c < d)
+
     def health_seeds(self) -> list[int]:
-        return [self.seed_of(self.health_first_game + k) for k in range(self.health_games)]
+        """The seeds of the one-ply health: the training health's unseen games."""
+        from engines.train.evaluate import UNSEEN_GAME
+
+        return [self.seed_of(UNSEEN_GAME + k) for k in range(self.health_games)]
 
 
 # -- games, in this process or in workers ----------------------------------------------------
@@ -196,6 +211,10 @@ class WeightSearch:
 
     def run(self, generations: int) -> dict[str, Any]:
         """Search until ``generations`` are done (resuming the newest whole one); the curve."""
+        if self.config.overlaps_health(generations):
+            raise ValueError(f"first game {self.config.first_game:,}: {generations} "
+                             f"generations of {self.config.games} games would read the "
+                             "one-ply health's unseen games: start the search elsewhere")
         self.out.mkdir(parents=True, exist_ok=True)
         self._check_config()
         done = self.generations_done()
