@@ -209,3 +209,20 @@ def test_bad_flags_are_one_line_before_any_game(tmp_path, capsys, args, says) ->
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and says in err, err
     assert not (tmp_path / "out" / "gen-0001").exists()
+
+
+def test_the_reselection_block_may_not_read_the_health_games(tmp_path) -> None:
+    """One generation of two games ending just before the health's unseen games passes the
+    weight search's guard alone; its re-selection block would read them, so it is refused."""
+    from dataclasses import replace
+
+    from engines.learners.weight_search import SearchConfig
+    from engines.train.evaluate import UNSEEN_GAME
+
+    sha = write_random_network(tmp_path / "start", 4, Sizes(8, 4))["sha256"]
+    config = replace(_evolve(tmp_path / "start", sha), first_game=UNSEEN_GAME - 2,
+                     health_games=2)
+    assert not SearchConfig.overlaps_health(config, 1)
+    with pytest.raises(ValueError, match="health"):
+        NetworkEvolution(config, tmp_path / "out", **QUIET).run(1)
+    assert not (tmp_path / "out" / "gen-0001").exists()

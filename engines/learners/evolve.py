@@ -55,6 +55,12 @@ class EvolveConfig(SearchConfig):
     finalists: int = 8
     select_games: int = 128
 
+    def overlaps_health(self, generations: int) -> bool:
+        """The weight search's guard, with the re-selection's block read after the last
+        generation (counted as whole generations: a superset)."""
+        extra = -(-self.select_games // self.games)
+        return SearchConfig.overlaps_health(self, generations + extra)
+
     def select_seeds(self, generations: int) -> list[int]:
         """The re-selection's fresh block: the games after the last generation's."""
         first = self.first_game + generations * self.games
