@@ -226,3 +226,45 @@ def test_the_reselection_block_may_not_read_the_health_games(tmp_path) -> None:
     with pytest.raises(ValueError, match="health"):
         NetworkEvolution(config, tmp_path / "out", **QUIET).run(1)
     assert not (tmp_path / "out" / "gen-0001").exists()
+
+
+def test_the_column_examples_are_what_a_one_ply_search_values(labelled, tmp_path) -> None:
+    """At labelled roots, a one-ply search with a network leaf values each column as the mean
+    over the column's examples of the sample's points plus the network's value of the
+    successor: the fit's examples are the search's own boards, samples and discs.  The root
+    target is the best column's value in rises."""
+    from engines.drop7 import core
+    from engines.learners.distil import column_examples, split
+    from engines.learners.weight_search import policy_of
+    from engines.leaves.nnue_class import VALUE_SCALE
+
+    params = random_network(9, SMALL)
+    sha = write_random_network(tmp_path / "net", 9, SMALL)["sha256"]
+    policy = policy_of(f"search:leaf=nnue-file:{sha}:{tmp_path / 'net'},d=1,s=7")
+    games = json.loads((labelled[0] / LABELS).read_text())["games"]
+    checked = 0
+    for root in games[0][:12]:
+        legal = [v is not None for v in root["values"]]
+        zero = {**root, "values": [0.0 if ok else None for ok in legal]}
+        x, y = column_examples(zero)
+        if len(y) != 7 * sum(legal):
+            continue  # a sample ends the game: the search values it otherwise
+        policy.new_game(int(root["game"]))
+        cols = np.array(root["cols"], dtype=np.int64)
+        _, values = policy.searcher.choose_values(cols, root["state"][core.ST_NEXT_DISC],
+                                                  root["state"][core.ST_MOVES_REMAINING])
+        leaf = [float(network_output(params, SMALL, list(f))) * VALUE_SCALE for f in x]
+        ours = np.array(leaf) - np.array(y) * VALUE_SCALE  # points + the network's value
+        found = ours.reshape(-1, 7).mean(axis=1)
+        searched = [v for v in values if np.isfinite(v)]
+        if root["cols"] == root["cols"][::-1]:
+            # a symmetric board: the search values a column by its mirror's samples
+            assert all(np.isclose(found, v, rtol=1e-9, atol=1e-6).any() for v in searched)
+        else:
+            assert np.allclose(sorted(found), sorted(searched), rtol=1e-9, atol=1e-6)
+            checked += 1
+    assert checked >= 4
+    data = split(_distil(), games)
+    xr, yr = data.arrays("held", "root")
+    assert xr.shape == (len(data.held), 135)
+    assert yr[0] == max(v for v in data.held[0]["values"] if v is not None) / VALUE_SCALE

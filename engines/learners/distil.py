@@ -175,7 +175,7 @@ def column_examples(root: dict[str, Any]) -> tuple[list[list[int]], list[float]]
     """A root's sibling-complete examples: for every legal column and every chance sample of
     it on the canonical board (:func:`engines.drop7.chance.play_strata`, seven strata: the
     search's own samples and boards, so the probe search values what was fitted), the
-    successor's features (its board, moves remaining and the sample's next disc) with target
+    successor's features (on its canonical board, as the network leaf reads it) (its board, moves remaining and the sample's next disc) with target
     the teacher's value of the column less the sample's points, in rises; a sample that ends
     the game gives none (the leaf never sees it)."""
     from engines.drop7.chance import (
@@ -208,7 +208,8 @@ def column_examples(root: dict[str, Any]) -> tuple[list[list[int]], list[float]]
             row = s if rows > 1 else 0
             if res[row, RES_OVER]:
                 continue
-            x.append(active_features(grid_of(boards[row]), int(res[row, RES_MR]),
+            child = boards[row][::-1] if mirror_precedes(boards[row]) else boards[row]
+            x.append(active_features(grid_of(child), int(res[row, RES_MR]),
                                      int(sample_disc(key, 7, s))))
             y.append((value - float(res[row, RES_POINTS])) / VALUE_SCALE)
     return x, y
