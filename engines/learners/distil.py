@@ -175,7 +175,8 @@ def column_examples(root: dict[str, Any]) -> tuple[list[list[int]], list[float]]
     """A root's sibling-complete examples: for every legal column and every chance sample of
     it on the canonical board (:func:`engines.drop7.chance.play_strata`, seven strata: the
     search's own samples and boards, so the probe search values what was fitted), the
-    successor's features (on its canonical board, as the network leaf reads it) (its board, moves remaining and the sample's next disc) with target
+    successor's features (its canonical board, as the network leaf reads it; its moves
+    remaining; the sample's next disc) with target
     the teacher's value of the column less the sample's points, in rises; a sample that ends
     the game gives none (the leaf never sees it)."""
     from engines.drop7.chance import (
