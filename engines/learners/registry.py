@@ -53,6 +53,9 @@ class LearnerKind:
     leaf: str | None = None
     pinned: str | None = None
     check: Callable[[Mapping[str, Any], Fail], None] | None = field(default=None)
+    #: whether the workflow plans its training (else a claim that trains it is refused at the
+    #: plan: run its ``drop7`` command and pin what it writes)
+    planned: bool = True
 
     def schema(self) -> dict[str, Any]:
         """The JSON schema of a ``train`` mapping of this kind."""
