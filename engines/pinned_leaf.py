@@ -257,12 +257,12 @@ def check_pinned(path: str | Path, sha256: str, terms: tuple[str, ...] = ()) -> 
     finite values whose leaves are finite) and hashes to ``sha256`` (the whole array: a
     wrong table is refused before any block opens, not in the first game job); a vector
     is read with its declared extra ``terms``."""
-    from engines.ntuple.layouts import LAYOUTS
+    from engines.ntuple.layouts import layout_names
 
     kind, weights, tables, layout = load_pinned(path, sha256, verify=True, terms=terms)
     if tables is None:
         return PinnedFile(kind, str(path), sha256, N_TERMS)
-    if layout.name not in LAYOUTS:
+    if layout.name not in layout_names():
         raise PinnedError(f"{Path(path) / MANIFEST}: layout {layout.name} is a test layout, "
-                          f"not one a claim may pin ({', '.join(LAYOUTS)})")
+                          f"not one a claim may pin ({', '.join(layout_names())})")
     return PinnedFile(kind, str(path), sha256, int(tables.shape[0]), layout.name)
