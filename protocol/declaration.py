@@ -29,6 +29,7 @@ from contracts.panel_table import WORK
 from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LEAF_KINDS
+from engines.ntuple.layouts import layout_names
 from protocol.arms import PLAY_KINDS
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path, screen_arm_names
 from protocol.files import OutsideRootError, command_paths, run_relative
@@ -76,7 +77,9 @@ def claim_schema() -> dict[str, Any]:
     that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
-    (:data:`analysis.panel_conventions.CONVENTIONS`) and a SHA-256's spelling
+    (:data:`analysis.panel_conventions.CONVENTIONS`), the n-tuple layouts a claim may train
+    (:func:`engines.ntuple.layouts.layout_names`: A-E, each with each fill rule) and a
+    SHA-256's spelling
     (:data:`contracts.hashing.SHA256_PATTERN`): each is listed once, where it is registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
@@ -90,6 +93,8 @@ def claim_schema() -> dict[str, Any]:
     schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
     schema["properties"]["panel"]["properties"]["conventions"]["enum"] = list(CONVENTIONS)
     schema["$defs"]["sha256"]["pattern"] = SHA256_PATTERN
+    train = schema["properties"]["weights"]["additionalProperties"]["properties"]["train"]
+    train["properties"]["layout"]["enum"] = layout_names()
     return schema
 
 

@@ -3,7 +3,8 @@
 A claim trains at most :data:`MAX_CHECKPOINTS` checkpoints (counted before
 any list of them is built); a learner's keys agree with it (an ntuple
 learner's layout, lanes); a declared selection step is a checkpoint; a warm
-start from another claim continues the same learner and layout.  A profile
+start from another claim continues the same learner and layout, or promotes a layout's
+tables into the same layout keyed on a fill rule.  A profile
 shrinks the moves and the checkpoints' spacing (:func:`plan_training`).
 """
 
@@ -45,7 +46,8 @@ def check_training(doc: dict[str, Any], chk: KeyCheck) -> None:
     for name, w in doc.get("weights", {}).items():
         t, key = w["train"], f"weights.{name}.train"
         if t["learner"] == "ntuple" and "layout" not in t:
-            chk.fail(f"{key}.layout", "an ntuple learner needs a layout (A..E)")
+            chk.fail(f"{key}.layout", "an ntuple learner needs a layout (A..E, or one with a "
+                     "fill rule)")
         if t["learner"] == "linear" and "layout" in t:
             chk.fail(f"{key}.layout", "a linear learner has no layout")
         if t["every"] > t["moves"]:
@@ -87,10 +89,21 @@ def check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: KeyCheck) 
         theirs = other.weights[init["weights"]]["train"]
         mine_l = (t["learner"], t.get("layout"))
         their_l = (theirs["learner"], theirs.get("layout"))
-        if mine_l != their_l:
+        if mine_l != their_l and not _promotes(their_l, mine_l):
             chk.fail(key, f"{other.id}/{init['weights']} is {_learner_text(*their_l)}, these "
                      f"weights train {_learner_text(*mine_l)}: a warm start continues the same "
-                     "learner and layout")
+                     "learner and layout (or promotes a layout into its fill buckets)")
+
+
+def _promotes(source: tuple[str, str | None], target: tuple[str, str | None]) -> bool:
+    """Whether n-tuple tables of ``source``'s layout promote into ``target``'s (its fill
+    buckets, :mod:`engines.ntuple.fill`)."""
+    from engines.ntuple.fill import promotes
+    from engines.ntuple.layouts import get_layout
+
+    if source[0] != "ntuple" or target[0] != "ntuple" or None in (source[1], target[1]):
+        return False
+    return promotes(get_layout(str(source[1])), get_layout(str(target[1])))
 
 
 def _learner_text(learner: str, layout: str | None) -> str:
@@ -108,7 +121,7 @@ class Training:
     claim: str
     name: str
     learner: str  # ntuple | linear
-    layout: str  # A..E, or "linear"
+    layout: str  # A..E (or one with a fill rule, A+occ5), or "linear"
     moves: int
     every: int
     first_game: int
