@@ -34,9 +34,9 @@ JOB_OVERHEAD_S = 20.0
 #: training moves per second by learner and layout (one core, beside other jobs)
 TRAIN_MOVES_PER_S = {"A": 110_000, "B": 130_000, "C": 90_000, "D": 120_000, "E": 190_000,
                      "linear": 70_000}
-#: a fill-bucketed layout's training rate as a share of its base layout's (measured on E+hgt5
-#: against E, docs/training.md)
-FILL_TRAIN_SPEED = 0.6
+#: a fill-bucketed layout's training rate as a share of its base layout's (E+hgt5 against E,
+#: 1e5 moves each, two pairs on a loaded 2-core machine: 0.23 and 0.34; docs/training.md)
+FILL_TRAIN_SPEED = 0.3
 #: seconds to write a checkpoint and a resume state, per GB of tables
 CHECKPOINT_S_PER_GB = 4.0
 #: bytes per table entry: a checkpoint's values (float32), a resume state (values and two
