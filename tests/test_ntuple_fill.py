@@ -204,3 +204,23 @@ def test_training_a_promoted_layout_moves_the_buckets_apart(tmp_path: Path, froz
     assert any(not np.array_equal(copies[0], copies[b]) for b in range(1, layout.buckets))
     with pytest.raises(WeightsError, match="holds layout T1 tables"):
         NtupleLearner(get_layout("T3+occ5")).warm_start(str(frozen[0]), frozen[1])
+
+
+def _fill_train(out: Path, frozen, moves: int, *extra: str) -> dict:
+    assert main(["train", "--layout", "T1+occ5", "--moves", str(moves), "--every", "800",
+                 "--seeds", "0x9000:1000", "--out", str(out), "--log-every", "1000",
+                 "--init", str(frozen[0]), "--init-sha256", frozen[1], *extra]) == 0
+    return json.loads((out / f"step-{moves}" / "manifest.json").read_text())
+
+
+def test_a_promoted_training_resumes_and_runs_in_lanes_bit_for_bit(tmp_path: Path,
+                                                                   frozen) -> None:
+    """Two segments equal one run, and four lanes give the same bits on one and two
+    threads, for a bucketed layout as for any other."""
+    once = _fill_train(tmp_path / "once", frozen, 1600)["sha256"]
+    for s, e in ((0, 800), (800, 1600)):
+        seg = _fill_train(tmp_path / "seg", frozen, e, "--start", str(s))
+    assert seg["sha256"] == once
+    lanes = [_fill_train(tmp_path / f"l{t}", frozen, 1600, "--lanes", "4", "--threads", t)
+             for t in ("1", "2")]
+    assert lanes[0]["sha256"] == lanes[1]["sha256"] != once
