@@ -95,3 +95,28 @@ def test_refusals_name_the_file_and_the_key(tmp_path: Path, capsys) -> None:
     assert not (tmp_path / "z").exists()
     assert main(["tables", "edit", str(warm), "--out", str(tmp_path / "z")]) == 2
     assert "--zero-untouched" in capsys.readouterr().err
+
+
+def test_the_accumulators_of_the_same_step_confirm_the_untouched_entries(tmp_path: Path,
+                                                                       capsys) -> None:
+    """A real training's checkpoint and resume state: every entry whose accumulator A is 0
+    is at the starting value; another step's state is refused in one line."""
+    run = tmp_path / "run"
+    assert main(["train", "--layout", "T1", "--moves", "3000", "--every", "1500", "--seeds",
+                 "0x2000:1000", "--out", str(run), "--log-every", "1000"]) == 0
+    capsys.readouterr()
+    assert main(["tables", "edit", str(run / "step-3000"), "--zero-untouched", "--out",
+                 str(tmp_path / "z"), "--state", str(run / "resume-3000")]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    values, _, _ = load_ntuple(run / "step-3000")
+    at_start = int((values == np.float32(T1.initial_entry)).sum())
+    assert 0 < facts["untouched"] == at_start < T1.entries
+    assert facts["accumulators"]["never_updated"] + facts["accumulators"][
+        "updated_at_start"] == at_start
+    assert main(["train", "--layout", "T1", "--moves", "4500", "--every", "1500", "--seeds",
+                 "0x2000:1000", "--out", str(run), "--log-every", "1000", "--resume"]) == 0
+    capsys.readouterr()
+    assert main(["tables", "edit", str(run / "step-3000"), "--zero-untouched", "--out",
+                 str(tmp_path / "z2"), "--state", str(run / "resume-4500")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "resume-4500: its tables are not the edited" in err

@@ -26,11 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="untouched entries become the mean of the touched entries of the "
                       "same table, phase, bucket and pattern occupancy")
     edit.add_argument("--out", type=Path, required=True, help="the new weights directory")
+    edit.add_argument("--state", type=Path, default=None,
+                      help="the training's resume state at the same step: its accumulators "
+                      "are checked against the file (entries never updated are at the start)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the edit and print its facts."""
-    manifest = edit_tables(args.source, args.out, args.rule)
+    manifest = edit_tables(args.source, args.out, args.rule, args.state)
     print(json.dumps({"out": str(args.out), "sha256": manifest["sha256"],
                       "layout": manifest["layout"], **manifest["edit"]}))
     return 0

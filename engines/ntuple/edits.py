@@ -8,7 +8,10 @@ with its coherence accumulator ``A`` growing by ``|delta|`` in the same update,
 so an entry whose ``A`` is still 0 (never updated) holds its starting value
 bit for bit, and the file alone names every such entry.  (An entry updated
 back onto its starting value exactly would count as untouched too; the
-register's edit reads its file the same way.)  Only tables trained from the
+register's edit reads its file the same way.)  Given the training's resume
+state at the same step, the accumulators are read and checked against the
+file: every entry with ``A`` = 0 must be at the starting value, and the
+entries updated yet back at it are counted.  Only tables trained from the
 fresh start have that starting value: a warm-started file is refused.
 
 Two edits, each written as a new table file (its manifest names the edit, the
@@ -28,13 +31,15 @@ rounded once to float32.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 
+from contracts.weights_dir import PACKED_SUFFIX
 from engines.ntuple.layouts import FAMILIES, N_PHASES, SPEC_FIELDS, SPEC_HEADER, Layout
 from engines.ntuple.storage import load_ntuple
-from engines.weights_files import WeightsError, array_chunks, save_weights
+from engines.weights_files import WeightsError, array_chunks, read_into, save_weights
 
 EDITS = ("zero-untouched", "class-mean")
 
@@ -103,15 +108,52 @@ def edit_values(values: np.ndarray, layout: Layout, edit: str) -> tuple[np.ndarr
                  "classes_without_touched": empty}
 
 
-def edit_tables(source: Path, out: Path, edit: str) -> dict:
-    """Write the ``edit`` of the frozen tables ``source`` to the weights directory ``out``;
-    returns its manifest (with its SHA-256)."""
+def check_accumulators(values: np.ndarray, layout: Layout, state: Path) -> dict:
+    """Read the accumulators of the resume state ``state`` (a ``resume-<moves>`` directory of
+    the training that wrote ``values``) and check what the file says: every entry whose
+    ``A`` is 0 is untouched.  Returns the counts: entries never updated (``A`` = 0) and
+    entries updated yet back at the starting value.  A state of other tables is refused."""
+    state = Path(state)
+    try:
+        manifest = json.loads((state / "manifest.json").read_text())
+        files = manifest["files"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise WeightsError(f"{state / 'manifest.json'}: not a resume state ({exc})") from None
+    if manifest.get("layout") != layout.name:
+        raise WeightsError(f"{state / 'manifest.json'}: key layout: a state of layout "
+                           f"{manifest.get('layout')} tables, not of layout {layout.name}")
+    if manifest.get("init"):
+        raise WeightsError(f"{state / 'manifest.json'}: key init: a state of tables that "
+                           "started warm")
+    vals = np.zeros(layout.entries, dtype=np.float32)
+    acc = np.zeros((layout.entries, 2), dtype=np.float32)
+    for name, dest in (("vals", vals), ("acc", acc)):
+        read_into(state / f"{name}.npy{PACKED_SUFFIX}", dest, files.get(name))
+    exported = (vals.astype(np.float64) + layout.initial_entry).astype(np.float32)
+    if not np.array_equal(exported.view(np.uint32), values.view(np.uint32)):
+        raise WeightsError(f"{state}: its tables are not the edited file's (another step or "
+                           "another training)")
+    never = acc[:, 1] == 0.0
+    at_start = untouched(values, layout)
+    if (never & ~at_start).any():
+        raise WeightsError(f"{state}: an entry never updated has left the starting value")
+    return {"never_updated": int(never.sum()), "updated_at_start": int((~never & at_start).sum())}
+
+
+def edit_tables(source: Path, out: Path, edit: str, state: Path | None = None) -> dict:
+    """Write the ``edit`` of the frozen tables ``source`` to the weights directory ``out``
+    (``state``: the training's resume state at the same step, whose accumulators are checked
+    against the file, :func:`check_accumulators`); returns its manifest (with its SHA-256)."""
     values, layout, manifest = load_ntuple(Path(source))
     if manifest.get("init") is not None:
         raise WeightsError(f"{Path(source) / 'manifest.json'}: key init: the tables were "
                            "warm-started, so their untouched entries do not hold the "
                            "starting value (edit tables trained from the fresh start)")
-    edited, counts = edit_values(np.asarray(values), layout, edit)
+    values = np.asarray(values)
+    checked = {} if state is None else {"accumulators": check_accumulators(values, layout,
+                                                                          state)}
+    edited, counts = edit_values(values, layout, edit)
+    counts = {**counts, **checked}
     facts = {"kind": "ntuple", "layout": layout.name, "entries": layout.entries,
              **({"fill": layout.fill.describe()} if layout.fill else {}),
              "edit": {"rule": edit, "source": str(source), "source_sha256": manifest["sha256"],
