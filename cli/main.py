@@ -97,6 +97,12 @@ def _evaluate() -> ModuleType:
     return evaluate
 
 
+@command("tables", "training-free edits of frozen n-tuple tables (drop7 tables edit)")
+def _tables() -> ModuleType:
+    from engines.ntuple import edit_cli
+    return edit_cli
+
+
 @command("stats", "paired-screen statistics of a games table")
 def _stats() -> ModuleType:
     from analysis import cli

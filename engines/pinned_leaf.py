@@ -35,7 +35,8 @@ repository the package runs from (:func:`locate`: a shipped claim's files,
 ``config/pinned/``, whatever directory the run works in).  A path must be a
 regular file or a weights directory, checked before anything is read (a
 device or a FIFO would never end a hash).  A claim may pin
-tables of the layouts A-E only (:data:`~engines.ntuple.layouts.LAYOUTS`; the
+tables of the layouts A-E only, or one of them with a fill rule
+(:func:`~engines.ntuple.layouts.layout_names`; the
 test layouts are for the engine's own tests and benchmarks).  Anything else (a
 missing file, another suffix, a wrong length, dtype or shape, a hash other than
 the pin) is a :class:`PinnedError` with one line naming the file.
@@ -266,14 +267,16 @@ def check_pinned(path: str | Path, sha256: str, terms: tuple[str, ...] = ()) -> 
     finite values whose leaves are finite) and hashes to ``sha256`` (the whole array: a
     wrong table is refused before any block opens, not in the first game job); a vector
     is read with its declared extra ``terms``."""
-    from engines.ntuple.layouts import LAYOUTS
+    from engines.ntuple.layouts import FILL_RULES, FILL_SEP, LAYOUTS, layout_names
 
     kind, weights, tables, layout = load_pinned(path, sha256, verify=True, terms=terms)
     if tables is None:
         return PinnedFile(kind, str(path), sha256, N_TERMS)
     if kind == NNUE_FILE:
         return PinnedFile(kind, str(path), sha256, int(tables.shape[0]), "nnue")
-    if layout.name not in LAYOUTS:
+    if layout.name not in layout_names():
+        rules = ", ".join(FILL_SEP + r for r in FILL_RULES)
         raise PinnedError(f"{Path(path) / MANIFEST}: layout {layout.name} is a test layout, "
-                          f"not one a claim may pin ({', '.join(LAYOUTS)})")
+                          f"not one a claim may pin ({', '.join(LAYOUTS)}, or one of them with "
+                          f"a fill rule: {rules})")
     return PinnedFile(kind, str(path), sha256, int(tables.shape[0]), layout.name)

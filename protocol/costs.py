@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+from engines.ntuple.layouts import FILL_SEP
+
 #: seconds per decision of the engine's baselines
 BASELINE_DECISION_S = 2e-6
 #: seconds per decision of an external program that declares no movetime (unknown: a
@@ -32,6 +34,9 @@ JOB_OVERHEAD_S = 20.0
 #: training moves per second by learner and layout (one core, beside other jobs)
 TRAIN_MOVES_PER_S = {"A": 110_000, "B": 130_000, "C": 90_000, "D": 120_000, "E": 190_000,
                      "linear": 70_000}
+#: a fill-bucketed layout's training rate as a share of its base layout's (E+hgt5 against E,
+#: 1e5 moves each, two pairs on a loaded 2-core machine: 0.23 and 0.34; docs/training.md)
+FILL_TRAIN_SPEED = 0.3
 #: seconds to write a checkpoint and a resume state, per GB of tables
 CHECKPOINT_S_PER_GB = 4.0
 #: bytes per table entry: a checkpoint's values (float32), a resume state (values and two
@@ -65,10 +70,18 @@ def shards_for(games: int, seconds_per_game: float, job_minutes: float) -> int:
     return max(1, min(games, math.ceil(games * seconds_per_game / (60 * job_minutes))))
 
 
+def train_moves_per_s(layout: str) -> float:
+    """Training moves per second of a layout; a fill-bucketed one (``A+occ5``) runs at its
+    base layout's rate times :data:`FILL_TRAIN_SPEED` (its afterstates are indexed from
+    scratch, docs/training.md)."""
+    base, _, rule = layout.partition(FILL_SEP)
+    return TRAIN_MOVES_PER_S[base] * (FILL_TRAIN_SPEED if rule else 1.0)
+
+
 def train_seconds(layout: str, moves: int, entries: int) -> float:
     """Estimated seconds of a training segment of ``moves`` moves (with its checkpoint)."""
     write = CHECKPOINT_S_PER_GB * entries * (STEP_BYTES_PER_ENTRY + STATE_BYTES_PER_ENTRY) / 1e9
-    return JOB_OVERHEAD_S + moves / TRAIN_MOVES_PER_S[layout] + 2 * write
+    return JOB_OVERHEAD_S + moves / train_moves_per_s(layout) + 2 * write
 
 
 def runtime_minutes(seconds: float) -> int:

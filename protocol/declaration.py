@@ -89,8 +89,9 @@ def claim_schema() -> dict[str, Any]:
     (:data:`contracts.panel_table.WORK`) and its conventions
     (:data:`analysis.panel_conventions.CONVENTIONS`), a SHA-256's spelling
     (:data:`contracts.hashing.SHA256_PATTERN`) and a trained weights' ``train`` keys (each
-    learner's, :func:`engines.learners.registry.train_schema`): each is listed once, where it
-    is registered."""
+    learner's, :func:`engines.learners.registry.train_schema`, the n-tuple layouts among them:
+    :func:`engines.ntuple.layouts.layout_names`, A-E, each with each fill rule): each is listed
+    once, where it is registered."""
     schema = copy.deepcopy(load_schema("claim"))
     arm = schema["properties"]["arms"]["additionalProperties"]["properties"]
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]

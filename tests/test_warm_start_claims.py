@@ -64,12 +64,34 @@ def test_a_warm_start_from_another_claims_artefact(tmp_path) -> None:
                             "warm start of continued)") for s in p.shrunk)
 
 
+def test_a_warm_start_promotes_the_frozen_tables_into_fill_buckets(tmp_path) -> None:
+    """Layout A's frozen tables start an A+occ5 training: the plan trains five copies of the
+    tables (entries, memory and seconds), and the training job's command names the layout."""
+    from protocol import costs
+
+    plan, _ = _plan(tmp_path, _warm_ntuple({"claim": "ntuple-line-tuples",
+                                            "weights": "ntuple-A"}, "A+occ5"))
+    t = plan.claims["warm-tables"].trained["continued"]
+    a = plan.claims["ntuple-line-tuples"].trained["ntuple-A"]
+    assert t.layout == "A+occ5" and t.entries == 5 * a.entries
+    assert t.recipe()["layout"] == "A+occ5" and t.recipe()["init"]["key"] == \
+        "ntuple-line-tuples/ntuple-A"
+    assert costs.train_mem_mb(t.entries) > 4 * costs.train_mem_mb(a.entries) - 5 * 1200
+    assert costs.train_seconds("A+occ5", 10**7, t.entries) > costs.train_seconds(
+        "A", 10**7, a.entries)
+
+
 def test_training_from_zero_keeps_its_recipe_and_description() -> None:
     plan = load_plan(REPO, {"profile": "pilot"})
+    cold = 0
     for p in plan.claims.values():
         for n, t in p.trained.items():
+            if "init" in shipped(p.id)["weights"][n]["train"]:
+                continue  # a shipped warm start (ntuple-fill-conditioned-leaf)
             assert t.init is None and "init" not in t.recipe()
             assert "init" not in p.describe()["trained"][n]
+            cold += 1
+    assert cold >= 5
 
 
 @pytest.mark.parametrize(("init", "layout", "key", "message"), [
@@ -85,6 +107,9 @@ def test_training_from_zero_keeps_its_recipe_and_description() -> None:
     ({"claim": "linear-trained-leaf", "weights": "linear-trained"}, "A",
      "weights.continued.train.init", "is linear weights, these weights train ntuple layout A"),
     ({"weights": "ntuple-A"}, "A", "weights.continued.train.init", ""),
+    ({"claim": "ntuple-line-tuples", "weights": "ntuple-E"}, "A+occ5",
+     "weights.continued.train.init", "is ntuple layout E, these weights train ntuple layout "
+     "A+occ5: a warm start continues the same learner and layout (or promotes"),
 ])
 def test_a_warm_start_that_cannot_be_is_refused_at_the_plan(tmp_path, init, layout, key,
                                                             message) -> None:

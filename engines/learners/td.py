@@ -12,13 +12,16 @@ from typing import Any
 
 from engines.learners.registry import Fail, LearnerKind, register_learner
 from engines.leaves.kinds import N_TERMS
+from engines.ntuple.layouts import layout_names
 
 _COUNT = {"type": "integer", "minimum": 1, "maximum": 9223372036854775807}
 
 #: the keys of a TC-TD declaration (``learner`` aside)
 KEYS: dict[str, Any] = {
-    "layout": {"enum": ["A", "B", "C", "D", "E"],
-               "description": "the n-tuple layout (ntuple only)"},
+    "layout": {"enum": layout_names(),
+               "description": "the n-tuple layout (ntuple only): A..E, or one keyed on a fill "
+                              "rule, A+occ5 (five buckets of occupied cells) or A+hgt5 (of the "
+                              "tallest column) (docs/training.md, Fill-bucketed layouts)"},
     "moves": {**_COUNT, "description": "training moves"},
     "every": {**_COUNT,
               "description": "a checkpoint and a validation point every this many moves"},
@@ -60,7 +63,7 @@ def check(train: Mapping[str, Any], fail: Fail) -> None:
     """A layout for tables and none for the linear weights, lanes for tables only, every within
     moves, budgets in whole rounds of lanes."""
     if train["learner"] == "ntuple" and "layout" not in train:
-        fail("layout", "an ntuple learner needs a layout (A..E)")
+        fail("layout", "an ntuple learner needs a layout (A..E, or one with a fill rule)")
     if train["learner"] == "linear" and "layout" in train:
         fail("layout", "a linear learner has no layout")
     if train["every"] > train["moves"]:

@@ -32,6 +32,19 @@ layout A, so the simpler phase-major order stays.)
 
 and the entry of tuple ``j`` is ``first + phase * stride + pattern(slot)``
 (``stride`` is 0 for an unphased tuple).
+
+A layout may be *fill-bucketed* (``A+occ5``: layout A keyed on a fill rule of
+:data:`FILL_RULES`): the whole unbucketed array is repeated once per bucket,
+bucket-major, and a board of bucket ``b`` reads ``b * stride`` further on.  The
+spec then carries a tail after the tuples::
+
+    spec[t] = FILL_CELLS | FILL_TALLEST, spec[t + 1] = stride (entries of one copy),
+    spec[t + 2] = m (cuts), spec[t + 3 : t + 3 + m] = the cuts      (t = 3 + 3 n)
+
+and the bucket of a board is the number of cuts at or below its occupied
+cells (``cells``) or its tallest column's height (``tallest``); both are the
+same for a board and its mirror.  An unbucketed spec has no tail (kernels read
+the tail only when the spec is longer than its tuples).
 """
 
 from __future__ import annotations
@@ -54,6 +67,50 @@ SPEC_HEADER = 3
 SPEC_FIELDS = 3
 #: An unseen state is worth this many rises: each entry starts at INITIAL_VALUE / n.
 INITIAL_VALUE = 20.0
+#: the fill measure of a bucketed spec's tail (``spec[t]``)
+FILL_CELLS, FILL_TALLEST = 1, 2
+FILL_BY = {"cells": FILL_CELLS, "tallest": FILL_TALLEST}
+#: the largest fill measure: 49 occupied cells, or a column seven high
+FILL_MAX = {"cells": 49, "tallest": 7}
+
+
+@dataclass(frozen=True)
+class FillRule:
+    """Buckets of the board's fill: ``by`` (occupied ``cells`` or the ``tallest`` column's
+    height) and the ascending ``cuts`` (bucket ``b`` starts at ``cuts[b - 1]``)."""
+
+    by: str
+    cuts: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        top = FILL_MAX.get(self.by)
+        if top is None or not self.cuts or list(self.cuts) != sorted(set(self.cuts)) \
+                or not self.cuts[0] > 0 or self.cuts[-1] > top:
+            raise ValueError(f"fill rule {self.by}/{self.cuts}: cuts must rise strictly "
+                             f"within 1..{top}")
+
+    @property
+    def buckets(self) -> int:
+        """Number of buckets (one more than the cuts)."""
+        return len(self.cuts) + 1
+
+    def bucket(self, measure: int) -> int:
+        """The bucket of a board whose fill measure is ``measure``."""
+        return sum(1 for cut in self.cuts if measure >= cut)
+
+    def describe(self) -> dict:
+        """Plain facts for manifests (a table file is refused when they differ)."""
+        return {"by": self.by, "cuts": list(self.cuts), "buckets": self.buckets}
+
+
+#: The register's two fill rules (EX-20260906-ntuple-fill-conditioned-continuation-a9e5cbd3):
+#: occupied cells 0-13 / 14-20 / 21-27 / 28-34 / 35-49, the tallest column 0-3 / 4 / 5 / 6 / 7.
+FILL_RULES: dict[str, FillRule] = {
+    "occ5": FillRule("cells", (14, 21, 28, 35)),
+    "hgt5": FillRule("tallest", (4, 5, 6, 7)),
+}
+#: a bucketed layout's name: the base layout, this separator, the fill rule (``A+occ5``)
+FILL_SEP = "+"
 
 
 @dataclass(frozen=True)
@@ -64,6 +121,7 @@ class Layout:
     families: tuple[str, ...]
     phased: tuple[str, ...] = ()
     slots: tuple[int, ...] | None = None  # restrict to these slots (small test layouts)
+    fill: FillRule | None = None  # fill buckets: the tables once per bucket
     spec: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -82,9 +140,14 @@ class Layout:
                     continue
                 rows.append((slot, first, size if phases > 1 else 0))
                 first += size * phases
-        spec = np.zeros(SPEC_HEADER + SPEC_FIELDS * len(rows), dtype=np.int64)
-        spec[0], spec[1], spec[2] = SPEC_MAGIC, len(rows), first
-        spec[SPEC_HEADER:] = np.array(rows, dtype=np.int64).reshape(-1)
+        tail = [] if self.fill is None else [FILL_BY[self.fill.by], first,
+                                             len(self.fill.cuts), *self.fill.cuts]
+        t = SPEC_HEADER + SPEC_FIELDS * len(rows)
+        spec = np.zeros(t + len(tail), dtype=np.int64)
+        spec[0], spec[1] = SPEC_MAGIC, len(rows)
+        spec[2] = first * (1 if self.fill is None else self.fill.buckets)
+        spec[SPEC_HEADER:t] = np.array(rows, dtype=np.int64).reshape(-1)
+        spec[t:] = tail
         spec.setflags(write=False)
         object.__setattr__(self, "spec", spec)
 
@@ -92,6 +155,16 @@ class Layout:
     def entries(self) -> int:
         """Number of table entries (float32 values)."""
         return int(self.spec[2])
+
+    @property
+    def buckets(self) -> int:
+        """Copies of the tables, one per fill bucket (1 unbucketed)."""
+        return 1 if self.fill is None else self.fill.buckets
+
+    @property
+    def base(self) -> str:
+        """The unbucketed layout's name (``A`` for ``A+occ5``; itself when unbucketed)."""
+        return self.name.split(FILL_SEP)[0]
 
     @property
     def n_active(self) -> int:
@@ -105,10 +178,11 @@ class Layout:
 
     def describe(self) -> dict:
         """Plain facts for manifests and docs."""
-        return {"layout": self.name, "families": list(self.families),
-                "phased": list(self.phased), "entries": self.entries,
-                "n_active": self.n_active,
-                "slots": None if self.slots is None else list(self.slots)}
+        out = {"layout": self.name, "families": list(self.families),
+               "phased": list(self.phased), "entries": self.entries,
+               "n_active": self.n_active,
+               "slots": None if self.slots is None else list(self.slots)}
+        return out if self.fill is None else {**out, "fill": self.fill.describe()}
 
 
 _ALL = ("rows", "cols", "win23", "win32")
@@ -132,8 +206,30 @@ TEST_LAYOUTS: dict[str, Layout] = {
 
 
 def get_layout(name: str) -> Layout:
-    """The layout called ``name`` (A-E, or a test layout); ValueError if unknown."""
-    layout = LAYOUTS.get(name) or TEST_LAYOUTS.get(name)
-    if layout is None:
-        raise ValueError(f"unknown layout {name!r} (choose from {', '.join(LAYOUTS)})")
-    return layout
+    """The layout called ``name`` (A-E, a test layout, or either with a fill rule:
+    ``A+occ5``); ValueError if unknown."""
+    base, sep, rule = name.partition(FILL_SEP)
+    layout = LAYOUTS.get(base) or TEST_LAYOUTS.get(base)
+    if layout is None or (sep and rule not in FILL_RULES):
+        raise ValueError(f"unknown layout {name!r} (choose from {', '.join(LAYOUTS)}, each "
+                         f"optionally with {FILL_SEP}{f' or {FILL_SEP}'.join(FILL_RULES)})")
+    if not sep:
+        return layout
+    return _bucketed(layout, rule)
+
+
+_BUCKETED: dict[tuple[str, str], Layout] = {}
+
+
+def _bucketed(layout: Layout, rule: str) -> Layout:
+    """``layout`` keyed on the fill rule ``rule`` (built once per pair)."""
+    key = (layout.name, rule)
+    if key not in _BUCKETED:
+        _BUCKETED[key] = Layout(f"{layout.name}{FILL_SEP}{rule}", layout.families,
+                                layout.phased, layout.slots, FILL_RULES[rule])
+    return _BUCKETED[key]
+
+
+def layout_names() -> list[str]:
+    """Every layout a claim may train: A-E, and each with each fill rule."""
+    return [*LAYOUTS, *(f"{n}{FILL_SEP}{r}" for n in LAYOUTS for r in FILL_RULES)]

@@ -3,7 +3,9 @@
 The array file and its manifest, and the memory an array is read into, are
 :mod:`engines.weights_files`, which every learner's weights share; this
 module holds what is the tables' own: fresh full-size tables and the check
-that a weights directory holds the tables of a known layout.
+that a weights directory holds the tables of a known layout (for a
+fill-bucketed layout, the manifest's ``fill`` facts must be the layout's own
+buckets, so a file is refused when its buckets are not the declared ones).
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ def load_ntuple(directory: Path, verify: bool = True) -> tuple[np.ndarray, Layou
     if manifest.get("entries") != layout.entries or manifest.get("shape") != [layout.entries]:
         raise WeightsError(f"{directory}: layout {layout.name} has {layout.entries} entries, "
                            f"manifest says {manifest.get('shape')}")
+    have = manifest.get("fill")
+    want = None if layout.fill is None else layout.fill.describe()
+    if have != want:
+        raise WeightsError(f"{directory / 'manifest.json'}: key fill is {have}, layout "
+                           f"{layout.name} has fill buckets {want}")
     if manifest.get("dtype") != "float32":
         raise WeightsError(f"{directory}: n-tuple tables must be float32")
     return open_array(directory, manifest, verify), layout, manifest

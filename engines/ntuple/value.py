@@ -5,7 +5,8 @@ board after a move has fully resolved, with its moves remaining, before the
 next disc is known.  The board is mirror-canonicalised first, then each
 tuple of the layout reads its pattern (see :mod:`engines.ntuple.layouts`
 for slots and digit order) and the phase ``clamp(moves_remaining, 1, 5) - 1``
-picks the table of a phased tuple.
+picks the table of a phased tuple; a fill-bucketed layout reads the copy of
+the board's fill bucket (:func:`fill_offset`).
 
 Kernels (all ``@njit``):
 
@@ -32,7 +33,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from engines.drop7.chance import mirror_precedes
-from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
+from engines.drop7.nibbles import col_height, count_flags, occupied
+from engines.ntuple.layouts import FILL_CELLS, N_SLOTS, SPEC_FIELDS, SPEC_HEADER
 
 
 def _decimal_table() -> np.ndarray:
@@ -54,6 +56,40 @@ def phase_of(moves_remaining) -> np.int64:
     if m > 5:
         m = 5
     return m - 1
+
+
+@njit(cache=True, inline="always")
+def fill_measure(by, cols) -> np.int64:
+    """Occupied cells (``by == FILL_CELLS``) or the tallest column's height of a board."""
+    m = 0
+    for c in range(7):
+        if by == FILL_CELLS:
+            m += count_flags(occupied(cols[c]))
+        else:
+            m = max(m, col_height(cols[c]))
+    return m
+
+
+@njit(cache=True, inline="always")
+def fill_tail(spec) -> np.int64:
+    """Where a bucketed spec's fill tail starts, or -1 for an unbucketed spec."""
+    t = SPEC_HEADER + SPEC_FIELDS * spec[1]
+    return t if spec.shape[0] > t else -1
+
+
+@njit(cache=True, inline="always")
+def fill_offset(spec, cols) -> np.int64:
+    """``bucket * stride``: how far the board's fill bucket's copy of the tables starts (0
+    for an unbucketed layout).  Any orientation of the board gives the same."""
+    t = fill_tail(spec)
+    if t < 0:
+        return 0
+    m = fill_measure(spec[t], cols)
+    b = 0
+    for i in range(spec[t + 2]):
+        if m >= spec[t + 3 + i]:
+            b += 1
+    return b * spec[t + 1]
 
 
 @njit(cache=True, inline="always")
@@ -155,12 +191,30 @@ NO_SLOT = -(1 << 40)
 def slot_offsets(spec):
     """``soff[phase, slot]``: the first entry of the slot's table in that phase
     (``NO_SLOT`` for a slot the layout lacks), so an entry is ``soff[phase, slot] +
-    pattern`` (:func:`board_entries`)."""
-    soff = np.full((5, N_SLOTS), NO_SLOT, dtype=np.int64)
+    pattern`` (:func:`board_entries`).  A bucketed layout gets a sixth row, its spec's
+    fill tail from column 0, which :func:`board_entries` adds the board's bucket by."""
+    t = fill_tail(spec)
+    soff = np.full((5 if t < 0 else 6, N_SLOTS), NO_SLOT, dtype=np.int64)
     for j in range(spec[1]):
         for ph in range(5):
             soff[ph, tuple_slot(spec, j)] = tuple_entry(spec, j, ph, 0)
+    if t >= 0:
+        for i in range(spec.shape[0] - t):
+            soff[5, i] = spec[t + i]
     return soff
+
+
+@njit(cache=True, inline="always")
+def soff_fill_offset(soff, canon) -> np.int64:
+    """:func:`fill_offset` from the sixth row of :func:`slot_offsets` (0 without one)."""
+    if soff.shape[0] < 6:
+        return 0
+    m = fill_measure(soff[5, 0], canon)
+    b = 0
+    for i in range(soff[5, 2]):
+        if m >= soff[5, 3 + i]:
+            b += 1
+    return b * soff[5, 1]
 
 
 @njit(cache=True, inline="always")
@@ -177,22 +231,24 @@ def board_entries(canon, soff, ph, out, r, tab) -> None:
     each of the layout's entries prefetched from ``tab`` as soon as it is known.
 
     :func:`board_patterns` and the entry offsets in one pass (the trainer's
-    afterstates); a slot the layout lacks gets a negative entry.
+    afterstates); a slot the layout lacks gets a negative entry.  A bucketed layout's
+    entries are in the board's bucket (:func:`soff_fill_offset`).
     """
+    f = soff_fill_offset(soff, canon)
     for c in range(7):
-        _put(out, r, 7 + c, soff[ph, 7 + c] + col_pattern(canon[c]), tab)
+        _put(out, r, 7 + c, soff[ph, 7 + c] + f + col_pattern(canon[c]), tab)
     for k in range(7):
-        _put(out, r, 6 - k, soff[ph, 6 - k] + row_pattern(canon, k), tab)
+        _put(out, r, 6 - k, soff[ph, 6 - k] + f + row_pattern(canon, k), tab)
     for c0 in range(6):
         for k0 in range(5):
             slot = 14 + 5 * c0 + k0
-            _put(out, r, slot, soff[ph, slot] + win23_pattern(canon[c0], canon[c0 + 1], 4 * k0),
-                 tab)
+            _put(out, r, slot, soff[ph, slot] + f
+                 + win23_pattern(canon[c0], canon[c0 + 1], 4 * k0), tab)
     for c0 in range(5):
         for k0 in range(6):
             slot = 44 + 6 * c0 + k0
-            _put(out, r, slot, soff[ph, slot] + win32_pattern(canon[c0], canon[c0 + 1],
-                                                              canon[c0 + 2], 4 * k0), tab)
+            _put(out, r, slot, soff[ph, slot] + f + win32_pattern(canon[c0], canon[c0 + 1],
+                                                                  canon[c0 + 2], 4 * k0), tab)
 
 
 @njit(cache=True, inline="always")
@@ -209,8 +265,9 @@ def entry_indices(canon, moves_remaining, spec, pat, idx) -> np.int64:
         return 0
     board_patterns(canon, pat)
     ph = phase_of(moves_remaining)
+    f = fill_offset(spec, canon)
     for j in range(n):
-        idx[j] = tuple_entry(spec, j, ph, pat[tuple_slot(spec, j)])
+        idx[j] = tuple_entry(spec, j, ph, pat[tuple_slot(spec, j)]) + f
     return n
 
 
@@ -317,19 +374,20 @@ def ntuple_value(cols, moves_remaining, tables, spec) -> float:
         c0, c1, c2, c3, c4, c5, c6 = c6, c5, c4, c3, c2, c1, c0
     canon = (c0, c1, c2, c3, c4, c5, c6)
     ph = phase_of(moves_remaining)
+    f = fill_offset(spec, cols)
     n = spec[1]
     p0 = 0.0
     p1 = 0.0
     p2 = 0.0
     p3 = 0.0
     for j in range(0, n, 4):
-        p0 += tables[_entry(canon, ph, spec, j)]
+        p0 += tables[_entry(canon, ph, spec, j) + f]
         if j + 1 < n:
-            p1 += tables[_entry(canon, ph, spec, j + 1)]
+            p1 += tables[_entry(canon, ph, spec, j + 1) + f]
         if j + 2 < n:
-            p2 += tables[_entry(canon, ph, spec, j + 2)]
+            p2 += tables[_entry(canon, ph, spec, j + 2) + f]
         if j + 3 < n:
-            p3 += tables[_entry(canon, ph, spec, j + 3)]
+            p3 += tables[_entry(canon, ph, spec, j + 3) + f]
     return (p0 + p1) + (p2 + p3)
 
 
@@ -366,14 +424,25 @@ def ntuple_value_py(cols: np.ndarray, moves_remaining: int, tables: np.ndarray,
             pat[44 + 6 * c0 + k0] = sum(cell(c0 + dc, k0 + dk) * 10 ** (dk + 2 * dc)
                                         for dc in range(3) for dk in range(2))
     phase = min(max(int(moves_remaining), 1), 5) - 1
+    n = int(spec[1])
+    copy = 0  # a bucketed layout: the first entry of the board's bucket's copy
+    tail = [int(v) for v in spec[SPEC_HEADER + SPEC_FIELDS * n:]]
+    if tail:
+        by, stride, cuts = tail[0], tail[1], tail[3:3 + tail[2]]
+        if by == FILL_CELLS:
+            measure = int((grid != 0).sum())
+        else:  # the tallest column: the highest occupied cell of any column, plus one
+            measure = max((7 - r for r in range(7) for c in range(7) if grid[r, c]), default=0)
+        copy = stride * sum(1 for cut in cuts if measure >= cut)
     total = 0.0
-    for j in range(int(spec[1])):
+    for j in range(n):
         slot, first, stride = (int(v) for v in spec[SPEC_HEADER + SPEC_FIELDS * j:][:3])
-        total += float(tables[first + phase * stride + pat[slot]])
+        total += float(tables[copy + first + phase * stride + pat[slot]])
     return total
 
 
 __all__ = ["DEC3", "NO_SLOT", "board_entries", "board_patterns", "cell_map", "col_pattern",
-           "entry_indices", "gather", "ntuple_value", "ntuple_value_py", "phase_of", "prefetch",
-           "prefetch_entries", "prefetch_write", "row_pattern", "slot_offsets", "slot_pattern",
+           "entry_indices", "fill_measure", "fill_offset", "fill_tail", "gather",
+           "ntuple_value", "ntuple_value_py", "phase_of", "prefetch", "prefetch_entries",
+           "prefetch_write", "row_pattern", "slot_offsets", "slot_pattern", "soff_fill_offset",
            "tuple_entry", "tuple_slot", "win23_pattern", "win32_pattern"]

@@ -11,7 +11,9 @@ frame.  A child whose canonical form is the mirror image uses the frame of
 the mirrored parent (computed on first need), so values stay mirror-exact.
 
 The result equals :func:`engines.ntuple.value.ntuple_value` of the child up to
-float64 rounding of the sum (about 1e-16 relative).
+float64 rounding of the sum (about 1e-16 relative).  A fill-bucketed layout's
+child may read another bucket's copy than its parent, so its value is
+:func:`~engines.ntuple.value.ntuple_value` itself.
 
 Work arrays: ``nt_i`` int64 ``(4, 74)``: rows 0 and 1 the slot patterns of the
 two frames; row 2 the cache key (parent words ``[0:7]``, phase ``[7]``, bit
@@ -29,7 +31,15 @@ from numba import njit
 from engines.drop7.chance import mirror_precedes
 from engines.drop7.nibbles import occupied
 from engines.ntuple.layouts import N_SLOTS, SPEC_FIELDS, SPEC_HEADER
-from engines.ntuple.value import board_patterns, phase_of, slot_pattern, tuple_entry, tuple_slot
+from engines.ntuple.value import (
+    board_patterns,
+    fill_tail,
+    ntuple_value,
+    phase_of,
+    slot_pattern,
+    tuple_entry,
+    tuple_slot,
+)
 
 _SUM = N_SLOTS  # column of nt_f holding a frame's sum
 
@@ -79,6 +89,8 @@ def _swap(o, x, ph, slot, tables, spec, slot_j, nt_f) -> np.float64:
 def child_value(child, mr2, canon, tables, spec, slot_j, nt_i, nt_f) -> np.float64:
     """n-tuple value (rises) of ``child`` with ``mr2`` moves remaining, by difference
     from the frame of the board ``canon`` (any board; close to the child is fast)."""
+    if fill_tail(spec) >= 0:
+        return ntuple_value(child, mr2, tables, spec)
     mirror = mirror_precedes(child)
     o = 1 if mirror else 0
     ph = phase_of(mr2)

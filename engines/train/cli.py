@@ -36,7 +36,7 @@ from contracts.train_directory import (
     resume_dir,
 )
 from engines.leaves.kinds import SHA256_HEX
-from engines.ntuple.layouts import LAYOUTS, get_layout
+from engines.ntuple.layouts import FILL_RULES, FILL_SEP, LAYOUTS, get_layout
 from engines.train.trainer import MAX_LANES, NtupleLearner, SeedRange, Trainer
 
 #: most checkpoints one run may write (each is a whole table)
@@ -46,7 +46,9 @@ MAX_CHECKPOINTS = 100_000
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``drop7 train``."""
     parser.add_argument("--layout", required=True,
-                        help=f"n-tuple layout ({', '.join(LAYOUTS)}) or 'linear' (linear-trained)")
+                        help=f"n-tuple layout ({', '.join(LAYOUTS)}, or one with a fill rule: "
+                        f"{', '.join('A' + FILL_SEP + r for r in FILL_RULES)}, ...) or "
+                        "'linear' (linear-trained)")
     parser.add_argument("--moves", type=int_option(1), required=True,
                         help="train until this many moves")
     parser.add_argument("--every", "--checkpoint-every", dest="every", type=int_option(1),

@@ -12,7 +12,8 @@ exact way (all rows are indexed by slot, 74 wide):
   and orientation (the strata of a move differ in the revealed discs): that
   sample's indices, moved likewise for each differing cell
   (:func:`near_entries`);
-* any other board: all 74 patterns (:func:`engines.ntuple.value.board_entries`).
+* any other board, and every board of a fill-bucketed layout: all 74
+  patterns (:func:`engines.ntuple.value.board_entries`).
 
 Each entry is prefetched as soon as it is known, so the table misses
 overlap the engine work of the following columns.  ``U`` of a sample then
@@ -53,6 +54,14 @@ def layout_maps(spec):
         for q in range(cn[i]):
             cs[i, q] = jslot[cj[i, q]]
     return slot_offsets(spec), jslot, cs, cw, cn
+
+
+@njit(cache=True, inline="always")
+def by_difference(soff) -> bool:
+    """Whether a layout's afterstate entries may be derived from a nearby board's: not for a
+    fill-bucketed layout (a sixth row of ``soff``), whose nearby board may read another
+    bucket's copy of the tables."""
+    return soff.shape[0] < 6
 
 
 @njit(cache=True, inline="always")

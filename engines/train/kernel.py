@@ -26,6 +26,10 @@ One *step* is one real move of a training game:
    ``w += alpha * beta * delta / N`` with ``beta = |E| / A`` (1 while
    ``A == 0``), then ``E += delta``, ``A += |delta|``.
 
+A fill-bucketed layout's afterstate may sit in another bucket than the board
+its entries would be derived from, so its entries are always indexed from
+scratch (:func:`engines.train.entries.by_difference`): exact, and slower.
+
 The engine half of the choice: a drop on which nothing pops is applied by
 :func:`engines.drop7.core.quick_drop`; any other column has all its
 strata played at once by :func:`engines.drop7.chance.play_strata`, which
@@ -93,6 +97,7 @@ from engines.ntuple.value import (
     prefetch_write,
 )
 from engines.train.entries import (
+    by_difference,
     changed_cells,
     contiguous_from,
     drop_entries,
@@ -243,7 +248,7 @@ def _engine_column(tab, n, c, cc, mr, wi, canon, tmp, scratch, out, sboard, sres
         if n == 0:
             continue
         ref = ref1 if o else ref0
-        if ref >= 0 and changed_cells(tmp, sboard, ref) <= NEAR_CELLS:
+        if ref >= 0 and by_difference(soff) and changed_cells(tmp, sboard, ref) <= NEAR_CELLS:
             near_entries(tab, r, ref, tmp, sboard, sidx, cs, cw, cn)
             continue
         board_entries(tmp, soff, wi[WI_PH], sidx, r, tab)
@@ -282,7 +287,9 @@ def _play_samples(tab, n, cols, mr, disc, wi, canon, tmp, base0, base1, bidx, sc
         o = _store_canonical(tmp, sboard, r)
         sinfo[r, SI_MR] = mr2
         sinfo[r, SI_ORIENT] = o
-        if n > 0:
+        if n > 0 and not by_difference(soff):
+            board_entries(tmp, soff, wi[WI_PH], sidx, r, tab)
+        elif n > 0:
             _base_ready(tab, o, wi, base0, base1, bidx, soff)
             drop_entries(tab, r, o, 7 * (6 - cc if o else cc) + h, disc, bidx, sidx, cs, cw, cn)
 

@@ -45,6 +45,7 @@ from contracts.train_directory import (
 from contracts.weights_dir import PACKED_SUFFIX
 from engines.drop7 import core
 from engines.leaves.kinds import N_TERMS
+from engines.ntuple.fill import promote_into, promotes
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import kernel as kern
 from engines.train.lanes import TICKS_LEN, learn_parts, train_rounds
@@ -179,7 +180,9 @@ class Trainer:
     def _facts(self) -> dict:
         games = self._total(kern.C_GAMES_DONE)
         init = getattr(self.learner, "init", None)
+        fill = getattr(getattr(self.learner, "layout", None), "fill", None)
         return {**({"init": dict(init)} if init else {}),
+                **({"fill": fill.describe()} if fill else {}),
                 "kind": self.learner.kind, "layout": self.learner.name,
                 "moves_trained": self.moves, "games_trained": games,
                 "seeds": self.seeds.describe(), "config": self.config,
@@ -398,8 +401,10 @@ class NtupleLearner:
         """Start from the tables of the pinned weights directory ``path`` (the register's
         promotion rule: the values copied, bit for bit the frozen leaf until training moves
         them; the accumulators ``E, A`` fresh, so every entry's first update runs at the full
-        step).  ``load`` false sets only the config (a segment that resumes a state).  Another
-        layout, kind or hash is a :class:`WeightsError`."""
+        step).  Tables of the unbucketed base of a fill-bucketed layout are promoted: copied
+        into every bucket (:mod:`engines.ntuple.fill`).  ``load`` false sets only the config
+        (a segment that resumes a state).  Another layout, kind or hash is a
+        :class:`WeightsError`."""
         from engines.pinned_leaf import NTUPLE_FILE, PinnedError, inspect_pinned, load_pinned
 
         try:
@@ -414,15 +419,18 @@ class NtupleLearner:
                     raise PinnedError(f"{path}: " + hash_mismatch(
                                           manifest.get("sha256"), sha256, "the recorded SHA-256"))
                 layout = manifest.get("layout")
-                if layout != self.layout.name:
+                if layout not in (self.layout.name, self.layout.base):
                     raise PinnedError(f"{path}: holds layout {layout} tables, this run trains "
                                       f"layout {self.layout.name}")
             else:
                 _, _, tables, layout = load_pinned(path, sha256, True, NTUPLE_FILE)
-                if layout.name != self.layout.name:
+                if layout.name == self.layout.name:
+                    self.vals[:] = tables
+                elif promotes(layout, self.layout):  # a copy in every fill bucket
+                    promote_into(self.vals, tables, layout, self.layout)
+                else:
                     raise PinnedError(f"{path}: holds layout {layout.name} tables, this run "
                                       f"trains layout {self.layout.name}")
-                self.vals[:] = tables
         except PinnedError as exc:
             raise WeightsError(str(exc)) from None
         self.acc[:] = 0.0

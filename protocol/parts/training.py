@@ -3,7 +3,8 @@
 A claim trains at most :data:`MAX_CHECKPOINTS` checkpoints (counted before
 any list of them is built); a learner's keys agree with it (its
 registration's check, :mod:`engines.learners`); a declared selection step is a checkpoint; a warm
-start from another claim continues the same learner and layout.  A profile
+start from another claim continues the same learner and layout, or promotes a layout's
+tables into the same layout keyed on a fill rule.  A profile
 shrinks the moves and the checkpoints' spacing (:func:`plan_training`).
 """
 
@@ -78,10 +79,21 @@ def check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: KeyCheck) 
         theirs = other.weights[init["weights"]]["train"]
         mine_l = (t["learner"], t.get("layout"))
         their_l = (theirs["learner"], theirs.get("layout"))
-        if mine_l != their_l:
+        if mine_l != their_l and not _promotes(their_l, mine_l):
             chk.fail(key, f"{other.id}/{init['weights']} is {_learner_text(*their_l)}, these "
                      f"weights train {_learner_text(*mine_l)}: a warm start continues the same "
-                     "learner and layout")
+                     "learner and layout (or promotes a layout into its fill buckets)")
+
+
+def _promotes(source: tuple[str, str | None], target: tuple[str, str | None]) -> bool:
+    """Whether n-tuple tables of ``source``'s layout promote into ``target``'s (its fill
+    buckets, :mod:`engines.ntuple.fill`)."""
+    from engines.ntuple.fill import promotes
+    from engines.ntuple.layouts import get_layout
+
+    if source[0] != "ntuple" or target[0] != "ntuple" or None in (source[1], target[1]):
+        return False
+    return promotes(get_layout(str(source[1])), get_layout(str(target[1])))
 
 
 def _learner_text(learner: str, layout: str | None) -> str:
@@ -99,7 +111,7 @@ class Training:
     claim: str
     name: str
     learner: str  # ntuple | linear
-    layout: str  # A..E, or "linear"
+    layout: str  # A..E (or one with a fill rule, A+occ5), or "linear"
     moves: int
     every: int
     first_game: int
