@@ -236,9 +236,10 @@ def per_root(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS,
 
 def _pairwise(ref: np.ndarray, mine: np.ndarray, tie_credit: float) -> float:
     """Fraction of the reference's ordered pairs the ranker orders alike (a pair it ties
-    scores ``tie_credit``)."""
+    scores ``tie_credit``; two columns a pruned root left out, both ``-inf``, are a tie)."""
     dr = np.sign(ref[:, None] - ref[None, :])
-    dm = np.sign(mine[:, None] - mine[None, :])
+    with np.errstate(invalid="ignore"):  # -inf - -inf: NaN, a tie
+        dm = np.nan_to_num(np.sign(mine[:, None] - mine[None, :]), nan=0.0)
     upper = np.triu(np.ones_like(dr, dtype=bool), 1) & (dr != 0)
     pairs = int(upper.sum())
     if pairs == 0:

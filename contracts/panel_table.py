@@ -111,8 +111,15 @@ def _whole(text: str) -> bool:
     return 0 < len(text) <= 20 and text.isascii() and text.isdigit()
 
 
+#: the value of a legal column a ranker's pruned root left out (docs/panels.md)
+PRUNED_VALUE = "-inf"
+
+
 def _value(text: str) -> bool:
-    """A finite decimal number as Python writes one (no spaces, no ``_``)."""
+    """A finite decimal number as Python writes one (no spaces, no ``_``), or
+    :data:`PRUNED_VALUE`."""
+    if text == PRUNED_VALUE:
+        return True
     if not text or not text.isascii() or text != text.strip() or "_" in text:
         return False
     try:
@@ -146,7 +153,8 @@ def check_row(row: dict[str, str], where: str) -> None:
                               f"({given[0]} is {clip(row[given[0]])!r})")
     for key in given:
         if not _value(row[key]):
-            raise PanelTableError(f"{where}: {key} {clip(row[key])!r} is not a finite number")
+            raise PanelTableError(f"{where}: {key} {clip(row[key])!r} is not a finite number "
+                                  f"(or {PRUNED_VALUE}: a column a pruned root left out)")
     if given and f"v{row['choice']}" not in given:
         raise PanelTableError(f"{where}: choice {row['choice']} has no value (v{row['choice']} "
                               "is empty: an illegal column)")

@@ -28,6 +28,7 @@ from engines.play.spec import (
     Q,
     QSpec,
     SearchSpec,
+    declared_prune,
     external_spec,
     parse_sampling,
 )
@@ -36,8 +37,8 @@ from protocol.files import run_relative
 
 #: the keys of an arm that some kinds take and others refuse (``play``, ``games`` and
 #: ``note`` every arm takes), in the order a refusal is reported
-KIND_KEYS = ("depth", "filter", "leaf", "reveals", "sampling", "strata", "command", "grace",
-             "movetime", "options", "weights")
+KIND_KEYS = ("depth", "filter", "leaf", "reveals", "sampling", "strata", "prune", "command",
+             "grace", "movetime", "options", "weights")
 #: keys no arm may declare together: ``(key reported, other key, message)``
 CONFLICTS = (("sampling", "reveals", "the register's sampling has no factored chance node: "
               "declare no reveals with it"),)
@@ -106,7 +107,16 @@ def _external_seconds(spec: ExternalSpec) -> float:
 
 
 _NO_SEARCH = {k: "{what} takes no " + k
-              for k in ("depth", "filter", "leaf", "reveals", "sampling", "strata")}
+              for k in ("depth", "filter", "leaf", "reveals", "sampling", "strata", "prune")}
+
+
+def _prune(arm: Mapping[str, Any]) -> Any:
+    """The declared ``prune`` of a search arm at the depth it is played (None: full width);
+    a profile that searches shallower than declared prunes from ``min(from, depth)``."""
+    p = arm.get("prune")
+    if p is None:
+        return None
+    return declared_prune({**p, "from": min(p.get("from", 2), arm["depth"])}, arm["depth"])
 
 
 def _sampling(arm: Mapping[str, Any]) -> int | None:
@@ -116,9 +126,10 @@ def _sampling(arm: Mapping[str, Any]) -> int | None:
 
 register_play_kind(PlayKind(
     "search", ("search",), "a search arm",
-    ("depth", "filter", "leaf", "reveals", "sampling", "strata"),
+    ("depth", "filter", "leaf", "reveals", "sampling", "strata", "prune"),
     lambda arm, leaf: SearchSpec("search", leaf, arm["depth"], arm["strata"],
-                                 arm.get("reveals"), arm.get("filter"), _sampling(arm)),
+                                 arm.get("reveals"), arm.get("filter"), _sampling(arm),
+                                 _prune(arm)),
     _search_seconds,
     needs=((("leaf",), "leaf", "a search arm needs a leaf"),
            (("depth", "strata"), "depth", "a search arm needs depth and strata"))))
@@ -128,7 +139,8 @@ register_play_kind(PlayKind(
                                  arm.get("filter"), _sampling(arm)),
     _search_seconds,
     needs=((("leaf",), "leaf", "a direct arm needs a leaf"),),
-    refusals={"depth": "a direct arm plays one ply: no depth"}))
+    refusals={"depth": "a direct arm plays one ply: no depth",
+              "prune": "a direct arm plays one ply: no prune (a search arm's)"}))
 register_play_kind(PlayKind(
     "baseline", BASELINE_NAMES, "the {play} baseline", (),
     lambda arm, leaf: BaselineSpec(arm["play"]),
@@ -200,6 +212,14 @@ def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
             parse_sampling(arm["sampling"])
         except ValueError as exc:
             fail("sampling", str(exc))
+    if "prune" in arm and "prune" in kind.takes and "depth" in arm:
+        p = arm["prune"]
+        try:
+            declared_prune(p, arm["depth"])
+        except ValueError as exc:
+            sub = ("from" if "from must" in str(exc) else
+                   "weights" if "weights" in str(exc) or "w must" in str(exc) else "prior")
+            fail(f"prune.{sub}", str(exc))
     for key, other, message in CONFLICTS:
         if key in arm and other in arm:
             fail(key, message)

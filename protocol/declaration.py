@@ -30,6 +30,7 @@ from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.learners import train_schema
 from engines.leaves.kinds import LEAF_KINDS
+from engines.play.spec import prune_priors
 from protocol.arms import PLAY_KINDS
 from protocol.claim import (
     Claim,
@@ -80,9 +81,10 @@ CHECKS = (check_screen, check_training, check_kf_q, check_panel, check_arms, che
 def claim_schema() -> dict[str, Any]:
     """``claim.schema.yaml`` with the registries' fragments: the ``play`` enum (the arm kinds'
     plays, :data:`protocol.arms.PLAY_KINDS`), the root filters
-    (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's named weights
-    (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the leaves named without a path (the leaf kinds
-    that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
+    (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's (and a kf prior's) named weights
+    (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the pruning priors
+    (:func:`engines.play.spec.prune_priors`), the leaves named without a path (the
+    leaf kinds that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions
     (:data:`analysis.panel_conventions.CONVENTIONS`), a SHA-256's spelling
@@ -94,6 +96,8 @@ def claim_schema() -> dict[str, Any]:
     arm["play"]["enum"] = [p for k in PLAY_KINDS.values() for p in k.plays]
     arm["filter"]["enum"] = list(ROOT_FILTERS)
     arm["weights"]["anyOf"][0]["enum"] = list(KF_WEIGHTS)
+    arm["prune"]["properties"]["prior"]["enum"] = list(prune_priors())
+    arm["prune"]["properties"]["weights"]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]

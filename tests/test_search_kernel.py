@@ -9,9 +9,10 @@ import pytest
 from claims_support import REPO
 
 from engines.drop7 import core
-from engines.drop7.board import TERMINAL_UTILITY, cols_to_rows, rows_to_cols
+from engines.drop7.board import TERMINAL_UTILITY, cols_to_rows, rows_to_cols, unpack
 from engines.drop7.chance import canonicalise, chance_key, play_sample, sample_disc
 from engines.drop7.game_loop import play_out
+from engines.filters import kf_ref, oneply_q_ref
 from engines.leaves.extra_terms import N_EXTRA
 from engines.leaves.kinds import N_TERMS
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
@@ -23,6 +24,7 @@ from engines.ntuple.layouts import Layout
 from engines.ntuple.value import ntuple_value
 from engines.search.expectimax import Searcher
 from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf, nnue_leaf
+from engines.search.prune import prior_weights
 
 CENTRE = (3, 2, 4, 1, 5, 0, 6)
 
@@ -75,14 +77,34 @@ def _leaf(kind: str) -> Leaf:
     return _ntuple_leaf() if kind == "ntuple" else load_leaf(kind)
 
 
+def _prior_ref(prune, kind: str, canon: np.ndarray, disc: int, mr: int, strata: int,
+               reveals: int) -> list[float]:
+    """A pruning prior's value of each column of a canonical board, readably: ``oneply`` the
+    one-ply search of this reference, ``kf`` the KF twin (engines/filters/kf_ref.py), ``q``
+    the one-ply Q's (engines/filters/oneply_q_ref.py)."""
+    if prune.prior == "oneply":
+        return _values_ref(kind, canon, disc, mr, 1, strata, reveals)[1]
+    if prune.prior == "q":
+        return oneply_q_ref.q_values(canon, disc, mr, list(prior_weights(prune)), strata,
+                                     reveals)[0]
+    grid = [list(map(int, r)) for r in unpack(canon)]
+    return kf_ref.values(grid, disc, tuple(prior_weights(prune)))
+
+
 def _values_ref(kind: str, cols: np.ndarray, disc: int, mr: int, depth: int,
-                strata: int, reveals: int = 1) -> tuple[float, list[float], bool]:
+                strata: int, reveals: int = 1, prune=None, root: bool = True
+                ) -> tuple[float, list[float], bool]:
     """Readable expectimax: every sample played, no shortcuts (canonical columns).
 
     With ``reveals = M`` each column averages ``T = strata * M`` samples: sample ``r N + d``
     (disc stratum ``d`` of ``N = strata``, reveal sample ``r``) plays the move with the
     reveals of sample ``r N + d`` of ``T`` and draws the next disc of stratum ``d`` of ``N``.
     Moves that reveal nothing are played ``T`` times too (the kernel plays them once).
+
+    ``prune`` (a :class:`~engines.search.prune_kinds.PruneSpec`): a node with at least
+    ``from`` plies left (the root only when it says so) and more than ``k`` legal columns
+    searches the ``k`` of highest prior value, ties to the more central column; the others
+    stay ``-inf``.
     """
     total_samples = strata * reveals
     canon = np.zeros(7, dtype=np.int64)
@@ -90,9 +112,12 @@ def _values_ref(kind: str, cols: np.ndarray, disc: int, mr: int, depth: int,
     scratch = np.zeros(2 * core.SCRATCH_LEN, dtype=np.int64)
     out = np.zeros(core.OUT_LEN, dtype=np.int64)
     values = [-np.inf] * 7
-    for c in range(7):
-        if not core.is_legal(canon, c):
-            continue
+    legal = [c for c in range(7) if core.is_legal(canon, c)]
+    if (prune is not None and depth >= prune.from_ and (prune.root or not root)
+            and len(legal) > prune.k):
+        prior = _prior_ref(prune, kind, canon, disc, mr, strata, reveals)
+        legal = sorted(legal, key=lambda c: (-prior[c], CENTRE.index(c)))[:prune.k]
+    for c in legal:
         key = np.uint64(chance_key(canon, disc, mr, c))
         total = 0.0
         for s in range(total_samples):
@@ -106,7 +131,7 @@ def _values_ref(kind: str, cols: np.ndarray, disc: int, mr: int, depth: int,
                 total += pts + _leaf_ref(kind, child, int(mr2), nxt)
             else:
                 total += pts + _values_ref(kind, child, nxt, int(mr2), depth - 1, strata,
-                                           reveals)[0]
+                                           reveals, prune, False)[0]
         values[c] = total / total_samples
     return max(values), values, mirrored
 

@@ -67,14 +67,23 @@ def _adjacent_grey(cols, c, r):
 def kf_features(cols: np.ndarray, disc: np.int64, out: np.ndarray) -> None:
     """``out[c, k]``: feature ``k`` of dropping ``disc`` into legal column ``c`` (rows of full
     columns are zero); ``out`` is ``int64[7, 6]``."""
-    heights = np.zeros(SIZE, dtype=np.int64)
+    kf_features_into(cols, disc, out, np.zeros(SIZE, dtype=np.int64))
+
+
+@njit(cache=True)
+def kf_features_into(cols: np.ndarray, disc: np.int64, out: np.ndarray,
+                     heights: np.ndarray) -> None:
+    """:func:`kf_features` into caller-owned arrays (``heights``: int64[7] scratch; ``out`` at
+    least 7 x 6), allocating nothing: the search's kernels, compiled without reference
+    counting, call it."""
+    low, high = SIZE, 0
     for c in range(SIZE):
         heights[c] = col_height(cols[c])
-    low, high = heights.min(), heights.max()
+        low, high = min(low, heights[c]), max(high, heights[c])
     n_high = 0
     for c in range(SIZE):
         n_high += heights[c] == high
-    out[:] = 0
+    out[:, :] = 0
     for x in range(SIZE):
         y = heights[x]
         if y >= SIZE:
@@ -109,8 +118,16 @@ def kf_values(cols: np.ndarray, disc: np.int64, weights: np.ndarray, out: np.nda
     """Each column's value in ``out`` (``float64[7]``; ``-inf`` for a full column: the sum of
     ``weights[k] * feature k`` in feature order) and the column the policy plays (the highest
     value, the rightmost among equals; -1 when no column is legal)."""
-    features = np.zeros((SIZE, N_FEATURES), dtype=np.int64)
-    kf_features(cols, disc, features)
+    return kf_values_into(cols, disc, weights, out, np.zeros((SIZE, N_FEATURES), dtype=np.int64),
+                          np.zeros(SIZE, dtype=np.int64))
+
+
+@njit(cache=True)
+def kf_values_into(cols: np.ndarray, disc: np.int64, weights: np.ndarray, out: np.ndarray,
+                   features: np.ndarray, heights: np.ndarray) -> np.int64:
+    """:func:`kf_values` with caller-owned scratch (``features`` at least 7 x 6, ``heights``
+    7; int64), allocating nothing (the pruned search's ``kf`` prior calls it)."""
+    kf_features_into(cols, disc, features, heights)
     best = -1
     for x in range(SIZE):
         if col_height(cols[x]) >= SIZE:

@@ -26,7 +26,7 @@ import json
 import math
 from pathlib import Path
 
-from contracts.hashing import file_sha256, hash_mismatch
+from contracts.hashing import file_sha256, hash_mismatch, sha256_problem
 
 #: the six features, in the order every weight vector lists them
 FEATURES = ("lowest-column", "row-detonations", "column-detonations", "tallest-column",
@@ -43,6 +43,22 @@ KF_WEIGHTS: dict[str, tuple[tuple[float, ...], str]] = {
          0.7363281566255506, 0.4187569184948516),
         "RS-20260902T084356Z-784ebf14 metrics.search.chosen.frozenUnitWeights"),
 }
+
+
+def kf_weights_problem(w: str) -> str | None:
+    """What keeps ``w`` from naming KF weights, in words (None: a named vector of
+    :data:`KF_WEIGHTS` or ``SHA256:PATH``, a pinned file)."""
+    sha, colon, path = w.partition(":")
+    if colon:
+        problem = sha256_problem(sha)
+        if problem or not path:
+            return (f"SHA256:PATH needs a SHA-256 and a path, got {w!r}"
+                    f"{f' ({problem})' if problem else ''}")
+        return None
+    if w not in KF_WEIGHTS:
+        return (f"must name weights ({' or '.join(KF_WEIGHTS)}) or a pinned file "
+                f"(SHA256:PATH), got {w!r}")
+    return None
 
 
 def kf_weights(name: str) -> tuple[float, ...]:

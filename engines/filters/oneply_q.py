@@ -57,7 +57,7 @@ from engines.drop7.chance import canonicalise, chance_key, next_disc, play_strat
 from engines.drop7.core import OUT_LEN, SRC_STRATIFIED, quick_drop
 from engines.drop7.nibbles import CENTRE, is_legal
 from engines.filters.kf import N_FEATURES as N_KF
-from engines.filters.kf import kf_features
+from engines.filters.kf import kf_features_into
 from engines.filters.kf_weights import FEATURES as KF_NAMES
 from engines.leaves.kinds import N_TERMS, NEXT_DISC_TERM
 from engines.leaves.linear import FAIR_WEIGHTS, TERM_NAMES, linear_terms, next_disc_term
@@ -75,7 +75,7 @@ BIAS = RISE0 + MOVES_PER_LEVEL
 assert BIAS == N_FEATURES - 1 and FEATURE_NAMES[DELTA] == "delta_mean"
 
 # work space slots (q_work)
-_CANON, _WORK, _LEAFBUF, _BOARDS, _RES, _SCRATCH, _OUT, _TERMS, _KF, _FEATS = range(10)
+_CANON, _WORK, _LEAFBUF, _BOARDS, _RES, _SCRATCH, _OUT, _TERMS, _KF, _FEATS, _HEIGHTS = range(11)
 
 
 def q_work(strata: int, reveals: int = 1) -> tuple:
@@ -88,7 +88,7 @@ def q_work(strata: int, reveals: int = 1) -> tuple:
             np.zeros((rows, 7), np.int64), np.zeros((rows, chance.RES_LEN), np.int64),
             np.zeros(chance.STRATA_SCRATCH_LEN, np.int64), np.zeros(OUT_LEN, np.int64),
             np.zeros(N_TERMS, np.float64), np.zeros((7, N_KF), np.int64),
-            np.zeros((7, N_FEATURES), np.float64))
+            np.zeros((7, N_FEATURES), np.float64), np.zeros(7, np.int64))
 
 
 def d1_weights() -> np.ndarray:
@@ -165,7 +165,7 @@ def oneply_features(cols, disc, mr, strata, reveals, feats, work) -> np.int64:
     canon = work[_CANON]
     mirrored = canonicalise(cols, canon)
     kf = work[_KF]
-    kf_features(cols, disc, kf)
+    kf_features_into(cols, disc, kf, work[_HEIGHTS])  # allocates nothing: a search may call it
     feats[:] = 0.0
     legal = np.int64(0)
     for c in range(7):

@@ -18,7 +18,13 @@ from engines.filters.kf import kf_values
 from engines.filters.kf_weights import kf_weights, read_kf_file, read_kf_trained
 from engines.filters.root import refusals
 from engines.play.spec import BaselineSpec, KfSpec, PolicySpec, SearchSpec
-from engines.search.expectimax import STAT_LEAVES, STAT_NODES, Searcher
+from engines.search.expectimax import (
+    STAT_LEAVES,
+    STAT_NODES,
+    STAT_PRIOR_LEAVES,
+    STAT_PRIOR_NODES,
+    Searcher,
+)
 
 #: the baselines' kernel ids (the numba kernels keep their integer dispatch)
 BASELINES = {
@@ -125,7 +131,11 @@ class SearchPolicy(Policy):
             refusals(self.spec.filter, opening_cols(), 3)
 
     def work(self) -> tuple[int | None, int | None]:
-        return int(self.searcher.stats[STAT_NODES]), int(self.searcher.stats[STAT_LEAVES])
+        """Moves applied and leaf values used, a pruned search's prior's included (the
+        one-ply prior plays moves and calls the leaf; docs/search.md, "Pruned search")."""
+        stats = self.searcher.stats
+        return (int(stats[STAT_NODES] + stats[STAT_PRIOR_NODES]),
+                int(stats[STAT_LEAVES] + stats[STAT_PRIOR_LEAVES]))
 
 
 class KfPolicy(Policy):

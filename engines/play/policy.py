@@ -30,10 +30,11 @@ from engines.search.leaf import load_leaf
 def _search(spec: SearchSpec, verify: bool) -> Policy:
     try:
         leaf = load_leaf(spec.leaf, verify)
+        searcher = Searcher(leaf, spec.depth, spec.strata, reveals=spec.reveals,
+                            register_seed=spec.sampling, prune=spec.prune, verify=verify)
     except (OSError, ValueError) as exc:
         raise PolicyError(f"{spec.format()}: {str(exc).splitlines()[0]}") from None
-    return SearchPolicy(spec, Searcher(leaf, spec.depth, spec.strata, reveals=spec.reveals,
-                                       register_seed=spec.sampling))
+    return SearchPolicy(spec, searcher)
 
 
 def _q(spec: QSpec, verify: bool) -> Policy:

@@ -12,8 +12,10 @@ columns of a root.  :func:`rank` asks a player for its :class:`Ranking`:
   ranked by its choice alone;
 * a baseline gives its choice alone.
 
-Values are float64, NaN for an illegal column; ``nodes`` and ``leaves`` are
-the work of this root (None where the player does not report it).
+Values are float64, NaN for an illegal column (``-inf`` for a legal column a
+search that prunes its root did not search); ``nodes`` and ``leaves`` are the
+work of this root, a pruned search's prior's included (None where the player
+does not report it).
 
 A player's fault is handled as a game's decision is (:mod:`engines.play.games`):
 a choice that is not a legal column is ``illegal``, a choice that raises (a
@@ -78,7 +80,9 @@ def rank(policy: Policy, state: np.ndarray, cols: np.ndarray,
     if isinstance(policy, SearchPolicy):
         choice, raw = policy.searcher.choose_values(cols, int(state[core.ST_NEXT_DISC]),
                                                     int(state[core.ST_MOVES_REMAINING]))
-        values = np.where(np.isneginf(raw), np.nan, raw)
+        legal = np.array([core.is_legal(cols, c) for c in range(7)])
+        # an illegal column has no value (NaN); a legal one a pruned root left out keeps -inf
+        values = np.where(np.isneginf(raw) & ~legal, np.nan, raw)
     else:
         try:
             choice = int(policy.choose(state, cols))

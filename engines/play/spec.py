@@ -4,8 +4,8 @@ Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
 
     random | centre-first | lowest-column
-    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F][,sampling=SAMPLING]   (defaults d=3, s=7; r: no
-                                         factored node; sampling: our own)
+    search:leaf=LEAF[,d=D][,s=S][,r=M][,f=F][,sampling=SAMPLING][,PRUNE]   (defaults d=3,
+                                         s=7; r: no factored node; sampling: our own)
     direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]         (default s=7; one ply)
     external[[PARAM=VALUE,...]]:COMMAND   (another program, docs/referee.md)
     kf:w=WEIGHTS                         (the six-feature Klein-Friedmann policy; WEIGHTS a
@@ -24,12 +24,15 @@ reports and Python)::
     F = survival                         (a root filter: engines.filters.kinds)
     SAMPLING = register | register:SEED   (the register's chance samples, its policy seed
                                            0xD7075EED or a 32-bit SEED; not with r)
+    PRUNE = prune=PRIOR,k=K[,from=P][,root=pruned]   (search only: a pruned search,
+                                          engines.search.prune_kinds; PRIOR = oneply
+                                          | kf:WEIGHTS | q:SHA256:DIR; from defaults to 2)
 
 Parameters may come in any order; a spec's ``format()`` writes the canonical
 form (``leaf`` first; ``search`` always shows ``d`` and ``s``; ``direct``
 shows ``s`` only when it is not 7; ``r``, the reveal samples per disc stratum
 of the factored chance node (docs/search.md), then ``f``, the root filter, then
-``sampling``, each only when given), and
+``sampling``, then the pruning, each only when given), and
 ``parse -> format`` round-trips.  ``r=1`` plays as no ``r`` does, bit for bit, and
 keeps its spelling: a shipped claim (factored-chance) declares its plain arm so,
 and its protocol hash and records hold ``r=1`` (docs/search.md, the factored node).
@@ -57,13 +60,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from contracts.hashing import sha256_problem
-from engines.filters.kf_weights import KF_WEIGHTS
+from engines.filters.kf_weights import kf_weights_problem
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
+from engines.search.prune_kinds import (
+    PRIOR_KINDS,
+    PRUNE_KEYS,
+    ROOT_PRUNED,
+    PruneError,
+    PruneSpec,
+    parse_prune,
+    prune_spec,
+)
 
 #: the register's policy seed (its ``decide`` binary's): ``sampling=register`` plays with it
 REGISTER_POLICY_SEED = 0xD7075EED
@@ -125,7 +137,8 @@ class SearchSpec(PolicySpec):
     ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
     declared, the plain chance node); ``filter``: the root filter (None: every legal column
     is ranked); ``sampling``: the register's policy seed when the chance samples are drawn
-    as the register draws them (None: our own, docs/search.md)."""
+    as the register draws them (None: our own, docs/search.md); ``prune``: the pruned search
+    (None: full width, docs/search.md "Pruned search"; search only)."""
 
     name: str  # search | direct
     leaf: LeafSpec
@@ -134,6 +147,7 @@ class SearchSpec(PolicySpec):
     reveals: int | None = None
     filter: str | None = None
     sampling: int | None = None
+    prune: PruneSpec | None = None
 
     @property
     def kind(self) -> str:  # type: ignore[override]
@@ -151,6 +165,8 @@ class SearchSpec(PolicySpec):
             text = f"{text},f={self.filter}"
         if self.sampling is not None:
             text = f"{text},sampling={format_sampling(self.sampling)}"
+        if self.prune is not None:
+            text = f"{text},{self.prune.format()}"
         return text
 
 
@@ -328,9 +344,35 @@ def _search_parser(name: str, allowed: tuple[str, ...]) -> Callable[[str], Searc
         if sampling is not None and reveals is not None:
             raise PolicyError(f"{name}: sampling={params['sampling']} has no factored chance "
                               "node (r)")
-        return SearchSpec(name, leaf, depth, strata, reveals, root_filter, sampling)
+        prune = _prune_params(name, params, depth)
+        return SearchSpec(name, leaf, depth, strata, reveals, root_filter, sampling, prune)
 
     return parse
+
+
+def _prune_params(name: str, params: dict[str, str], depth: int) -> PruneSpec | None:
+    """The pruning of ``prune=PRIOR,k=K[,from=P][,root=pruned]`` (None when not given)."""
+    given = [k for k in PRUNE_KEYS if k in params]
+    if given and name != "search":
+        raise PolicyError(f"{name}: {given[0]} is for search arms only (a pruned search)")
+    try:
+        return parse_prune(params, depth)
+    except PruneError as exc:
+        raise PolicyError(f"{name}: {exc}") from None
+
+
+def prune_priors() -> tuple[str, ...]:
+    """The pruning priors a declaration's ``prune.prior`` may name: those without a weights
+    file (a claim cannot pin a prior's file yet; a policy string can: ``q:SHA256:DIR``)."""
+    return tuple(n for n, p in PRIOR_KINDS.items() if p.weights != "file")
+
+
+def declared_prune(prune: Mapping[str, Any], depth: int) -> PruneSpec:
+    """The pruning a claim declares (``prior``, ``k``, ``from``, ``root``, ``weights``) for a
+    search of ``depth`` plies; raises :class:`~engines.search.prune_kinds.PruneError` (a
+    ``ValueError``) in one line."""
+    return prune_spec(prune["prior"], prune["k"], prune.get("from"),
+                      prune.get("root") == ROOT_PRUNED, depth, prune.get("weights"))
 
 
 def _parse_external(text: str) -> ExternalSpec:
@@ -398,10 +440,12 @@ def external_spec(command: list[str] | tuple[str, ...], options: dict | None = N
 register_arm_kind(ArmKind("baseline", BASELINE_NAMES, _parse_baseline,
                           ", ".join(BASELINE_NAMES)))
 register_arm_kind(ArmKind("search", ("search",),
-                          _search_parser("search", ("leaf", "d", "s", "r", "f", "sampling")),
-                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F][,sampling=SAMPLING]"))
+                          _search_parser("search", ("leaf", "d", "s", "r", "f", "sampling")
+                                         + PRUNE_KEYS),
+                          "search:leaf=LEAF,d=D,s=S[,r=M][,f=F][,sampling=SAMPLING][,PRUNE]"))
 register_arm_kind(ArmKind("direct", ("direct",),
-                          _search_parser("direct", ("leaf", "s", "r", "f", "sampling")),
+                          _search_parser("direct", ("leaf", "s", "r", "f", "sampling")
+                                         + PRUNE_KEYS),
                           "direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
 
@@ -415,22 +459,20 @@ def _parse_kf(text: str) -> KfSpec:
     head, sep, rest = text.partition(":")
     if head != KF:
         raise PolicyError(f"unknown policy {text!r} (expected {grammar()})")
-    w = (_key_values(KF, rest, ("w",)) if sep and rest else {}).get("w", "")
+    return _kf_weights((_key_values(KF, rest, ("w",)) if sep and rest else {}).get("w", ""))
+
+
+def _kf_weights(w: str) -> KfSpec:
+    """The KF spec of the weights ``w`` names: a named vector, ``SHA256:PATH`` or
+    ``trained:DIR`` (weights the claim trains)."""
     sha, colon, path = w.partition(":")
     if sha == TRAINED:
         if not path:
             raise PolicyError(f"{KF}: w=trained:DIR needs the training directory, got {w!r}")
         return KfSpec(None, None, path)
-    if colon:
-        problem = sha256_problem(sha)
-        if problem or not path:
-            raise PolicyError(f"{KF}: w=SHA256:PATH needs a SHA-256 and a path, got {w!r}"
-                              f"{f' ({problem})' if problem else ''}")
-        return KfSpec(None, sha, path)
-    if w not in KF_WEIGHTS:
-        raise PolicyError(f"{KF}: w must name weights ({' or '.join(KF_WEIGHTS)}) or a "
-                          f"pinned file (SHA256:PATH), got {text!r}")
-    return KfSpec(w)
+    if (problem := kf_weights_problem(w)) is not None:
+        raise PolicyError(f"{KF}: w {problem}")
+    return KfSpec(None, sha, path) if colon else KfSpec(w)
 
 
 register_arm_kind(ArmKind(KF, (KF,), _parse_kf, f"{KF}:w=WEIGHTS"))

@@ -18,6 +18,15 @@ stratum; ``reveals`` in the JSON is null without it).
 ``--leaf nnue`` without a path is the seeded network of the class's sizes
 (:data:`engines.leaves.nnue_weights.BENCH_SEED`): a network's search cost
 does not depend on its weights (no pruning), only its choices do.
+``--prune 'prune=PRIOR,k=K[,from=P][,root=pruned]'`` (the policy grammar's
+pruning, :mod:`engines.search.prune_kinds`) times the pruned search beside the
+full-width one on the same positions (:func:`bench_pruned`): each
+configuration's figures above plus its prior's work (``mean_pruned_nodes``,
+``mean_prior_evals``, ``mean_prior_nodes``, ``mean_prior_leaves``) and
+``mean_work`` (moves applied plus leaf values used, the prior's included), then
+``ratios`` pruned / full (``work``, ``work_without_prior``, ``nodes``,
+``seconds``, ``cpu_seconds``) and ``agreement``, the share of positions where
+the pruned search chooses the full-width column.
 
 ``--leaf ntuple`` without a path allocates full-size layout A tables (fresh:
 every entry at its initial value, every page touched), so the figure includes
@@ -46,10 +55,15 @@ from engines.search.expectimax import (
     STAT_LEAVES,
     STAT_NODE_HITS,
     STAT_NODES,
+    STAT_PRIOR_EVALS,
+    STAT_PRIOR_LEAVES,
+    STAT_PRIOR_NODES,
+    STAT_PRUNED,
     Searcher,
 )
 from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf, nnue_leaf
 from engines.search.positions import POSITIONS_FILE, load_positions
+from engines.search.prune_kinds import PruneSpec, parse_prune_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--positions-file", default=str(POSITIONS_FILE),
                         help="a drop7-positions-v1 file (default: the shipped set)")
     parser.add_argument("--layout", default="A", help="layout of fresh n-tuple tables")
+    parser.add_argument("--prune", default=None, metavar="PRUNE",
+                        help="time a pruned search beside full width: "
+                        "'prune=PRIOR,k=K[,from=P][,root=pruned]' (docs/search.md)")
     parser.add_argument("--no-reuse", action="store_true",
                         help="the plain search: no node table, no leaf cache")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
@@ -93,9 +110,11 @@ def bench_leaf(text: str, layout: str = "A") -> Leaf:
 
 
 def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple],
-                 reuse: bool = True, reveals: int | None = None) -> dict:
-    """Time one decision per position (after a warm-up); a JSON-ready dict."""
-    searcher = Searcher(leaf, depth, strata, reuse, reveals)
+                 reuse: bool = True, reveals: int | None = None,
+                 prune: PruneSpec | None = None, choices: list[int] | None = None) -> dict:
+    """Time one decision per position (after a warm-up); a JSON-ready dict (``choices``, when
+    given, receives each position's chosen column)."""
+    searcher = Searcher(leaf, depth, strata, reuse, reveals, prune=prune)
     for cols, disc, mr in positions[:2]:  # warm up: cache load and first touches
         searcher.choose(cols, disc, mr)
     searcher.stats[:] = 0
@@ -103,14 +122,21 @@ def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple],
     for cols, disc, mr in positions:
         c0 = time.thread_time()
         t0 = time.perf_counter()
-        searcher.choose(cols, disc, mr)
+        choice = searcher.choose(cols, disc, mr)
         times.append(time.perf_counter() - t0)
         cpu.append(time.thread_time() - c0)
+        if choices is not None:
+            choices.append(choice)
     total = float(sum(times))
     n = len(times)
     nodes = int(searcher.stats[STAT_NODES])
     leaves = int(searcher.stats[STAT_LEAVES])
     leaf_hits = int(searcher.stats[STAT_LEAF_HITS])
+    prior = {key: round(int(searcher.stats[stat]) / n, 1) for key, stat in (
+        ("mean_pruned_nodes", STAT_PRUNED), ("mean_prior_evals", STAT_PRIOR_EVALS),
+        ("mean_prior_nodes", STAT_PRIOR_NODES), ("mean_prior_leaves", STAT_PRIOR_LEAVES))}
+    work = nodes + leaves + int(searcher.stats[STAT_PRIOR_NODES]
+                                + searcher.stats[STAT_PRIOR_LEAVES])
     return {
         "benchmark": "search", "leaf": leaf.name, "depth": depth, "strata": strata,
         "reveals": reveals, "reuse": reuse, "decisions": n, "seconds": round(total, 4),
@@ -125,6 +151,37 @@ def bench_search(leaf: Leaf, depth: int, strata: int, positions: list[tuple],
         "mean_leaves": round(leaves / n, 1),
         "mean_node_hits": round(int(searcher.stats[STAT_NODE_HITS]) / n, 1),
         "mean_leaf_hits": round(leaf_hits / n, 1),
+        "prune": None if prune is None else prune.format(),
+        **prior,
+        "mean_work": round(work / n, 1),
+        "cpu_seconds": round(float(sum(cpu)), 4),
+    }
+
+
+def bench_pruned(leaf: Leaf, depth: int, strata: int, positions: list[tuple],
+                 prune: PruneSpec, reuse: bool = True, reveals: int | None = None) -> dict:
+    """The full-width and the pruned search on the same positions: each one's figures
+    (:func:`bench_search`), the ratios pruned / full and the share of positions where they
+    choose the same column."""
+    full_choices: list[int] = []
+    pruned_choices: list[int] = []
+    full = bench_search(leaf, depth, strata, positions, reuse, reveals, None, full_choices)
+    pruned = bench_search(leaf, depth, strata, positions, reuse, reveals, prune,
+                          pruned_choices)
+    own_work = pruned["mean_work"] - pruned["mean_prior_nodes"] - pruned["mean_prior_leaves"]
+
+    def ratio(a: float, b: float) -> float | None:
+        return round(a / b, 4) if b else None
+
+    return {
+        "benchmark": "search-pruned", "full": full, "pruned": pruned,
+        "ratios": {"work": ratio(pruned["mean_work"], full["mean_work"]),
+                   "work_without_prior": ratio(own_work, full["mean_work"]),
+                   "nodes": ratio(pruned["mean_nodes"], full["mean_nodes"]),
+                   "seconds": ratio(pruned["seconds"], full["seconds"]),
+                   "cpu_seconds": ratio(pruned["cpu_seconds"], full["cpu_seconds"])},
+        "agreement": round(sum(a == b for a, b in zip(full_choices, pruned_choices,
+                                                       strict=True)) / len(positions), 4),
     }
 
 
@@ -141,8 +198,13 @@ def run(args: argparse.Namespace) -> int:
     if args.positions is not None and len(positions) > args.positions:
         pick = np.linspace(0, len(positions) - 1, args.positions).round().astype(int)
         positions = [positions[i] for i in pick]
-    result = bench_search(leaf, args.depth, args.strata, positions, not args.no_reuse,
-                          args.reveals)
+    if args.prune is not None:
+        prune = parse_prune_text(args.prune, args.depth)
+        result = bench_pruned(leaf, args.depth, args.strata, positions, prune,
+                              not args.no_reuse, args.reveals)
+    else:
+        result = bench_search(leaf, args.depth, args.strata, positions, not args.no_reuse,
+                              args.reveals)
     result.update(machine_facts())
     print(json.dumps(result))
     return 0

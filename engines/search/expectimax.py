@@ -46,7 +46,10 @@ may differ in the last bit.
 Statistics (``stats``): ``STAT_NODES`` counts moves applied (chance samples
 played), ``STAT_LEAVES`` leaf values used (a disc-free base counts once),
 ``STAT_DECISIONS`` root decisions, ``STAT_NODE_HITS`` and ``STAT_LEAF_HITS``
-values taken from the node table and the leaf cache.
+values taken from the node table and the leaf cache; a pruned search
+(``prune``, :mod:`engines.search.prune`) adds ``STAT_PRUNED`` nodes ranked by its prior,
+``STAT_PRIOR_EVALS`` column values the prior computed and ``STAT_PRIOR_NODES`` and
+``STAT_PRIOR_LEAVES``, the moves and leaves of the one-ply prior (kept out of the first two).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from engines.drop7.core import OUT_LEN, SRC_REGISTER, SRC_STRATIFIED, quick_drop
 from engines.drop7.nibbles import CENTRE, WORD, is_legal
 from engines.drop7.register_rng import OWN_SAMPLING, state_seed
 from engines.drop7.rng import fmix64
+from engines.filters.oneply_q import q_work
 from engines.search.leaf import (
     BASE_PART,
     BY_DIFFERENCE,
@@ -81,9 +85,23 @@ from engines.search.leaf import (
 )
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 from engines.search.ntuple_delta import slot_index, work_arrays
+from engines.search.prune import (
+    P_CODE,
+    P_FROM,
+    P_K,
+    P_ROOT,
+    feature_prior,
+    kept_columns,
+    prune_arrays,
+)
+from engines.search.prune_kinds import PRIOR_OFF, PRIOR_ONEPLY, PruneSpec
 
 STAT_NODES, STAT_LEAVES, STAT_DECISIONS, STAT_NODE_HITS, STAT_LEAF_HITS = range(5)
-STAT_LEN = 8
+#: a pruned search's counts (docs/search.md, "Pruned search"): nodes the prior ranked (and
+#: pruned), column values it computed, and the moves applied and leaf values used by a
+#: ``searched`` prior (``oneply``), which STAT_NODES and STAT_LEAVES leave out
+STAT_PRUNED, STAT_PRIOR_EVALS, STAT_PRIOR_NODES, STAT_PRIOR_LEAVES = range(5, 9)
+STAT_LEN = 10
 #: log2 of the entries of the node table by search depth (about twice the distinct inner
 #: nodes of a d3 / d4 decision); depth 1 has no inner nodes
 NODE_TABLE_BITS = {1: 0, 2: 9, 3: 13, 4: 17, 5: 20, 6: 20}
@@ -188,10 +206,20 @@ def _frontier(kind, child, mr2, src, key, strata, one_sample, s, frame, leafbuf,
     return base + acc / strata
 
 
+@njit(cache=True, inline="always")
+def _n_legal(canon) -> np.int64:
+    """How many columns of a board are legal."""
+    n = 0
+    for c in range(7):
+        if is_legal(canon, c):
+            n += 1
+    return n
+
+
 @njit(cache=True, _nrt=False)
 def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights, tables, spec,
                ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-               stats):
+               stats, prune, pw, pv, qw, sdepth):
     """Value of a decision node searched ``depth`` own moves deep.
 
     Returns ``(value, canonical column, mirrored)``; ``vals[depth]`` receives
@@ -199,12 +227,20 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
     board must be settled (no latent poppers), as every board of a game is.
     Below the root (``depth < top``) the value comes from the node table
     ``tt`` when this decision has computed it already (the column is then -1).
-    ``ws`` is int64 ``(2 * depth + 4, 7)``; ``boards[d]`` and ``res[d]``
+    ``ws`` is int64 ``(2 * depth + 12, 7)`` (its last 8 rows a feature prior's scratch);
+    ``boards[d]`` and ``res[d]``
     hold the chance samples of the move being searched at depth ``d`` (at least
     ``strata * reveals`` rows).  ``reveals`` is ``M`` of the factored node (1: the plain
     one).  ``rseed`` is ``OWN_SAMPLING`` for our samples (keyed by state and column,
     :func:`engines.drop7.chance.chance_key`) or the register's policy seed for its samples
     (keyed by state and depth, shared by the node's columns; ``reveals`` is then 1).
+
+    ``prune`` (int64 ``[code, k, from, root]``, :mod:`engines.search.prune`; code
+    ``PRIOR_OFF``: none) prunes a node with at least ``from`` plies remaining (the root only
+    with ``root``) and more than ``k`` legal columns to the prior's top ``k``; ``pw`` holds the
+    prior's weights and ``pv[depth]`` its values of the node's columns.  ``sdepth`` > 0 keys
+    the register's samples as at that depth (the one-ply prior of a deeper node draws that
+    node's samples); 0 everywhere else.
     """
     total = strata * reveals
     canon = ws[2 * depth + 2]
@@ -212,7 +248,8 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
     mirrored = canonicalise(cols, canon)
     register = rseed != OWN_SAMPLING
     src = SRC_REGISTER if register else SRC_STRATIFIED
-    node_key = state_seed(canon, disc, mr, rseed, depth) if register else np.uint64(0)
+    node_key = (state_seed(canon, disc, mr, rseed, depth if sdepth == 0 else sdepth)
+                if register else np.uint64(0))
     meta = disc | (mr << 3) | (depth << 6)
     probe = depth < top and tt.shape[0] > 1
     if probe:
@@ -225,6 +262,32 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
         frame = ws[1]
         for c in range(7):
             frame[c] = ((canon[c] << 4) | SOLID) & WORD
+    keep = np.int64(127)  # the columns searched (bit c of the canonical board)
+    if (prune[P_CODE] != PRIOR_OFF and depth >= prune[P_FROM]
+            and (depth < top or prune[P_ROOT] != 0) and _n_legal(canon) > prune[P_K]):
+        # a node to prune: the prior ranks its legal columns (the searched prior is the
+        # node's own one-ply search, its samples and leaf, no node table: its moves and
+        # leaves are counted as the prior's, not the search's)
+        prior = pv[depth]
+        stats[STAT_PRUNED] += 1
+        stats[STAT_PRIOR_EVALS] += _n_legal(canon)
+        if prune[P_CODE] == PRIOR_ONEPLY:
+            nodes, leaves = stats[STAT_NODES], stats[STAT_LEAVES]
+            one = np.int64(1)  # typed as the other calls' (a literal would compile another
+            # specialisation of this recursive kernel, which numba's cache does not reload)
+            node_value(canon, disc, mr, one, one, strata, reveals, rseed, kind, weights, tables,
+                       spec, ws, vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf,
+                       lc, lcf, gen, stats, prune, pw, pv, qw, depth)
+            for c in range(7):
+                prior[c] = vals[1, c]
+            stats[STAT_PRIOR_NODES] += stats[STAT_NODES] - nodes
+            stats[STAT_PRIOR_LEAVES] += stats[STAT_LEAVES] - leaves
+            stats[STAT_NODES] = nodes
+            stats[STAT_LEAVES] = leaves
+        else:
+            feature_prior(prune[P_CODE], canon, disc, mr, pw, prior, ws[2 * top + 4:], strata,
+                          reveals, qw)
+        keep = kept_columns(canon, prior, prune[P_K])
     leafbuf = ws[0]
     bd = boards[depth]
     rd = res[depth]
@@ -233,7 +296,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
     for i in range(7):
         c = CENTRE[i]
         vals[depth, c] = _NEG
-        if not is_legal(canon, c):
+        if not is_legal(canon, c) or not (keep >> c) & 1:
             continue
         for k in range(7):
             work[k] = canon[k]
@@ -273,7 +336,7 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
                                        rd[r, chance.RES_MR], depth - 1, top, strata, reveals,
                                        rseed, kind, weights, tables, spec, ws, vals, boards, res,
                                        slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-                                       stats)
+                                       stats, prune, pw, pv, qw, np.int64(0))
                 acc += pts_s + sub
         v = acc if once else acc / n
         vals[depth, c] = v
@@ -288,11 +351,12 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
 @njit(cache=True, _nrt=False)
 def search_choice(cols, disc, mr, depth, strata, reveals, rseed, kind, weights, tables, spec, ws,
                   vals, boards, res, slot_j, nt_i, nt_f, scratch, out, tt, ttf, lc, lcf, gen,
-                  stats) -> np.int64:
+                  stats, prune, pw, pv, qw) -> np.int64:
     """The column (of ``cols``, not the canonical board) chosen at the root."""
     _, c, mirrored = node_value(cols, disc, mr, depth, depth, strata, reveals, rseed, kind,
                                 weights, tables, spec, ws, vals, boards, res, slot_j, nt_i,
-                                nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats)
+                                nt_f, scratch, out, tt, ttf, lc, lcf, gen, stats, prune, pw,
+                                pv, qw, np.int64(0))
     stats[STAT_DECISIONS] += 1
     if c >= 0 and mirrored:
         return 6 - c
@@ -352,11 +416,16 @@ class Searcher:
     kernel kind); without it every value is computed where it is met.  Both
     give the same values bit for bit.  ``register_seed`` (a 32-bit policy seed) draws the
     chance samples as the research register does (:mod:`engines.drop7.register_rng`);
-    None is our own sampling.  Not thread-safe: one searcher per thread or process.
+    None is our own sampling.  ``prune`` (:class:`engines.search.prune_kinds.PruneSpec`)
+    searches only a prior's top ``k`` columns at the nodes it names (docs/search.md, "Pruned
+    search"); None is the full-width search, bit for bit.  A searcher's node table holds its
+    own search's values only, so pruned and full-width values never meet in one table.
+    Not thread-safe: one searcher per thread or process.
     """
 
     def __init__(self, leaf, depth: int, strata: int, reuse: bool = True,
-                 reveals: int | None = None, register_seed: int | None = None) -> None:
+                 reveals: int | None = None, register_seed: int | None = None,
+                 prune: PruneSpec | None = None, verify: bool = True) -> None:
         if not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
         if not 1 <= strata <= MAX_STRATA:
@@ -368,13 +437,20 @@ class Searcher:
                 raise ValueError(f"register_seed must be a 32-bit seed, got {register_seed}")
             if (reveals or 1) != 1:
                 raise ValueError("the register's sampling has no factored chance node (reveals)")
+        if prune is not None:
+            prune.check(depth)
         self.register_seed = register_seed
+        self.prune_spec = prune
+        self.prune, self.pw = prune_arrays(prune, verify)
+        self.pv = np.zeros((depth + 1, 7), dtype=np.float64)
+        self.qw = q_work(strata, reveals or 1)  # the q prior's work space
         self.leaf = leaf
         self.depth = depth
         self.strata = strata
         self.reveals = reveals or None  # as declared; the kernel plays M = 1 for None
         rows = max(MAX_STRATA, strata * (reveals or 1))
-        self.ws = np.zeros((2 * depth + 4, 7), dtype=np.int64)
+        # rows 2 depth + 4 on: the scratch of a feature prior (engines.search.prune)
+        self.ws = np.zeros((2 * depth + 12, 7), dtype=np.int64)
         self.vals = np.zeros((depth + 1, 7), dtype=np.float64)
         self.boards = np.zeros((depth + 1, rows, 7), dtype=np.int64)
         self.res = np.zeros((depth + 1, rows, chance.RES_LEN), dtype=np.int64)
@@ -405,7 +481,7 @@ class Searcher:
                 leaf.tables, leaf.spec,
                 self.ws, self.vals, self.boards, self.res, self.slot_j, self.nt_i, self.nt_f,
                 self.scratch, self.out, self.tt, self.ttf, self.lc, self.lcf, self.gen,
-                self.stats)
+                self.stats, self.prune, self.pw, self.pv, self.qw)
 
     def choose(self, cols: np.ndarray, disc: int, moves_remaining: int) -> int:
         """The chosen column of a public state (-1 when no column is legal)."""
@@ -448,7 +524,7 @@ class Searcher:
         """Chance value of each column of ``cols`` (``-inf`` when illegal)."""
         board = np.ascontiguousarray(cols, dtype=np.int64)
         args = self._args()
-        _, _, mirrored = node_value(board, disc, moves_remaining, args[0], *args)
+        _, _, mirrored = node_value(board, disc, moves_remaining, args[0], *args, 0)
         row = self.vals[self.depth].copy()
         return row[::-1].copy() if mirrored else row
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contracts.panel_table import OUTCOME_REFERENCE
-from engines.play.spec import DEFAULT_STRATA, Arm, PolicySpec
+from engines.play.spec import DEFAULT_STRATA, KF, Arm, PolicySpec
 from protocol import costs
 from protocol.arms import arm_spec, check_arm, decision_seconds, play_kind
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path
@@ -154,7 +154,8 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
             raise DeclarationError(f"{claim.path}: key arms.{name}.command[{exc.args[1]}]: "
                                    f"{exc.args[0]}") from None
         played.update(command=list(command), pins=pins)
-    kf_file = plan_kf_file(claim, f"arms.{name}.weights", a.get("weights"))
+    kf_file = (plan_kf_file(claim, f"arms.{name}.weights", a.get("weights"))
+               if play_kind(a["play"]).kind == KF else None)
     if isinstance(a.get("weights"), str) and a["weights"] in claim.kf_q:
         from engines.learners import get_learner
 

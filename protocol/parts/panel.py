@@ -163,6 +163,9 @@ def check_panel(doc: dict[str, Any], chk: KeyCheck) -> None:
         if "filter" in doc["arms"].get(ref, {}):
             chk.fail("panel.reference", f"arm {ref!r} declares a root filter: a reference "
                      "values every legal column, so it ranks without one")
+        if doc["arms"].get(ref, {}).get("prune", {}).get("root") == "pruned":
+            chk.fail("panel.reference", f"arm {ref!r} prunes its root: a reference values "
+                     "every legal column, so its root is searched full width (root: full)")
         if doc["arms"][ref]["play"] not in ("search", "direct"):
             chk.fail("panel.reference", f"arm {ref!r} plays {doc['arms'][ref]['play']}: a "
                      "reference values every column, so it is a search or direct arm (or an "
