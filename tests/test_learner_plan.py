@@ -74,6 +74,8 @@ def test_the_ridge_fit_is_planned_shrunk_priced_and_its_job_named() -> None:
     (lambda d: d["weights"]["qfit"]["train"].update(reference="random"),
      "weights.qfit.train.reference", "is not a search"),
     (lambda d: d["weights"]["qfit"]["train"].update(every=0), "weights.qfit.train", ""),
+    (lambda d: d["weights"]["qfit"]["train"].update(first_game=10**12 - 8),
+     "weights.qfit.train.first_game", "reach the training health's unseen games"),
 ])
 def test_ridge_q_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key, message
                                                               ) -> None:

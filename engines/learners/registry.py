@@ -39,7 +39,8 @@ class LearnerKind:
     start of it reads (None when its weights are not a leaf's); ``produces`` what its weights
     are, as the page says; ``curve`` the curve its training feeds (``health``: every
     checkpoint one ply beside its start and random, :mod:`analysis.health`; ``search``: a
-    weight search's best and mean score per generation).
+    weight search's best and mean score per generation; ``ridge-q``: one fit, its report in
+    its manifest).
 
     A learner whose weights an arm plays by name without a validation search (``plays``: the
     arm's ``play`` kind, ``kf`` or ``q``) is planned by :mod:`protocol.parts.kf_training`:

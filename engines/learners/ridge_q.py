@@ -49,8 +49,15 @@ KEYS: dict[str, Any] = {
 
 
 def check(train: Mapping[str, Any], fail: Fail) -> None:
-    """The policies parse (the reference is a search)."""
+    """The policies parse (the reference is a search); the games stop short of the training
+    health's unseen games (:data:`engines.train.evaluate.UNSEEN_GAME`, never a fit's)."""
     from engines.play.spec import PolicyError, SearchSpec, parse_policy
+    from engines.train.evaluate import UNSEEN_GAME
+
+    if train.get("first_game", 0) + train["games"] > UNSEEN_GAME:
+        fail("first_game", f"games {train.get('first_game', 0):,} to "
+             f"{train.get('first_game', 0) + train['games'] - 1:,} reach the training health's "
+             f"unseen games (from {UNSEEN_GAME:,})")
 
     for key in ("roots_policy", "reference"):
         try:
