@@ -37,6 +37,9 @@ def test_the_q_panel_runs_and_its_readings_decide_the_verdict(tmp_path) -> None:
     assert manifest["fit"]["games_played"] == 1 and manifest["fit"]["target"] == "centred"
     opened = json.loads((tmp_path / paths.path("opened", claim=CLAIM, block=p.label)).read_text())
     assert opened["hashes"] == {f"{CLAIM}/qfit": manifest["sha256"]}
+    page = (tmp_path / paths.path("page", claim=CLAIM)).read_text()
+    assert "The ridge one-ply Q fits" in page and manifest["sha256"] in page
+    assert "qfit: trained on 1 games (declared: 32)" in page
     verdict = json.loads((tmp_path / paths.path("verdict", claim=CLAIM)).read_text())
     read = {r["name"]: r for r in verdict["readings"]}
     assert {"q-beats-d1", "q-recall3-90", "q-recall3-95", "fitted-beats-d1",

@@ -37,6 +37,9 @@ def report_inputs(wc):
     if kf:
         files["kf_curves"] = [t.curve for t in kf]
         files["kf_records"] = [t.record for t in kf]
+    fits = [t.record for t in p.kf_trained.values() if t.kind.curve == "ridge-q"]
+    if fits:
+        files["fit_records"] = fits
     return files
 
 
