@@ -79,6 +79,18 @@ def _weight_search() -> ModuleType:
     return search_cli
 
 
+@command("nnue-distil", "distil a teacher search's column values into the network leaf")
+def _nnue_distil() -> ModuleType:
+    from engines.learners import distil_cli
+    return distil_cli
+
+
+@command("nnue-evolve", "evolve a network leaf's weights by whole games (mutation-only GA)")
+def _nnue_evolve() -> ModuleType:
+    from engines.learners import evolve_cli
+    return evolve_cli
+
+
 @command("evaluate", "one-ply play of trained weights beside their start and random play")
 def _evaluate() -> ModuleType:
     from engines.train import evaluate

@@ -6,6 +6,7 @@ and one line below.
 
 from engines.learners import (  # noqa: F401  (each registers its learners)
     kf_q_kind,  # kf-q
+    network,  # nnue-distil, nnue-evolve
     ridge_q,  # ridge-q
     search,  # cmaes, cem
     td,  # ntuple, linear

@@ -104,3 +104,66 @@ def dump(optimizer: Optimizer) -> bytes:
 def load(data: bytes) -> Optimizer:
     """An optimizer from :func:`dump` (a state this search wrote itself)."""
     return pickle.loads(data)  # noqa: S301 - our own checkpoint, checked by its hash
+
+
+class Ga:
+    """The register's mutation-only genetic algorithm over a flat parameter vector
+    (keshavsaharia/drop7-bench, ``approaches/lifetime-objective/nnue-evolution``, stage C).
+
+    The first population is ``start`` itself and ``population - 1`` mutants of it at twice the
+    step; after each generation's scores the ``elites`` best (ties: the earlier) are kept as
+    they are and every other slot is a mutant of a tournament's winner (``tournament`` draws
+    with replacement, the best score winning, ties to the first drawn).  A mutant adds to each
+    segment (a tensor: ``segments`` are its bounds) Gaussian noise of ``sigma`` times that
+    segment's standard deviation in the parent (at least ``floor``).  Generation ``g``'s draws
+    come from a generator seeded by ``(seed, g)``, so the state is the population alone and a
+    resumed run draws what an uninterrupted one would.  The population is float32, as the leaf
+    plays it; :attr:`centre` is the last scored generation's best."""
+
+    def __init__(self, start: np.ndarray, sigma: float, population: int, seed: int,
+                 elites: int, tournament: int, segments: list[tuple[int, int]],
+                 floor: float = 1e-4) -> None:
+        self.sigma, self.seed, self.elites, self.tournament = float(sigma), int(seed), \
+            int(elites), int(tournament)
+        self.segments, self.floor, self.generation = list(segments), float(floor), 0
+        first = np.asarray(start, dtype=np.float32)
+        rng = self._rng()
+        self.population = np.stack(
+            [first] + [self._mutant(first, 2 * self.sigma, rng) for _ in range(population - 1)])
+        self.best = first.copy()
+
+    def _rng(self) -> np.random.Generator:
+        return np.random.default_rng([self.seed, self.generation])
+
+    def _mutant(self, parent: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+        child = parent.copy()
+        for a, b in self.segments:
+            spread = max(float(np.std(parent[a:b], dtype=np.float64)) * sigma, self.floor)
+            child[a:b] += (spread * rng.standard_normal(b - a)).astype(np.float32)
+        return child
+
+    def ask(self) -> np.ndarray:
+        return self.population.copy()
+
+    def tell(self, population: np.ndarray, scores: np.ndarray) -> None:
+        scores = np.asarray(scores, dtype=np.float64)
+        order = np.argsort(-scores, kind="stable")
+        self.best = np.asarray(population[order[0]], dtype=np.float32).copy()
+        self.generation += 1
+        rng = self._rng()
+        nxt = [np.asarray(population[i], dtype=np.float32).copy()
+               for i in order[:self.elites]]
+        n = len(population)
+        while len(nxt) < n:
+            winner = int(rng.integers(n))
+            for _ in range(1, self.tournament):
+                challenger = int(rng.integers(n))
+                if scores[challenger] > scores[winner]:
+                    winner = challenger
+            nxt.append(self._mutant(np.asarray(population[winner], dtype=np.float32),
+                                    self.sigma, rng))
+        self.population = np.stack(nxt)
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.best.copy()

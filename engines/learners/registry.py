@@ -72,6 +72,9 @@ class LearnerKind:
     seconds: Callable[[Mapping[str, Any], Callable[[str], float]], float] | None = None
     policies: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    #: whether the workflow plans its training (else a claim that trains it is refused at the
+    #: plan: run its ``drop7`` command and pin what it writes)
+    planned: bool = True
 
     def schema(self) -> dict[str, Any]:
         """The JSON schema of a ``train`` mapping of this kind."""

@@ -100,7 +100,7 @@ def _search(name: str, says: str) -> LearnerKind:
     return LearnerKind(name, says, KEYS, ("target", "population", "generations", "sigma",
                                           "games"), checkpoints, is_checkpoint,
                        lambda target: TARGETS[target or "leaf"].length, command, "search",
-                       check=check)
+                       check=check, planned=False)
 
 
 CMAES = register_learner(_search("cmaes", "a searched weight vector (CMA-ES)"))

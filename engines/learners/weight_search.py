@@ -119,9 +119,10 @@ class SearchConfig:
 _POLICIES: dict[str, Any] = {}
 
 
-def _score(policy: str, seed: int) -> int:
-    """The final score of one game of ``policy`` (loaded once per process)."""
-    from engines.play.games import play_game, warm_up_driver
+def policy_of(policy: str) -> Any:
+    """The player ``policy``, loaded and warmed up once per process (the learners' workers
+    share it)."""
+    from engines.play.games import warm_up_driver
     from engines.play.policy import load_policy
 
     if policy not in _POLICIES:
@@ -129,7 +130,14 @@ def _score(policy: str, seed: int) -> int:
             warm_up_driver()
         _POLICIES[policy] = load_policy(policy)
         _POLICIES[policy].warm_up()
-    row = play_game(_POLICIES[policy], seed)
+    return _POLICIES[policy]
+
+
+def _score(policy: str, seed: int) -> int:
+    """The final score of one game of ``policy`` (loaded once per process)."""
+    from engines.play.games import play_game
+
+    row = play_game(policy_of(policy), seed)
     if row["illegal"] or row["unfinished"]:
         raise RuntimeError(f"{policy} on seed {seed}: {row['illegal']} illegal and "
                            f"{row['unfinished']} unfinished decisions")
@@ -142,6 +150,20 @@ def play_all(tasks: list[tuple[str, int]], workers: int) -> list[int]:
         return [_score(p, s) for p, s in tasks]
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
         return list(pool.map(_score, *zip(*tasks, strict=True), chunksize=1))
+
+
+def check_config(path: Path, config: dict[str, Any]) -> None:
+    """Write a learner's ``config`` to ``path``, or refuse (``ValueError`` naming the keys that
+    differ) when another config is there already: a resumed run goes on only from its own."""
+    if path.exists():
+        have = load_json(path)
+        if have != config:
+            diff = sorted(k for k in {*have, *config} if have.get(k) != config.get(k))
+            raise ValueError(f"{path}: a run of another config is there (differs in "
+                             f"{', '.join(diff) or 'its keys'}); remove it or resume "
+                             "with the same config")
+    else:
+        write_json(path, config)
 
 
 # -- the search ------------------------------------------------------------------------------
@@ -179,16 +201,13 @@ class WeightSearch:
         return int(done[-1][4:]) if done else 0
 
     def _check_config(self) -> None:
-        path = self.out / CONFIG
-        if path.exists():
-            have = load_json(path)
-            if have != self.config.describe():
-                diff = sorted(k for k in have if have.get(k) != self.config.describe().get(k))
-                raise ValueError(f"{path}: a search of another config is there (differs in "
-                                 f"{', '.join(diff) or 'its keys'}); remove it or resume "
-                                 "with the same config")
-        else:
-            write_json(path, self.config.describe())
+        check_config(self.out / CONFIG, self.config.describe())
+
+    def _new_optimizer(self):
+        """The optimizer of a search that starts (a subclass may search otherwise)."""
+        c = self.config
+        return make_optimizer(c.kind, self.start / self.scale, c.population, c.seed, c.sigma,
+                              c.elite)
 
     def run(self, generations: int) -> dict[str, Any]:
         """Search until ``generations`` are done (resuming the newest whole one); the curve."""
@@ -203,9 +222,7 @@ class WeightSearch:
             optimizer = load((self.out / GENERATION.format(g=done) / STATE).read_bytes())
             self.log(f"weight search: resumed after generation {done}")
         else:
-            c = self.config
-            optimizer = make_optimizer(c.kind, self.start / self.scale, c.population, c.seed,
-                                       c.sigma, c.elite)
+            optimizer = self._new_optimizer()
         control = self._policy("start.json", self.start)
         for g in range(done + 1, generations + 1):
             t0 = time.perf_counter()

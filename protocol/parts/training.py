@@ -188,11 +188,11 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
     out, total = {}, 0
     for name, w in claim.weights.items():
         t = w["train"]
-        if get_learner(t["learner"]).leaf is None:
+        if not get_learner(t["learner"]).planned:
             raise DeclarationError(
                 f"{claim.path}: key weights.{name}.train.learner: the workflow does not plan "
-                f"learner {t['learner']} yet (docs/training.md, Weight search): run its drop7 "
-                "command and pin the frozen vector it writes")
+                f"learner {t['learner']} yet (docs/training.md, Learners): run its drop7 "
+                "command and pin the weights it freezes")
         lanes = t.get("lanes", 1)
         moves = prof.size(("weights", name, "moves"), "train_moves", t["moves"])
         every = prof.over.get("weights", {}).get(name, {}).get("every")
