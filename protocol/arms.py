@@ -170,11 +170,14 @@ def _q_seconds(spec: QSpec) -> float:
 
 register_play_kind(PlayKind(
     Q, (Q,), "a q arm", ("weights",),
-    lambda arm, leaf: QSpec(arm["weights"]["sha256"], run_relative(arm["weights"]["file"])),
+    lambda arm, leaf: (QSpec(None, arm["weights"]["frozen"]) if "frozen" in arm["weights"]
+                       else QSpec(arm["weights"]["sha256"],
+                                  run_relative(arm["weights"]["file"]))),
     _q_seconds,
     needs=((("weights",), "weights", "a q arm needs weights: its frozen one-ply Q, pinned as "
-            "{file, sha256} (docs/search.md, The one-ply Q prior)"),),
-    refusals=_NO_SEARCH, weights="pinned"))
+            "{file, sha256} (docs/search.md, The one-ply Q prior), or ridge-q weights the "
+            "claim trains"),),
+    refusals=_NO_SEARCH))
 
 
 def _kf_spec(weights: Any) -> KfSpec:

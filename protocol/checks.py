@@ -161,13 +161,14 @@ def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
 
 
 def _frozen_hashes(p: ClaimPlan) -> dict[str, str] | None:
-    """The SHA-256 of every frozen artefact the claim's arms read, when all are frozen."""
+    """The SHA-256 of every frozen artefact the claim's arms read (its opener's hashes,
+    :attr:`ClaimPlan.opener_records`), when all are frozen."""
     from contracts.json_file import load_json
 
     out = {}
-    for key, art in p.artefacts.items():
+    for key, art in p.opener_records.items():
         try:
-            out[key] = load_json(art.record)["sha256"]
+            out[key] = load_json(art["record"])["sha256"]
         except (OSError, ValueError, KeyError, TypeError):
             return None
     return out

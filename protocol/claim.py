@@ -37,19 +37,23 @@ def screen_arm_names(doc: Mapping[str, Any]) -> list[str]:
     return [doc["panel"]["roots"]["policy"]]
 
 
-#: the learner of the Klein-Friedmann Q-learner's weights (engines/learners/kf_q_kind.py)
-KF_Q = "kf-q"
+def _plays(w: Mapping[str, Any]) -> bool:
+    from engines.learners import LEARNERS
+
+    kind = LEARNERS.get(w["train"]["learner"])
+    return kind is not None and kind.plays is not None
 
 
 def td_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A declaration's trained weights the workflow validates as leaves (every learner's but
-    the Klein-Friedmann Q-learner's, whose weights are a kf arm's: :func:`kf_q_weights`)."""
-    return {n: w for n, w in doc.get("weights", {}).items() if w["train"]["learner"] != KF_Q}
+    those whose weights an arm plays by name: :func:`kf_q_weights`)."""
+    return {n: w for n, w in doc.get("weights", {}).items() if not _plays(w)}
 
 
 def kf_q_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """A declaration's trained weights of the Klein-Friedmann Q-learner."""
-    return {n: w for n, w in doc.get("weights", {}).items() if w["train"]["learner"] == KF_Q}
+    """A declaration's trained weights of the learners whose weights an arm plays by name
+    (``plays`` in their registration: kf-q, ridge-q; :mod:`protocol.parts.kf_training`)."""
+    return {n: w for n, w in doc.get("weights", {}).items() if _plays(w)}
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,8 @@ class Claim:
 
     @property
     def kf_q(self) -> dict[str, Any]:
-        """Trained weights of the Klein-Friedmann Q-learner (``train: {learner: kf-q}``): a kf
-        arm's weights, with their own curve (:mod:`protocol.parts.kf_training`)."""
+        """Trained weights an arm plays by name (``train: {learner: kf-q}`` for a kf arm,
+        ``ridge-q`` for a q arm; :mod:`protocol.parts.kf_training`)."""
         return kf_q_weights(self.doc)
 
     @property

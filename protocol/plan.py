@@ -163,7 +163,7 @@ def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim],
                                        f"{', '.join(claims)})")
     for c, over in profile["claims"].items():
         decl = claims[c]
-        for part, names in (("weights", decl.weights), ("arms", decl.arms)):
+        for part, names in (("weights", {**decl.weights, **decl.kf_q}), ("arms", decl.arms)):
             for name in over.get(part, {}):
                 if name not in names:
                     raise DeclarationError(f"{blame(f'claims.{c}.{part}.{name}')}: key "

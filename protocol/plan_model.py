@@ -137,6 +137,19 @@ class ClaimPlan:
                 out[a.artefact.key] = a.artefact
         return out
 
+    @property
+    def opener_records(self) -> dict[str, dict[str, str | None]]:
+        """The frozen record and pin of every trained artefact the arms read, by key: the
+        frozen tables (:attr:`artefacts`) and the weights this claim's other learners train
+        for an arm (``CLAIM/NAME``, no pin).  Their SHA-256 are the ledger opener's hashes, so
+        a block opened for some weights is not read again with others
+        (:class:`protocol.ledger.Opener`)."""
+        out = {k: {"record": a.record, "pin": a.sha256} for k, a in self.artefacts.items()}
+        read = {a.kf_trained[1] for a in self.all_arms() if a.kf_trained is not None}
+        out.update({f"{self.id}/{n}": {"record": t.record, "pin": None}
+                    for n, t in self.kf_trained.items() if t.record in read})
+        return dict(sorted(out.items()))
+
     def reads(self) -> list[Artefact]:
         """Every frozen artefact the claim needs: its arms' and its warm starts'."""
         return [*self.artefacts.values(),

@@ -219,7 +219,7 @@ def test_delta_and_terminal_are_where_the_names_say() -> None:
 
 @pytest.mark.parametrize(("edit", "key", "message"), [
     (lambda a: a.update(play="q", weights="cem"), "arms.kf-optimum.weights",
-     "a q arm takes a pinned file {file, sha256} as its weights"),
+     "'cem' is not weights this claim trains for a q arm (none)"),
     (lambda a: (a.update(play="q"), a.pop("weights")), "arms.kf-optimum.weights",
      "a q arm needs weights"),
     (lambda a: a.update(weights={"file": "q", "sha256": "0" * 64}), "arms.kf-optimum.weights",
@@ -243,9 +243,9 @@ def test_a_q_arms_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key
     assert message in text
 
 
-def test_the_ridge_q_learner_is_registered_and_refuses_a_claim_in_one_line(tmp_path) -> None:
-    """``learner: ridge-q`` reaches the declaration (its keys, its policies checked) and is then
-    refused in one line: a claim cannot plan a fit yet; its command is drop7 fit-q."""
+def test_the_ridge_q_learner_checks_its_keys_in_one_line(tmp_path) -> None:
+    """``learner: ridge-q`` reaches the declaration (its keys, its policies checked, each
+    misuse one line); its command is drop7 fit-q writing the fit to q/ in its directory."""
     import shlex
 
     from claims_support import claims_copy
@@ -258,8 +258,7 @@ def test_the_ridge_q_learner_is_registered_and_refuses_a_claim_in_one_line(tmp_p
     train = {"learner": "ridge-q", "roots_policy": "search:leaf=linear,d=4,s=7",
              "reference": "search:leaf=linear,d=4,s=7", "games": 32}
     assert get_learner("ridge-q").entries(None) == N_FEATURES
-    for t, key in ((train, "train.learner: ridge-q weights are fitted by drop7 fit-q"),
-                   ({**train, "reference": "kf:w=cem"}, "train.reference: kf:w=cem is not a "
+    for t, key in (({**train, "reference": "kf:w=cem"}, "train.reference: kf:w=cem is not a "
                                                         "search"),
                    ({**train, "target": "ranked"}, "train.target"),
                    ({**train, "moves": 5}, "unknown key weights.linear-trained.train.moves")):
@@ -270,5 +269,5 @@ def test_the_ridge_q_learner_is_registered_and_refuses_a_claim_in_one_line(tmp_p
             load_claim(folder / "linear-trained-leaf.yaml")
         assert "\n" not in str(err.value) and key in str(err.value), str(err.value)
     words = shlex.split(commands.train("ridge-q", {**train, "every": 2}, 32, "t d", 0))
-    assert words[:2] == ["drop7", "fit-q"] and words[-2:] == ["--out", "t d/step-32"]
+    assert words[:2] == ["drop7", "fit-q"] and words[-3:] == ["--out", "t d/q", "--replace"]
     assert words[words.index("--every") + 1] == "2"

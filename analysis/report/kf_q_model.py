@@ -1,5 +1,6 @@
-"""The page's "The Klein-Friedmann Q-learner" section: each kf-q weights' curve (the greedy
-policy against random play, paired, at every checkpoint), its health and its frozen hash."""
+"""The page's section of weights an arm plays by name, by the learner's ``curve`` kind: each
+kf-q weights' curve (the greedy policy against random play, paired, at every checkpoint), its
+health and its frozen hash; each ridge-q fit's report and its frozen hash."""
 
 from __future__ import annotations
 
@@ -42,3 +43,17 @@ class KfQSection:
             out.append(f"the last checkpoint is not shown longer-lived than random play "
                        f"({last['delta_moves']:+.2f} moves, se {last['delta_se']:.2f})")
         return out
+
+
+@dataclass(frozen=True)
+class RidgeFitSection:
+    """One ridge-q fit as the page shows it: its name and its weights directory's manifest (the
+    fit's report under ``fit``, the frozen SHA-256 under ``sha256``)."""
+
+    name: str
+    manifest: dict[str, Any]
+
+    @property
+    def fit(self) -> dict[str, Any]:
+        """The fit's report: roots, rows, games, lambda, target, top-1 in sample and by half."""
+        return dict(self.manifest["fit"])

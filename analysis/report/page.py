@@ -36,7 +36,7 @@ from analysis.contrast import Contrast
 from analysis.health import TrainingHealth
 from analysis.metrics import figure_text
 from analysis.report import figures as fig
-from analysis.report.kf_q_model import KfQSection
+from analysis.report.kf_q_model import KfQSection, RidgeFitSection
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from analysis.report.panel_figures import agreement_figure, ranker_figure
 from analysis.report.panel_model import PanelSection, reading_plots
@@ -91,6 +91,8 @@ class ClaimRun:
     replay: ReplaySection | None = None
     #: weights trained by the Klein-Friedmann Q-learner: their curves, health and hashes
     kf_q: list[KfQSection] = field(default_factory=list)
+    #: one-ply Q weights the claim fits (learner ridge-q): their reports and hashes
+    fits: list[RidgeFitSection] = field(default_factory=list)
     #: what the page says of its declaration (edited since its block was opened; one's own in
     #: place of a shipped one): :func:`protocol.disclosure.declaration_notes`
     notes: list[str] = field(default_factory=list)
@@ -282,7 +284,8 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
         run=run, plan=run.plan, verdict=run.verdict, gate=run.gate, frozen=run.frozen,
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
         arms=run.arms, pair_means=run.pair_means, curves=run.curves, health=run.health,
-        panel=run.panel, replay=run.replay, kf_q=run.kf_q, panel_plots=plots,
+        panel=run.panel, replay=run.replay, kf_q=run.kf_q, fits=run.fits,
+        panel_plots=plots,
         panel_figure=PANEL_FIGURE,
         panel_agreement=PANEL_AGREEMENT,
         prov=run.provenance, figures=FIGURES,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engines.filters.kf_weights import FEATURES, KF_FILE
+from engines.filters.kf_weights import FEATURES, KF_FILE, KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
 from engines.learners.registry import Fail, LearnerKind, register_learner
 
 #: the step-size schedules, by name: the code the kernel reads (:mod:`engines.learners.kf_q`)
@@ -44,6 +44,10 @@ KEYS: dict[str, Any] = {
     "explore_seed": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807,
                      "description": "the exploration stream's seed (absent: 0x6b660000)"},
 }
+#: seconds of CPU a training game costs (about 36 moves at 600,000 moves a second, plus the
+#: checkpoints' games), for the estimate
+GAME_SECONDS = 1e-4
+
 #: what an absent key means
 DEFAULTS = {"schedule": "upstream", "first_game": 0, "explore_seed": DEFAULT_EXPLORE_SEED}
 
@@ -75,7 +79,13 @@ def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[o
             "--resume"]
 
 
+def seconds(recipe: Mapping[str, Any], game: Any = None) -> float:
+    """Estimated CPU seconds of the training and its curve (``game`` is not needed)."""
+    return recipe["games"] * GAME_SECONDS
+
+
 KF_Q = register_learner(LearnerKind(
     "kf-q", "a kf arm's six weights (Klein-Friedmann Q-learning)", KEYS, ("games", "every"),
     checkpoints, is_checkpoint, lambda layout: len(FEATURES), command, "kf-q", None, KF_FILE,
-    check))
+    check, plays="kf", budget="games", shrink="train_games", spacing="every",
+    frozen=(KF_TRAINED_WEIGHTS, KF_TRAINED_RECORD), seconds=seconds, defaults=DEFAULTS))

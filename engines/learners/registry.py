@@ -39,7 +39,18 @@ class LearnerKind:
     start of it reads (None when its weights are not a leaf's); ``produces`` what its weights
     are, as the page says; ``curve`` the curve its training feeds (``health``: every
     checkpoint one ply beside its start and random, :mod:`analysis.health`; ``search``: a
-    weight search's best and mean score per generation)."""
+    weight search's best and mean score per generation; ``ridge-q``: one fit, its report in
+    its manifest).
+
+    A learner whose weights an arm plays by name without a validation search (``plays``: the
+    arm's ``play`` kind, ``kf`` or ``q``) is planned by :mod:`protocol.parts.kf_training`:
+    ``budget`` is its declaration's size key a profile shrinks (by the cap ``shrink`` or
+    ``claims.<id>.weights.<name>.<budget>``), ``spacing`` the key of its checkpoint spacing
+    (None: one fit), ``frozen`` the frozen weights and their record (``{"sha256"}``) in its
+    training directory, ``seconds(recipe, game)`` its CPU seconds for the estimate (``game``:
+    the protocol's estimated CPU seconds of one whole game of a policy text); ``policies``
+    the keys of its declaration that name policies, whose searches a profile shrinks as it
+    shrinks an arm's; ``defaults`` what its absent keys mean (filled by the plan)."""
 
     name: str
     produces: str
@@ -53,6 +64,14 @@ class LearnerKind:
     leaf: str | None = None
     pinned: str | None = None
     check: Callable[[Mapping[str, Any], Fail], None] | None = field(default=None)
+    plays: str | None = None
+    budget: str | None = None
+    shrink: str | None = None
+    spacing: str | None = None
+    frozen: tuple[str, str] | None = None
+    seconds: Callable[[Mapping[str, Any], Callable[[str], float]], float] | None = None
+    policies: tuple[str, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
     #: whether the workflow plans its training (else a claim that trains it is refused at the
     #: plan: run its ``drop7`` command and pin what it writes)
     planned: bool = True

@@ -8,14 +8,16 @@ one fit, so one checkpoint (at step ``games``), of :data:`~engines.filters.onepl
 weights, which play as a ``q`` arm, not as a leaf.  The fit's defaults live here, where the
 declaration reads them, and :mod:`engines.play.oneply_q_fit` imports them.
 
-Not planned yet: the claim's training plan, validation and freeze take moves, a checkpoint
-every so many moves and a leaf (:mod:`protocol.parts.training`), so :func:`check` refuses a
-declaration in one line until they take a learner of one fit whose weights are a policy's.
+A claim trains it (:mod:`protocol.parts.kf_training`: the plan of every learner whose weights
+an arm plays by name): the fit is written to ``q/`` in its training directory, its manifest's
+SHA-256 is the frozen record, and a ``q`` arm with ``weights: NAME`` plays it.  A profile
+shrinks ``games`` (``claims.<id>.weights.<name>.games``) and both policies' searches as it
+shrinks an arm's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engines.learners.registry import Fail, LearnerKind, register_learner
@@ -24,6 +26,9 @@ from engines.learners.registry import Fail, LearnerKind, register_learner
 DEFAULT_LAMBDA = 1e-3
 #: what the fit regresses: the raw values, or values and features less their root's mean
 TARGETS = ("raw", "centred")
+
+#: the frozen fit in its training directory and its record (the manifest, with its SHA-256)
+FROZEN = ("q", "q/manifest.json")
 
 _POLICY = {"type": "string", "minLength": 1}
 _COUNT = {"type": "integer", "minimum": 1, "maximum": 1_000_000}
@@ -44,9 +49,15 @@ KEYS: dict[str, Any] = {
 
 
 def check(train: Mapping[str, Any], fail: Fail) -> None:
-    """The policies parse (the reference is a search); then the one-line refusal of a fit the
-    plan cannot carry yet (see the module)."""
+    """The policies parse (the reference is a search); the games stop short of the training
+    health's unseen games (:data:`engines.train.evaluate.UNSEEN_GAME`, never a fit's)."""
     from engines.play.spec import PolicyError, SearchSpec, parse_policy
+    from engines.train.evaluate import UNSEEN_GAME
+
+    if train.get("first_game", 0) + train["games"] > UNSEEN_GAME:
+        fail("first_game", f"games {train.get('first_game', 0):,} to "
+             f"{train.get('first_game', 0) + train['games'] - 1:,} reach the training health's "
+             f"unseen games (from {UNSEEN_GAME:,})")
 
     for key in ("roots_policy", "reference"):
         try:
@@ -56,21 +67,16 @@ def check(train: Mapping[str, Any], fail: Fail) -> None:
             continue
         if key == "reference" and not isinstance(spec, SearchSpec):
             fail(key, f"{train[key]} is not a search (the reference values every column)")
-    fail("learner", "ridge-q weights are fitted by drop7 fit-q and pinned as a q arm's "
-         "{file, sha256}; a claim cannot train them yet (its plan, validation and freeze take "
-         "a TD learner's moves and a leaf)")
 
 
 def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[object]:
-    """``drop7 fit-q`` writing the one checkpoint (step ``end`` = the games) under ``out``."""
-    from contracts.train_directory import step_dir
-
+    """``drop7 fit-q`` writing the one fit of ``end`` games to ``out/q`` (:data:`FROZEN`)."""
     del start  # one fit: nothing to resume
     return ["drop7", "fit-q", "--roots-policy", recipe["roots_policy"], "--reference",
-            recipe["reference"], "--games", recipe["games"], "--every",
+            recipe["reference"], "--games", end, "--every",
             recipe.get("every", 1), "--first-game", recipe.get("first_game", 0), "--lambda",
             recipe.get("lambda", DEFAULT_LAMBDA), "--target", recipe.get("target", "raw"),
-            "--out", str(step_dir(out, end))]
+            "--out", f"{out}/{FROZEN[0]}", "--replace"]
 
 
 def _entries(layout: str | None) -> int:
@@ -79,8 +85,15 @@ def _entries(layout: str | None) -> int:
     return N_FEATURES
 
 
+def seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
+    """The roots' games, and one reference decision per root (it values every column)."""
+    return recipe["games"] * (game(recipe["roots_policy"])
+                              + game(recipe["reference"]) / recipe.get("every", 1))
+
+
 RIDGE_Q = register_learner(LearnerKind(
     "ridge-q", "the one-ply Q's weights (a q arm's)", KEYS,
     ("roots_policy", "reference", "games"),
     lambda train: 1, lambda train, step: step == train["games"], _entries,
-    command, "search", None, None, check))
+    command, "ridge-q", None, None, check, plays="q", budget="games", frozen=FROZEN,
+    seconds=seconds, policies=("roots_policy", "reference")))

@@ -13,7 +13,8 @@ reports and Python)::
                                           trained:DIR (drop7 kf-train's frozen weights), or
                                           SHA256:PATH, a pinned JSON file of six numbers)
     q:w=SHA256:DIR[,s=S][,r=M]           (the one-ply ridge Q, engines.filters.oneply_q: a frozen
-                                          weights directory pinned by its manifest's SHA-256)
+                                          weights directory pinned by its manifest's SHA-256,
+                                          or trained:DIR, a fit the claim trained)
     LEAF = linear | zero | linear-trained:PATH | ntuple:PATH
          | linear-file:SHA256:PATH | ntuple-file:SHA256:PATH   (engines.leaves.kinds)
          | linear-file[TERM+...]:SHA256:PATH   (extra terms, engines.leaves.extra_terms)
@@ -483,10 +484,11 @@ Q = "q"
 @dataclass(frozen=True)
 class QSpec(PolicySpec):
     """The one-ply linear Q (:mod:`engines.filters.oneply_q`): greedy over the fitted weights
-    of the pinned weights directory ``path`` (SHA-256 ``sha256``: its manifest's), its features
+    of the pinned weights directory ``path`` (SHA-256 ``sha256``: its manifest's; None: a fit
+    the claim trained, ``w=trained:DIR``, checked against its own manifest), its features
     sampled with ``strata`` chance strata and ``reveals`` reveal samples per stratum."""
 
-    sha256: str
+    sha256: str | None
     path: str
     strata: int = DEFAULT_STRATA
     reveals: int = 1
@@ -494,7 +496,7 @@ class QSpec(PolicySpec):
     name: ClassVar[str] = Q
 
     def format(self) -> str:
-        text = f"{Q}:w={self.sha256}:{self.path}"
+        text = f"{Q}:w={self.sha256 or TRAINED}:{self.path}"
         if self.strata != DEFAULT_STRATA:
             text = f"{text},s={self.strata}"
         return f"{text},r={self.reveals}" if self.reveals != 1 else text
@@ -507,13 +509,13 @@ def _parse_q(text: str) -> QSpec:
         raise PolicyError(f"{Q}: expected {Q}:w=SHA256:PATH[,s=S][,r=M], got {text!r}")
     params = _key_values(Q, rest, ("w", "s", "r"))
     sha, colon, path = params.get("w", "").partition(":")
-    problem = sha256_problem(sha)
+    problem = None if sha == TRAINED else sha256_problem(sha)
     if problem or not colon or not path:
         raise PolicyError(f"{Q}: w=SHA256:PATH needs a SHA-256 and a weights directory, got "
                           f"{params.get('w', '')!r}{f' ({problem})' if problem else ''}")
     strata = _int_param(Q, "s", params["s"], 1, MAX_STRATA) if "s" in params else DEFAULT_STRATA
     reveals = _int_param(Q, "r", params["r"], 1, MAX_REVEALS) if "r" in params else 1
-    return QSpec(sha, path, strata, reveals)
+    return QSpec(None if sha == TRAINED else sha, path, strata, reveals)
 
 
 register_arm_kind(ArmKind(Q, (Q,), _parse_q, f"{Q}:w=SHA256:PATH[,s=S][,r=M]"))

@@ -66,7 +66,8 @@ class PlannedArm:
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
     pinned: Pinned | None = None  # a leaf from a pinned file
     declared: str | None = None  # a search this profile shrank: its declared dDsS(rR)
-    #: a kf arm's weights trained by this claim's Q-learner: their frozen file and record
+    #: weights this claim trains that the arm plays by name (a kf or q arm's,
+    #: :mod:`protocol.parts.kf_training`): their frozen file and record
     kf_trained: tuple[str, str] | None = None
 
     @property
@@ -156,12 +157,12 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
     kf_file = (plan_kf_file(claim, f"arms.{name}.weights", a.get("weights"))
                if play_kind(a["play"]).kind == KF else None)
     if isinstance(a.get("weights"), str) and a["weights"] in claim.kf_q:
-        from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
+        from engines.learners import get_learner
 
         directory = paths.path("train", claim=claim.id, weights=a["weights"])
-        played["weights"] = {"trained": directory}
-        extra["kf_trained"] = (f"{directory}/{KF_TRAINED_WEIGHTS}",
-                               f"{directory}/{KF_TRAINED_RECORD}")
+        frozen = get_learner(claim.kf_q[a["weights"]]["train"]["learner"]).frozen
+        played["weights"] = {"trained": directory, "frozen": f"{directory}/{frozen[0]}"}
+        extra["kf_trained"] = (f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}")
     if kf_file is not None:
         played["weights"] = {"file": kf_file.path, "sha256": kf_file.sha256}
         extra["pinned"] = kf_file

@@ -22,9 +22,10 @@ def play_inputs(wc):
 
 
 def arm_reads(arm):
-    """The frozen tables (and their record) a planned arm's leaf reads, or the frozen weights
-    (and their record) of a kf arm's kf-q weights."""
-    kf = list(arm.kf_trained or ())
+    """The frozen tables (and their record) a planned arm's leaf reads, or the record of the
+    weights this claim trains that the arm plays by name (a kf or q arm's; the job that writes
+    the record writes the weights)."""
+    kf = list(arm.kf_trained[1:]) if arm.kf_trained else []
     return kf if arm.artefact is None else [arm.artefact.record, arm.artefact.tables, *kf]
 
 

@@ -33,9 +33,13 @@ def report_inputs(wc):
             files["panel_public"] = PATHS.path("panel_public", claim=wc.claim)
     if p.replay is not None:
         files["register_replay"] = PATHS.path("register_replay", claim=wc.claim)
-    if p.kf_trained:
-        files["kf_curves"] = [t.curve for t in p.kf_trained.values()]
-        files["kf_records"] = [t.record for t in p.kf_trained.values()]
+    kf = [t for t in p.kf_trained.values() if t.curve is not None]
+    if kf:
+        files["kf_curves"] = [t.curve for t in kf]
+        files["kf_records"] = [t.record for t in kf]
+    fits = [t.record for t in p.kf_trained.values() if t.kind.curve == "ridge-q"]
+    if fits:
+        files["fit_records"] = fits
     return files
 
 

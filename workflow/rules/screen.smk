@@ -37,7 +37,7 @@ def open_inputs(wc):
     """Every frozen artefact the claim's arms read, once the gates let the screen open."""
     if not screen_opens(wc.claim):
         return []
-    return sorted(a.record for a in CLAIMS[wc.claim].artefacts.values())
+    return sorted(r["record"] for r in CLAIMS[wc.claim].opener_records.values())
 
 
 rule open_block:
@@ -52,8 +52,7 @@ rule open_block:
     params:
         protocol=lambda wc: protocol_sha256(CLAIMS[wc.claim].describe()),
         ledger=PLAN.profile["ledger"],
-        artefacts=lambda wc: {k: {"record": a.record, "pin": a.sha256}
-                              for k, a in CLAIMS[wc.claim].artefacts.items()},
+        artefacts=lambda wc: CLAIMS[wc.claim].opener_records,
         blocks=lambda wc: CLAIMS[wc.claim].blocks,
         seeds=lambda wc: CLAIMS[wc.claim].seeds,
         shares=lambda wc: CLAIMS[wc.claim].shares_block_of,

@@ -6,7 +6,7 @@ from pathlib import Path
 from analysis.contrast import Contrast
 from analysis.games_table import read_games
 from analysis.health import TrainingHealth
-from analysis.report.kf_q_model import KfQSection
+from analysis.report.kf_q_model import KfQSection, RidgeFitSection
 from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
     ClaimRun,
@@ -69,6 +69,8 @@ def main() -> None:
         kf_q=[KfQSection.from_json(Path(c).parent.name, load_json(c), load_json(r))
               for c, r in zip(inputs.get("kf_curves", []), inputs.get("kf_records", []),
                               strict=True)],
+        fits=[RidgeFitSection(Path(r).parent.parent.name, load_json(r))
+              for r in inputs.get("fit_records", [])],
         notes=declaration_notes(plan["declaration"], load_json(S.input.opened) if opened
                                 else None, S.params.declared_in, S.params.replaces),
     )
