@@ -222,8 +222,6 @@ def test_delta_and_terminal_are_where_the_names_say() -> None:
      "'cem' is not weights this claim trains for a q arm (none)"),
     (lambda a: (a.update(play="q"), a.pop("weights")), "arms.kf-optimum.weights",
      "a q arm needs weights"),
-    (lambda a: a.update(weights={"file": "q", "sha256": "0" * 64}), "arms.kf-optimum.weights",
-     "a kf arm takes a named vector as its weights"),
     (lambda a: a.update(play="q", weights={"file": "q", "sha256": "0" * 64}, depth=2),
      "arms.kf-optimum.depth", "a q arm takes no depth"),
 ])
