@@ -258,3 +258,31 @@ def test_cli_refuses_a_bad_search(tmp_path: Path, capsys, argv, message) -> None
     code = main(["train", "--layout", "T1", "--moves", "10", "--seeds", CLI_SEEDS, "--out",
                  str(tmp_path / "x"), *argv])
     assert code == 2 and message in capsys.readouterr().err
+
+
+def test_a_claim_trains_treestrap_from_the_registered_tables(tmp_path: Path) -> None:
+    """The learner's registration: a claim declares ``learner: treestrap`` warm-started from
+    another claim's frozen TC-TD tables; the plan carries its search and targets to the
+    training command, and its weights play as the n-tuple leaf."""
+    import copy
+
+    from test_warm_start_claims import _plan, _warm_ntuple
+
+    from protocol import commands
+
+    doc = _warm_ntuple({"claim": "ntuple-line-tuples", "weights": "ntuple-A"})
+    doc["weights"]["continued"]["train"]["learner"] = "treestrap"
+    root = copy.deepcopy(doc)
+    root["weights"]["continued"]["train"]["targets"] = "root"
+    for d, targets in ((doc, "tree"), (root, "root")):
+        plan, _ = _plan(tmp_path / targets, d)
+        t = plan.claims["warm-tables"].trained["continued"]
+        assert t.leaf == "ntuple" and t.recipe()["search"] == "d3s7"
+        assert t.recipe()["targets"] == targets
+        words = commands.train(t.learner, t.recipe(), t.steps[0], t.dir, 0).split()
+        assert words[words.index("--treestrap") + 1] == "d3s7"
+        assert words[words.index("--targets") + 1] == targets
+    bad = copy.deepcopy(doc)
+    bad["weights"]["continued"]["train"]["search"] = "d4s7"
+    with pytest.raises(Exception, match="search"):
+        _plan(tmp_path / "bad", bad)

@@ -8,6 +8,7 @@ from engines.learners import (
     ridge_q,  # noqa: F401  (registers ridge-q)
     search,  # noqa: F401  (registers cmaes, cem)
     td,  # noqa: F401  (registers ntuple, linear)
+    treestrap,  # noqa: F401  (registers treestrap)
 )
 from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema
 

@@ -39,7 +39,9 @@ class LearnerKind:
     start of it reads (None when its weights are not a leaf's); ``produces`` what its weights
     are, as the page says; ``curve`` the curve its training feeds (``health``: every
     checkpoint one ply beside its start and random, :mod:`analysis.health`; ``search``: a
-    weight search's best and mean score per generation)."""
+    weight search's best and mean score per generation); ``recipe_keys`` the keys of its
+    declaration (beyond the TC-TD recipe's) its training recipe carries, with their schema
+    defaults, so its command sees them."""
 
     name: str
     produces: str
@@ -53,6 +55,11 @@ class LearnerKind:
     leaf: str | None = None
     pinned: str | None = None
     check: Callable[[Mapping[str, Any], Fail], None] | None = field(default=None)
+    recipe_keys: tuple[str, ...] = ()
+
+    def recipe_extra(self, train: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """``(key, value)`` of each of :attr:`recipe_keys` as declared (else its default)."""
+        return tuple((k, train.get(k, self.keys[k].get("default"))) for k in self.recipe_keys)
 
     def schema(self) -> dict[str, Any]:
         """The JSON schema of a ``train`` mapping of this kind."""

@@ -76,16 +76,18 @@ def check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: KeyCheck) 
             chk.fail(f"{key}.weights", f"claim {other.id} trains no {init['weights']!r} (it "
                      f"trains: {names_of(other.weights)})")
         theirs = other.weights[init["weights"]]["train"]
-        mine_l = (t["learner"], t.get("layout"))
-        their_l = (theirs["learner"], theirs.get("layout"))
+        # the same weights: learners whose warm starts read the same pinned kind (TreeStrap
+        # continues TC-TD's tables), and the same layout
+        mine_l = (get_learner(t["learner"]).pinned, t.get("layout"))
+        their_l = (get_learner(theirs["learner"]).pinned, theirs.get("layout"))
         if mine_l != their_l:
             chk.fail(key, f"{other.id}/{init['weights']} is {_learner_text(*their_l)}, these "
                      f"weights train {_learner_text(*mine_l)}: a warm start continues the same "
                      "learner and layout")
 
 
-def _learner_text(learner: str, layout: str | None) -> str:
-    return f"ntuple layout {layout}" if learner == "ntuple" else "linear weights"
+def _learner_text(pinned: str | None, layout: str | None) -> str:
+    return f"ntuple layout {layout}" if pinned == "ntuple-file" else "linear weights"
 
 
 #: most threads one training job asks for
@@ -110,6 +112,8 @@ class Training:
     #: a warm start: the frozen artefact (:class:`Artefact`) or pinned file (:class:`Pinned`)
     #: training continues from; None trains from zero
     init: Any = None
+    #: the learner's own recipe keys (:meth:`engines.learners.registry.LearnerKind.recipe_extra`)
+    extra: tuple[tuple[str, Any], ...] = ()
 
     @property
     def leaf(self) -> str:
@@ -148,6 +152,7 @@ class Training:
                   "alpha": self.alpha}
         if self.init is not None:
             recipe["init"] = self.init_source()
+        recipe.update(self.extra)
         return recipe if self.lanes == 1 else {**recipe, "lanes": self.lanes}
 
     def init_source(self) -> dict[str, Any] | None:
@@ -225,7 +230,8 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
         out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
                              every, t["first_game"], t.get("alpha"), select,
                              paths.path("train", claim=claim.id, weights=name), lanes,
-                             _init(claim, name, claims, prof.profile["profile"], paths))
+                             _init(claim, name, claims, prof.profile["profile"], paths),
+                             get_learner(t["learner"]).recipe_extra(t))
     return out
 
 
