@@ -286,3 +286,17 @@ def test_a_claim_trains_treestrap_from_the_registered_tables(tmp_path: Path) -> 
     bad["weights"]["continued"]["train"]["search"] = "d4s7"
     with pytest.raises(Exception, match="search"):
         _plan(tmp_path / "bad", bad)
+
+
+def test_bench_train_times_treestrap_beside_tc_td(capsys) -> None:
+    code = main(["bench", "train", "--layout", "T1", "--lanes", "2", "--threads", "1",
+                 "--moves", "400", "--warm-moves", "40", "--repeat", "1", "--no-touch",
+                 "--treestrap", "d2s2", "--treestrap-moves", "20", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    ts = result["treestrap"]
+    assert ts["search"] == "d2s2" and ts["lanes"] == 2 and ts["moves"] == 20
+    assert ts["moves_per_s"] > 0 and ts["targets_per_move"] > 1  # inner nodes too
+    # rounded to one place from unrounded rates
+    want = result["moves_per_s"] / ts["moves_per_s"]
+    assert ts["tc_td_ratio"] == pytest.approx(want, rel=0.01, abs=0.06)
