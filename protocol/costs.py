@@ -65,10 +65,11 @@ def shards_for(games: int, seconds_per_game: float, job_minutes: float) -> int:
     return max(1, min(games, math.ceil(games * seconds_per_game / (60 * job_minutes))))
 
 
-def train_seconds(layout: str, moves: int, entries: int) -> float:
-    """Estimated seconds of a training segment of ``moves`` moves (with its checkpoint)."""
+def train_seconds(layout: str, moves: int, entries: int, move_cost: float = 1.0) -> float:
+    """Estimated seconds of a training segment of ``moves`` moves (with its checkpoint), each
+    move ``move_cost`` TC-TD moves (a search-actor learner's are thousands)."""
     write = CHECKPOINT_S_PER_GB * entries * (STEP_BYTES_PER_ENTRY + STATE_BYTES_PER_ENTRY) / 1e9
-    return JOB_OVERHEAD_S + moves / TRAIN_MOVES_PER_S[layout] + 2 * write
+    return JOB_OVERHEAD_S + moves * move_cost / TRAIN_MOVES_PER_S[layout] + 2 * write
 
 
 def runtime_minutes(seconds: float) -> int:

@@ -261,7 +261,7 @@ class ClaimPlan:
         played again); ``measured``: seconds a decision of arms
         measured (an external program's trial decisions), in place of the model's."""
         measured = measured or {}
-        train = sum(costs.train_seconds(t.layout, end - start, t.entries)
+        train = sum(costs.train_seconds(t.layout, end - start, t.entries, t.move_cost)
                     for t in self.trained.values() for start, end in t.segments)
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
         screen = sum(a.games * (costs.game_seconds(measured[n]) if n in measured

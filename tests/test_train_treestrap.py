@@ -300,3 +300,19 @@ def test_bench_train_times_treestrap_beside_tc_td(capsys) -> None:
     # rounded to one place from unrounded rates
     want = result["moves_per_s"] / ts["moves_per_s"]
     assert ts["tc_td_ratio"] == pytest.approx(want, rel=0.01, abs=0.06)
+
+
+def test_the_cost_model_prices_a_search_move() -> None:
+    """At its registered size the claim's training is cluster work (each move a d3s7 search,
+    about 0.17 s of CPU, not a TC-TD move's 9 us); its pilot trains within minutes."""
+    from claims_support import REPO
+
+    from protocol.plan import load_plan
+
+    claim = "ntuple-search-target-treestrap-leaf"
+    paper = load_plan(REPO, {"profile": "paper"}).claims[claim]
+    pilot = load_plan(REPO, {"profile": "pilot"}).claims[claim]
+    assert paper.trained["treestrap"].move_cost > 1_000
+    assert paper.estimate()["train"] > 2 * 6_000_000 * 0.1  # CPU seconds: cluster work
+    estimate = pilot.estimate()
+    assert estimate["train"] < 7 * 60 and sum(estimate.values()) < 12 * 60, estimate

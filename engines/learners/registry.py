@@ -56,6 +56,9 @@ class LearnerKind:
     pinned: str | None = None
     check: Callable[[Mapping[str, Any], Fail], None] | None = field(default=None)
     recipe_keys: tuple[str, ...] = ()
+    #: the CPU of one of its training moves in TC-TD moves (the cost model's training rates are
+    #: TC-TD's, protocol/costs.py), given its declaration; None: 1
+    move_cost: Callable[[Mapping[str, Any]], float] | None = None
 
     def recipe_extra(self, train: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
         """``(key, value)`` of each of :attr:`recipe_keys` as declared (else its default)."""

@@ -114,6 +114,8 @@ class Training:
     init: Any = None
     #: the learner's own recipe keys (:meth:`engines.learners.registry.LearnerKind.recipe_extra`)
     extra: tuple[tuple[str, Any], ...] = ()
+    #: the CPU of a training move in TC-TD moves (:attr:`LearnerKind.move_cost`)
+    move_cost: float = 1.0
 
     @property
     def leaf(self) -> str:
@@ -187,6 +189,11 @@ def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
     return pinned
 
 
+def _move_cost(train: Mapping[str, Any]) -> float:
+    cost = get_learner(train["learner"]).move_cost
+    return 1.0 if cost is None else cost(train)
+
+
 def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: list[str],
                   claims: Mapping[str, Claim]) -> dict[str, Training]:
     """Every trained weights at this profile's budget (each shrink listed in ``shrunk``)."""
@@ -231,7 +238,8 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
                              every, t["first_game"], t.get("alpha"), select,
                              paths.path("train", claim=claim.id, weights=name), lanes,
                              _init(claim, name, claims, prof.profile["profile"], paths),
-                             get_learner(t["learner"]).recipe_extra(t))
+                             get_learner(t["learner"]).recipe_extra(t),
+                             _move_cost(t))
     return out
 
 
