@@ -242,7 +242,11 @@ def test_killed_and_resumed_equals_one_run(tmp_path: Path) -> None:
         for other in ("twice", "seg"):
             assert _step_sha(tmp_path / other / f"step-{step}") == ref, (other, step)
     manifest = json.loads((tmp_path / "once" / "step-240" / "manifest.json").read_text())
-    assert manifest["kind"] == "treestrap"
+    assert manifest["kind"] == "ntuple"  # tables, which the n-tuple leaf loads
+    assert manifest["config"]["learner"] == "treestrap"
+    from engines.ntuple.storage import load_ntuple
+
+    assert load_ntuple(tmp_path / "once" / "step-240")[1].name == "T1"
     assert manifest["config"]["search"] == "d2s2" and manifest["config"]["targets"] == "tree"
     # the search is part of the config: a one-ply run does not resume it
     assert main(["train", "--layout", "T1", "--moves", "320", "--seeds", CLI_SEEDS, "--out",

@@ -250,7 +250,9 @@ class TreestrapLearner(NtupleLearner):
     """n-tuple tables trained by TreeStrap (module docstring) in ``lanes`` games side by side;
     checkpoints, resume states, warm starts and exports are :class:`NtupleLearner`'s."""
 
-    kind = "treestrap"
+    #: what the weights are (a checkpoint's manifest ``kind``: n-tuple tables, which every
+    #: reader of tables accepts); the learner is named in the config
+    kind = "ntuple"
 
     def __init__(self, layout, alpha: float = 1.0, lanes: int = 1, depth: int = DEPTH,
                  strata: int = STRATA, targets: str = "tree", sign: float = 1.0) -> None:
@@ -278,7 +280,8 @@ class TreestrapLearner(NtupleLearner):
                   if key != "shared_entry_step"}
         if self.lanes == 1:
             config.pop("lanes", None)
-        config = {**config, "search": f"d{self.depth}s{self.strata}", "targets": self.targets}
+        config = {**config, "learner": "treestrap", "search": f"d{self.depth}s{self.strata}",
+                  "targets": self.targets}
         if self.lanes > 1:
             config["lanes"] = self.lanes
         return config
