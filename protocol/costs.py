@@ -78,10 +78,11 @@ def train_moves_per_s(layout: str) -> float:
     return TRAIN_MOVES_PER_S[base] * (FILL_TRAIN_SPEED if rule else 1.0)
 
 
-def train_seconds(layout: str, moves: int, entries: int) -> float:
-    """Estimated seconds of a training segment of ``moves`` moves (with its checkpoint)."""
+def train_seconds(layout: str, moves: int, entries: int, move_cost: float = 1.0) -> float:
+    """Estimated seconds of a training segment of ``moves`` moves (with its checkpoint), each
+    move ``move_cost`` TC-TD moves (a search-actor learner's are thousands)."""
     write = CHECKPOINT_S_PER_GB * entries * (STEP_BYTES_PER_ENTRY + STATE_BYTES_PER_ENTRY) / 1e9
-    return JOB_OVERHEAD_S + moves / train_moves_per_s(layout) + 2 * write
+    return JOB_OVERHEAD_S + moves * move_cost / train_moves_per_s(layout) + 2 * write
 
 
 def runtime_minutes(seconds: float) -> int:

@@ -277,7 +277,7 @@ class ClaimPlan:
         played again); ``measured``: seconds a decision of arms
         measured (an external program's trial decisions), in place of the model's."""
         measured = measured or {}
-        train = sum(costs.train_seconds(t.layout, end - start, t.entries)
+        train = sum(costs.train_seconds(t.layout, end - start, t.entries, t.move_cost)
                     for t in self.trained.values() for start, end in t.segments)
         train += sum(t.seconds for t in self.kf_trained.values())
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())

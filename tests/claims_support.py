@@ -15,7 +15,8 @@ CLAIMS_DIR = REPO / "config" / "claims"
 CLAIMS = ("depth-five", "factored-chance", "factored-chance-ladder", "fourth-ply",
           "kf-linear-q-transfer", "kf-six-weight-policy-search", "linear-trained-leaf",
           "m6-depth-second-order-for-ordering", "ntuple-line-tuples", "ntuple-line-tuples-lanes",
-          "oneply-linear-q-prune-prior", "reveal-construction-leaf", "reveal-quadrature",
+          "ntuple-search-target-treestrap-leaf", "oneply-linear-q-prune-prior",
+          "reveal-construction-leaf", "reveal-quadrature",
           "shallow-ordering", "survival-instinct", "treestrap-linear-leaf-refit")
 
 

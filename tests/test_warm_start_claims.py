@@ -86,8 +86,9 @@ def test_training_from_zero_keeps_its_recipe_and_description() -> None:
     cold = 0
     for p in plan.claims.values():
         for n, t in p.trained.items():
-            if "init" in shipped(p.id)["weights"][n]["train"]:
-                continue  # a shipped warm start (ntuple-fill-conditioned-leaf)
+            if "init" in shipped(p.id)["weights"][n]["train"]:  # a shipped warm start
+                assert t.init is not None and "init" in t.recipe()
+                continue
             assert t.init is None and "init" not in t.recipe()
             assert "init" not in p.describe()["trained"][n]
             cold += 1

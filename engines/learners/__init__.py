@@ -10,6 +10,7 @@ from engines.learners import (  # noqa: F401  (each registers its learners)
     ridge_q,  # ridge-q
     search,  # cmaes, cem
     td,  # ntuple, linear
+    treestrap,  # treestrap
 )
 from engines.learners.registry import LEARNERS, LearnerKind, get_learner, learner_leaf, train_schema
 

@@ -40,7 +40,9 @@ class LearnerKind:
     are, as the page says; ``curve`` the curve its training feeds (``health``: every
     checkpoint one ply beside its start and random, :mod:`analysis.health`; ``search``: a
     weight search's best and mean score per generation; ``ridge-q``: one fit, its report in
-    its manifest).
+    its manifest); ``recipe_keys`` the keys of its declaration (beyond the TC-TD recipe's) its
+    training recipe carries, with their schema defaults, so its command sees them; ``move_cost``
+    the CPU of one of its training moves in TC-TD moves (None: 1).
 
     A learner whose weights an arm plays by name without a validation search (``plays``: the
     arm's ``play`` kind, ``kf`` or ``q``) is planned by :mod:`protocol.parts.kf_training`:
@@ -75,6 +77,14 @@ class LearnerKind:
     #: whether the workflow plans its training (else a claim that trains it is refused at the
     #: plan: run its ``drop7`` command and pin what it writes)
     planned: bool = True
+    recipe_keys: tuple[str, ...] = ()
+    #: the CPU of one of its training moves in TC-TD moves (the cost model's training rates are
+    #: TC-TD's, protocol/costs.py), given its declaration; None: 1
+    move_cost: Callable[[Mapping[str, Any]], float] | None = None
+
+    def recipe_extra(self, train: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """``(key, value)`` of each of :attr:`recipe_keys` as declared (else its default)."""
+        return tuple((k, train.get(k, self.keys[k].get("default"))) for k in self.recipe_keys)
 
     def schema(self) -> dict[str, Any]:
         """The JSON schema of a ``train`` mapping of this kind."""

@@ -41,6 +41,12 @@ run, which the VM's drift between runs cannot fake.  ``--busy`` adds the
 busy case, interleaved: after each round of blocks the same round again
 while a competing process holds one core (:mod:`engines.held_core`), its
 figures under ``busy`` (``by_threads``, ``speedup``).
+
+``--treestrap dDsS`` adds, beside either, the TreeStrap trainer's figures on fresh tables of
+the same layout in as many lanes (:mod:`engines.train.treestrap`; numba's threads):
+``--treestrap-moves`` moves timed after one untimed round, under ``treestrap``: its
+``moves_per_s``, the targets it trained a move and ``tc_td_ratio``, TC-TD's moves per second
+over its own (a search move costs a whole dDsS decision).
 """
 
 from __future__ import annotations
@@ -92,6 +98,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--busy", action="store_true",
                         help="with --lanes: time every block again while a competing process "
                              "holds one core (interleaved)")
+    parser.add_argument("--treestrap", default=None, metavar="dDsS",
+                        help="also time TreeStrap with this search as the actor (e.g. d3s7)")
+    parser.add_argument("--treestrap-moves", type=int_option(1), default=200,
+                        help="TreeStrap moves timed (default 200; whole rounds of the lanes)")
     parser.add_argument("--json", action="store_true", help="print JSON (the default format)")
 
 
@@ -337,17 +347,52 @@ def _lane_figures(threads: int, blocks: list) -> dict:
     }
 
 
+def treestrap_bench(layout_name: str, search: str, lanes: int, moves: int, seed_start: int,
+                    tc_td_moves_per_s: float) -> dict:
+    """TreeStrap's throughput on fresh tables of ``layout_name`` in ``lanes`` lanes: ``moves``
+    timed (whole rounds) after one untimed round; beside TC-TD's rate, measured by the caller."""
+    from engines.train.cli import parse_search
+    from engines.train.trainer import SeedRange
+    from engines.train.treestrap import TreestrapLearner
+
+    depth, strata = parse_search(search)
+    learner = TreestrapLearner(get_layout(layout_name), 1.0, lanes, depth, strata)
+    carry = np.zeros((lanes, kern.C_LEN), dtype=np.int64)
+    carry[:, kern.C_GAME] = np.arange(lanes)
+    state = np.zeros((lanes, core.ST_LEN), dtype=np.int64)
+    cols = np.zeros((lanes, 7), dtype=np.int64)
+    seeds = SeedRange(seed_start, BENCH_SEEDS)
+    fstats = np.zeros(kern.F_LEN)
+    learner.play(seeds, carry, state, cols, lanes, fstats)  # compile and warm
+    timed = max(moves // lanes, 1) * lanes
+    before = learner.targets_applied
+    t0, c0 = time.perf_counter(), time.process_time()
+    learner.play(seeds, carry, state, cols, timed, fstats)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    rate = timed / wall
+    return {"search": search, "targets": learner.targets, "lanes": lanes,
+            "threads": numba.get_num_threads(), "moves": timed, "seconds": round(wall, 3),
+            "moves_per_s": round(rate, 1), "moves_per_cpu_s": round(timed / max(cpu, 1e-9), 1),
+            "targets_per_move": round((learner.targets_applied - before) / timed, 1),
+            "tc_td_ratio": round(tc_td_moves_per_s / rate, 1)}
+
+
 def run(args: argparse.Namespace) -> int:
     """``drop7 bench train``."""
     if args.lanes is not None:
-        print(json.dumps(lanes_bench(args.layout, args.lanes, args.threads, args.moves,
-                                     args.warm_moves, args.seed_start,
-                                     touch=not args.no_touch, repeat=args.repeat,
-                                     busy=args.busy)))
-        return 0
-    if args.busy:
-        raise ValueError("--busy times the lane trainer: give --lanes too")
-    result = train_bench(args.layout, args.moves, args.warm_moves, args.boards, args.seed_start,
-                         touch=not args.no_touch, nstates=args.states, repeat=args.repeat)
+        result = lanes_bench(args.layout, args.lanes, args.threads, args.moves,
+                             args.warm_moves, args.seed_start, touch=not args.no_touch,
+                             repeat=args.repeat, busy=args.busy)
+    else:
+        if args.busy:
+            raise ValueError("--busy times the lane trainer: give --lanes too")
+        result = train_bench(args.layout, args.moves, args.warm_moves, args.boards,
+                             args.seed_start, touch=not args.no_touch, nstates=args.states,
+                             repeat=args.repeat)
+    if args.treestrap is not None:
+        numba.set_num_threads(max(args.threads))
+        result["treestrap"] = treestrap_bench(args.layout, args.treestrap, args.lanes or 1,
+                                              args.treestrap_moves, args.seed_start,
+                                              result["moves_per_s"])
     print(json.dumps(result))
     return 0

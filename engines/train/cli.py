@@ -7,6 +7,8 @@
                                         # one segment: from DIR/resume-5000000 to 1e7 moves
     drop7 train --layout A ... --lanes 16 --threads 2
                                         # 16 games side by side on 2 threads
+    drop7 train --layout A ... --treestrap d3s7 --init DIR --init-sha256 HEX
+                                        # TreeStrap: the d3s7 search plays, its nodes are targets
 
 Seeds: the seed bank's ``training`` role from game ``--first-game`` (default
 0), or an explicit ``--seeds START:COUNT`` range; either is read in order,
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -90,6 +93,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discard-start", action="store_true",
                         help="with --start: delete the state the segment started from once "
                              "its own is written (a later segment resumes from this one's)")
+    parser.add_argument("--treestrap", default=None, metavar="dDsS",
+                        help="train the tables by TreeStrap with this fair search as the actor "
+                             "(e.g. d3s7; engines.train.treestrap) instead of one-ply TC-TD")
+    parser.add_argument("--targets", default=None, choices=("tree", "root"),
+                        help="with --treestrap: train every decision node of the search tree "
+                             "(tree, the default) or the root alone (root)")
     parser.add_argument("--log-every", type=finite_option, default=10.0,
                         help="seconds between progress lines on stderr (default 10)")
 
@@ -121,9 +130,22 @@ def parse_seeds(args: argparse.Namespace) -> SeedRange:
     return SeedRange(int(role["start"]), int(role["count"]), first, "training")
 
 
-def make_learner(layout: str, alpha: float | None, lanes: int = 1):
-    """The learner a ``--layout`` names."""
+def parse_search(text: str) -> tuple[int, int]:
+    """``(depth, strata)`` of a ``--treestrap`` search ``dDsS``; one line naming the flag."""
+    match = re.fullmatch(r"d(\d+)s(\d+)", text)
+    if not match:
+        raise InputError(f"--treestrap must be dDsS (e.g. d3s7), got {text!r}")
+    return int(match[1]), int(match[2])
+
+
+def make_learner(layout: str, alpha: float | None, lanes: int = 1,
+                 treestrap: str | None = None, targets: str | None = None):
+    """The learner a ``--layout`` (and ``--treestrap``, ``--targets``) names."""
+    if targets is not None and treestrap is None:
+        raise InputError("--targets needs --treestrap (it says which nodes TreeStrap trains)")
     if layout == "linear":
+        if treestrap is not None:
+            raise InputError("--treestrap trains n-tuple tables, not linear-trained weights")
         from engines.train.linear_td import LinearLearner
 
         return LinearLearner(alpha=0.001 if alpha is None else alpha)
@@ -131,7 +153,16 @@ def make_learner(layout: str, alpha: float | None, lanes: int = 1):
         lay = get_layout(layout)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    return NtupleLearner(lay, 1.0 if alpha is None else alpha, lanes)
+    step = 1.0 if alpha is None else alpha
+    if treestrap is None:
+        return NtupleLearner(lay, step, lanes)
+    from engines.train.treestrap import TreestrapLearner
+
+    depth, strata = parse_search(treestrap)
+    try:
+        return TreestrapLearner(lay, step, lanes, depth, strata, targets or "tree")
+    except ValueError as exc:
+        raise InputError(f"--treestrap {treestrap}: {exc}") from None
 
 
 def check_lanes(args: argparse.Namespace) -> None:
@@ -175,7 +206,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if has_output(out) and not args.resume and args.start is None:
         raise InputError(f"{out} already holds training output; pass --resume or remove it")
-    trainer = Trainer(make_learner(args.layout, args.alpha, args.lanes), seeds, out,
+    learner = make_learner(args.layout, args.alpha, args.lanes, args.treestrap, args.targets)
+    trainer = Trainer(learner, seeds, out,
                       log_every=args.log_every, threads=args.threads)
     if args.init_record is not None:
         args.init_sha256 = recorded_sha256(args.init_record)

@@ -77,27 +77,30 @@ def check_warm_starts(claim: Claim, claims: Mapping[str, Claim], chk: KeyCheck) 
             chk.fail(f"{key}.weights", f"claim {other.id} trains no {init['weights']!r} (it "
                      f"trains: {names_of(other.weights)})")
         theirs = other.weights[init["weights"]]["train"]
-        mine_l = (t["learner"], t.get("layout"))
-        their_l = (theirs["learner"], theirs.get("layout"))
+        # the same weights: learners whose warm starts read the same pinned kind (TreeStrap
+        # continues TC-TD's tables), and the same layout, or a layout promoted into its buckets
+        mine_l = (get_learner(t["learner"]).pinned, t.get("layout"))
+        their_l = (get_learner(theirs["learner"]).pinned, theirs.get("layout"))
         if mine_l != their_l and not _promotes(their_l, mine_l):
             chk.fail(key, f"{other.id}/{init['weights']} is {_learner_text(*their_l)}, these "
                      f"weights train {_learner_text(*mine_l)}: a warm start continues the same "
                      "learner and layout (or promotes a layout into its fill buckets)")
 
 
-def _promotes(source: tuple[str, str | None], target: tuple[str, str | None]) -> bool:
-    """Whether n-tuple tables of ``source``'s layout promote into ``target``'s (its fill
-    buckets, :mod:`engines.ntuple.fill`)."""
+def _promotes(source: tuple[str | None, str | None], target: tuple[str | None, str | None]
+              ) -> bool:
+    """Whether n-tuple tables (``(pinned kind, layout)``) of ``source``'s layout promote into
+    ``target``'s (its fill buckets, :mod:`engines.ntuple.fill`)."""
     from engines.ntuple.fill import promotes
     from engines.ntuple.layouts import get_layout
 
-    if source[0] != "ntuple" or target[0] != "ntuple" or None in (source[1], target[1]):
+    if source[0] != "ntuple-file" or target[0] != "ntuple-file" or None in (source[1], target[1]):
         return False
     return promotes(get_layout(str(source[1])), get_layout(str(target[1])))
 
 
-def _learner_text(learner: str, layout: str | None) -> str:
-    return f"ntuple layout {layout}" if learner == "ntuple" else "linear weights"
+def _learner_text(pinned: str | None, layout: str | None) -> str:
+    return f"ntuple layout {layout}" if pinned == "ntuple-file" else "linear weights"
 
 
 #: most threads one training job asks for
@@ -122,6 +125,10 @@ class Training:
     #: a warm start: the frozen artefact (:class:`Artefact`) or pinned file (:class:`Pinned`)
     #: training continues from; None trains from zero
     init: Any = None
+    #: the learner's own recipe keys (:meth:`engines.learners.registry.LearnerKind.recipe_extra`)
+    extra: tuple[tuple[str, Any], ...] = ()
+    #: the CPU of a training move in TC-TD moves (:attr:`LearnerKind.move_cost`)
+    move_cost: float = 1.0
 
     @property
     def leaf(self) -> str:
@@ -160,6 +167,7 @@ class Training:
                   "alpha": self.alpha}
         if self.init is not None:
             recipe["init"] = self.init_source()
+        recipe.update(self.extra)
         return recipe if self.lanes == 1 else {**recipe, "lanes": self.lanes}
 
     def init_source(self) -> dict[str, Any] | None:
@@ -192,6 +200,11 @@ def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
                                f"train {want.replace('-file', '')} weights of "
                                f"{table_entries(t['learner'], t.get('layout')):,}")
     return pinned
+
+
+def _move_cost(train: Mapping[str, Any]) -> float:
+    cost = get_learner(train["learner"]).move_cost
+    return 1.0 if cost is None else cost(train)
 
 
 def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: list[str],
@@ -237,7 +250,9 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
         out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
                              every, t["first_game"], t.get("alpha"), select,
                              paths.path("train", claim=claim.id, weights=name), lanes,
-                             _init(claim, name, claims, prof.profile["profile"], paths))
+                             _init(claim, name, claims, prof.profile["profile"], paths),
+                             get_learner(t["learner"]).recipe_extra(t),
+                             _move_cost(t))
     return out
 
 

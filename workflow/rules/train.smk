@@ -65,7 +65,8 @@ for _name, (_tables, _manifest, _state), _temp in _SEGMENT_RULES:
         resources:
             mem_mb=lambda wc: costs.train_mem_mb(training(wc).entries),
             runtime=lambda wc: costs.runtime_minutes(costs.train_seconds(
-                training(wc).layout, int(wc.end) - segment_start(wc), training(wc).entries)),
+                training(wc).layout, int(wc.end) - segment_start(wc), training(wc).entries,
+                training(wc).move_cost)),
         params:
             command=lambda wc: commands.train(training(wc).learner, training(wc).recipe(),
                                               int(wc.end), training(wc).dir,
