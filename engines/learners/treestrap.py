@@ -57,4 +57,4 @@ def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[o
 TREESTRAP = register_learner(LearnerKind(
     "treestrap", "n-tuple tables", KEYS, ("layout", "moves", "every"), td.checkpoints,
     td.is_checkpoint, td.NTUPLE.entries, command, "health", "ntuple", "ntuple-file", check,
-    RECIPE_KEYS, move_cost))
+    recipe_keys=RECIPE_KEYS, move_cost=move_cost))
