@@ -46,6 +46,8 @@ The threads' time is counted with the cycle counter (``ticks[T_CHOOSE]``,
 
 from __future__ import annotations
 
+import time
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -283,20 +285,81 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
             first += sizes[phase]
 
 
+#: rounds a timed piece of a call runs (the pace is measured piece by piece)
+PACE_ROUNDS = 16
+#: every this many pieces, the worker count not in use is timed again (the machine's load moves)
+PACE_PROBE = 32
+
+
+class Pace:
+    """Which worker count a lane call runs its next piece with: all of numba's threads, or one.
+
+    The tables depend on neither (every task writes its own rows, updates land in lane order),
+    so the choice is free call by call.  A thread that shares its core with another process is
+    descheduled for whole time slices, longer than a round at a hundred lanes, and a task it holds
+    stalls the phase; then one thread is faster than two.  Each count's seconds a round are kept
+    as a moving mean (its first piece, which may compile, is not counted); the faster runs, and
+    every :data:`PACE_PROBE` pieces the other is timed again.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[int, float] = {}
+        self.pieces = 0
+
+    def workers(self, threads: int) -> int:
+        """The worker count of the next piece with ``threads`` threads available."""
+        self.pieces += 1
+        if threads == 1:
+            return 1
+        for w in (threads, 1):
+            if self.seconds.get(w, -1.0) < 0:
+                return w
+        fast = threads if self.seconds[threads] <= self.seconds[1] else 1
+        slow = 1 if fast == threads else threads
+        return slow if self.pieces % PACE_PROBE == 0 else fast
+
+    def record(self, workers: int, seconds_per_round: float) -> None:
+        """A piece's seconds a round with ``workers`` workers."""
+        if workers not in self.seconds:
+            self.seconds[workers] = -1.0  # the first piece: compiling, starting the pool
+        elif self.seconds[workers] < 0:
+            self.seconds[workers] = seconds_per_round
+        else:
+            self.seconds[workers] = 0.5 * (self.seconds[workers] + seconds_per_round)
+
+
+#: the process's pace: lane calls of one process meet the same machine
+PACE = Pace()
+
+
 def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
-                 n_rounds, parts, fstats, ticks) -> int:
+                 n_rounds, parts, fstats, ticks, pace: Pace | None = PACE) -> int:
     """Train ``n_rounds`` rounds of ``L = carry.shape[0]`` lanes; returns the moves played.
 
     ``carry[l]`` (``C_*``), ``state[l]`` and ``cols[l]`` are lane ``l``'s
     position and game, updated in place (calling this in chunks equals one
     call).  ``parts`` (at least 1) is the number of entry parts of the learn
     phase (:func:`learn_parts`); the tables depend neither on it nor on the
-    thread count.  Every thread numba has works, taking tasks by ticket.
+    thread count.  The rounds run in pieces of :data:`PACE_ROUNDS`, each on
+    every thread numba has (taking tasks by ticket) or on one, as ``pace``
+    finds faster (:class:`Pace`; None: every thread, always).
     ``ticks[T_CHOOSE]``, ``ticks[T_LEARN]`` and ``ticks[T_WAIT]`` accumulate the
     cycles the threads spent choosing, learning and waiting (summed over the threads).
     """
-    return int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state,
-                             cols, n_rounds, parts, fstats, ticks, numba.get_num_threads()))
+    threads = numba.get_num_threads()
+    if pace is None:
+        return int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
+                                 state, cols, n_rounds, parts, fstats, ticks, threads))
+    moves = done = 0
+    while done < n_rounds:
+        k = min(PACE_ROUNDS, n_rounds - done)
+        w = pace.workers(threads)
+        t0 = time.perf_counter()
+        moves += int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
+                                   state, cols, k, parts, fstats, ticks, w))
+        pace.record(w, (time.perf_counter() - t0) / k)
+        done += k
+    return moves
 
 
 @njit(cache=True, parallel=True)
