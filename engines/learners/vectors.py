@@ -19,15 +19,14 @@ pinned vector takes, and played by its SHA-256 like any pinned file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from contracts.atomic import atomic_write
 from contracts.hashing import file_sha256
+from contracts.json_file import write_json
 
 
 @dataclass(frozen=True)
@@ -100,5 +99,5 @@ def read_start(target: Target, path: str, sha256: str) -> np.ndarray:
 
 def write_vector(vector: np.ndarray, path: Path) -> str:
     """Write ``vector`` as a JSON list of numbers (exact float64 round trip); its SHA-256."""
-    atomic_write(path, (json.dumps([float(v) for v in vector]) + "\n").encode())
+    write_json(path, [float(v) for v in vector], indent=None)
     return file_sha256(path)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engines.filters.kf_weights import KF_WEIGHTS
-from engines.learners import get_learner
+from engines.learners import LEARNERS, get_learner
 from engines.learners.registry import LearnerKind
 from protocol.claim import Claim, kf_q_weights
 from protocol.commands import train
@@ -43,6 +43,8 @@ def check_kf_q(doc: dict[str, Any], chk: KeyCheck) -> None:
         w, play = arm.get("weights"), arm["play"]
         if not isinstance(w, str) or (play == "kf" and w in KF_WEIGHTS):
             continue
+        if play not in {k.plays for k in LEARNERS.values()}:
+            continue  # an arm that takes no weights: refused as such (protocol.arms)
         mine = {n: x for n, x in learned.items()
                 if get_learner(x["train"]["learner"]).plays == play}
         if w in mine:
