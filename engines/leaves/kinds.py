@@ -36,11 +36,11 @@ from engines.leaves.extra_terms import TERM_SEPARATOR, TermError, check_terms
 N_TERMS = 18
 #: index of the next-disc term, the last one
 NEXT_DISC_TERM = N_TERMS - 1
-#: seconds a d3s7 node visit takes with the network leaf (CPU time over 8 of the shipped
-#: positions at load ~6, where the linear leaf measured its 0.55e-6; to be measured again on a
-#: quiet machine with ``drop7 bench search --leaf nnue``; docs/leaf.md, The network leaf
-#: ``nnue``, Cost)
-NNUE_NODE_SECONDS = 2.6e-6
+#: seconds a d3s7 node visit takes with the network leaf: the linear leaf's modelled 530e-9
+#: times the two leaves' ratio of d3s7 nodes per second measured side by side on an idle
+#: machine (``drop7 bench search --leaf nnue|linear --depth 3 --strata 7``: 6.35;
+#: docs/leaf.md, The network leaf ``nnue``, Cost)
+NNUE_NODE_SECONDS = 3.4e-6
 #: a pinned file's SHA-256 as a leaf spells it (lower-case hex)
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
