@@ -17,7 +17,7 @@ from engines.drop7 import core
 from engines.held_core import held_core
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import kernel as kern
-from engines.train.lanes import PACE_PROBE, PACE_ROUNDS, TICKS_LEN, Pace, owner, train_rounds
+from engines.train.lanes import SLOW_TICKS, T_SAT, TICKS_LEN, owner, train_rounds
 from engines.weights_files import alloc_zeroed
 
 CLI_SEEDS = "0x1000000000000000:1000000"
@@ -25,8 +25,9 @@ TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2
 
 
 def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
-           zeroed: bool = False, pace=None):
+           zeroed: bool = False, slow_ticks: int = SLOW_TICKS, ticks=None):
     """Tables and carry after ``sum(chunks)`` rounds of ``lanes`` lanes (fresh tables)."""
+    ticks = np.zeros(TICKS_LEN, dtype=np.int64) if ticks is None else ticks
     entries = int(spec[2])
     vals = alloc_zeroed((entries,)) if zeroed else np.zeros(entries, dtype=np.float32)
     acc = alloc_zeroed((entries, 2)) if zeroed else np.zeros((entries, 2), dtype=np.float32)
@@ -40,7 +41,7 @@ def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
         for rounds in chunks:
             train_rounds(vals, acc, INITIAL_VALUE, spec, 1.0, np.uint64(SEEDS.start),
                          SEEDS.count, carry, state, cols, rounds, parts, np.zeros(kern.F_LEN),
-                         np.zeros(TICKS_LEN, dtype=np.int64), pace)
+                         ticks, slow_ticks)
     finally:
         numba.set_num_threads(before)
     return vals, acc, carry
@@ -80,38 +81,21 @@ def test_tables_do_not_depend_on_threads_parts_or_chunks(lanes: int) -> None:
     assert carry[:, kern.C_GAMES_DONE].sum() > 10
 
 
-class _Alternating(Pace):
-    """A pace that switches between every thread and one thread piece by piece."""
-
-    def workers(self, threads: int) -> int:
-        self.pieces += 1
-        return threads if self.pieces % 2 else 1
-
-
 @pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
-def test_the_pace_may_switch_worker_counts_piece_by_piece_and_keeps_the_bits() -> None:
-    """A call's pieces on two workers, then one, then two...: the tables and lanes of one
-    fixed count (the trainer's pace chooses the count by the time each piece took)."""
-    rounds = 3 * PACE_ROUNDS + 5
-    ref = _lanes(wide_spec(), 16, [rounds], 2, 2)
-    for pace in (_Alternating(), Pace()):
-        got = _lanes(wide_spec(), 16, [rounds // 2, rounds - rounds // 2], 2, 2, pace=pace)
-        assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
-        assert pace.pieces >= 4
-
-
-def test_the_pace_times_both_counts_then_runs_the_faster() -> None:
-    pace = Pace()
-    picks = []
-    for _ in range(6):  # every thread twice (the first piece is not counted), then one twice
-        w = pace.workers(2)
-        picks.append(w)
-        pace.record(w, 2.0 if w == 2 else 1.0)
-    assert picks == [2, 2, 1, 1, 1, 1]  # one thread was faster: it runs
-    while pace.pieces % PACE_PROBE != PACE_PROBE - 1:
-        pace.record(pace.workers(2), 1.0)
-    assert pace.workers(2) == 2  # the other count is timed again now and then
-    assert Pace().workers(1) == 1
+def test_workers_sitting_out_any_rounds_keep_the_bits() -> None:
+    """With ``slow_ticks`` 0 every task looks descheduled: a worker sits out after each task
+    it runs while the other runs the rest (rounds sat out counted), and the tables and lanes
+    are one thread's; one thread never sits out."""
+    rounds = 3200 // 16
+    ref = _lanes(wide_spec(), 16, [rounds], 1)
+    ticks = np.zeros(TICKS_LEN, dtype=np.int64)
+    got = _lanes(wide_spec(), 16, [rounds // 3, rounds - rounds // 3], 5, 2, slow_ticks=0,
+                 ticks=ticks)
+    assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
+    assert ticks[T_SAT] > 0
+    alone = np.zeros(TICKS_LEN, dtype=np.int64)
+    _lanes(wide_spec(), 16, [rounds], 5, 1, slow_ticks=0, ticks=alone)
+    assert alone[T_SAT] == 0
 
 
 def test_lanes_change_the_tables_and_layout_e_ignores_the_threads() -> None:

@@ -33,8 +33,9 @@ With ``--lanes L [--threads T]`` it times the lane trainer
 (:mod:`engines.train.lanes`) instead: the same tables, warm-up and blocks,
 ``moves_per_s`` over every lane's moves, and the threads' time per move
 choosing, learning and waiting (``choose_us_per_move``, ``learn_us_per_move``,
-``wait_us_per_move``: summed over the threads, from the kernel's cycle
-counts).  ``--threads 1,2`` times each thread count in turn, block by block
+``wait_us_per_move``, and sitting out, ``sit_us_per_move``: summed over the
+threads, from the kernel's cycle counts; ``sat_out_share``, the worker rounds
+sat out per round).  ``--threads 1,2`` times each thread count in turn, block by block
 on the same tables, and adds ``by_threads`` (each count's figures) and
 ``speedup`` (each count's rate over the first's): a ratio measured in one
 run, which the VM's drift between runs cannot fake.  ``--busy`` adds the
@@ -66,7 +67,16 @@ from engines.held_core import held_core
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import bench_kernels as drivers
 from engines.train import kernel as kern
-from engines.train.lanes import T_CHOOSE, T_LEARN, T_WAIT, TICKS_LEN, learn_parts, train_rounds
+from engines.train.lanes import (
+    T_CHOOSE,
+    T_LEARN,
+    T_SAT,
+    T_SIT,
+    T_WAIT,
+    TICKS_LEN,
+    learn_parts,
+    train_rounds,
+)
 from engines.weights_files import alloc_zeroed, anon_huge_bytes
 
 #: the benchmark's games read seeds ``--seed-start .. --seed-start + BENCH_SEEDS - 1``
@@ -283,7 +293,8 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
             ticks[:] = 0
             played, wall, cpu = _timed(rounds, max(moves // lanes, 1), t)
             times[t].append((played, wall, cpu, *(ticks[k] / hz for k in
-                                                  (T_CHOOSE, T_LEARN, T_WAIT))))
+                                                  (T_CHOOSE, T_LEARN, T_WAIT, T_SIT)),
+                             int(ticks[T_SAT]) / max(played // lanes, 1)))
 
     for t in threads:
         rounds(1, t)  # compile, and start each thread pool
@@ -331,8 +342,8 @@ def _speedup(figures: list[dict]) -> dict[str, float]:
 
 def _lane_figures(threads: int, blocks: list) -> dict:
     """The figures of one thread count: the median block's (by wall time), and every block."""
-    played, wall, cpu, choose_s, learn_s, wait_s = sorted(blocks, key=lambda b: b[1])[
-        len(blocks) // 2]
+    played, wall, cpu, choose_s, learn_s, wait_s, sit_s, sat = sorted(
+        blocks, key=lambda b: b[1])[len(blocks) // 2]
     return {
         "threads": threads,
         "moves": played,
@@ -343,6 +354,8 @@ def _lane_figures(threads: int, blocks: list) -> dict:
         "choose_us_per_move": round(1e6 * choose_s / played, 3),
         "learn_us_per_move": round(1e6 * learn_s / played, 3),
         "wait_us_per_move": round(1e6 * wait_s / played, 3),
+        "sit_us_per_move": round(1e6 * sit_s / played, 3),
+        "sat_out_share": round(sat, 4),
         "learn_share": round(learn_s / max(choose_s + learn_s, 1e-12), 3),
     }
 

@@ -46,8 +46,6 @@ The threads' time is counted with the cycle counter (``ticks[T_CHOOSE]``,
 
 from __future__ import annotations
 
-import time
-
 import numba
 import numpy as np
 from numba import njit, prange
@@ -79,7 +77,17 @@ from engines.train.kernel import (
     play_move_target,
     tc_entry,
 )
-from engines.train.tickets import finish, sync_len, take, wait_done
+from engines.train.tickets import (
+    LINE,
+    NAP_US,
+    compare_swap,
+    fetch_add,
+    finish,
+    load_acquire,
+    sync_len,
+    take,
+    wait_done,
+)
 
 #: a worker's scratch is row 0 of ``PAD`` rows, so two workers' rows never share a cache line
 PAD = 8
@@ -231,9 +239,20 @@ CHUNK = 2
 #: at most ``MAX_PARTS`` (each lane's entries are sorted by part, each part walks every lane)
 PARTS_PER_THREAD = 8
 MAX_PARTS = 64
-#: a worker's cycle counts (``wticks[w, 0]``): choosing, learning, waiting
-T_CHOOSE, T_LEARN, T_WAIT = range(3)
-TICKS_LEN = 3
+#: a worker's cycle counts (``wticks[w, 0]``): choosing, learning, waiting, sitting out, and
+#: the rounds it sat out
+T_CHOOSE, T_LEARN, T_WAIT, T_SIT, T_SAT = range(5)
+TICKS_LEN = 5
+#: a task whose wall time passes both ``SLOW_TICKS`` cycles (a few hundred microseconds) and
+#: ``SLOW_FACTOR`` times the worker's usual task of its phase was descheduled while it ran
+SLOW_TICKS = 1_000_000
+SLOW_FACTOR = 16
+#: rounds a descheduled worker sits out; doubled (up to ``MAX_SIT``) when it is descheduled
+#: again within ``4 x`` its last sit-out's rounds of rejoining, else back to ``SIT_ROUNDS``
+SIT_ROUNDS = 32
+MAX_SIT = 4096
+#: a sitting worker's nap between looks at the round count, in microseconds
+SIT_NAP_US = 200
 
 
 def learn_parts(threads: int) -> int:
@@ -244,7 +263,7 @@ def learn_parts(threads: int) -> int:
 @njit(cache=True, _nrt=False)
 def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state, cols,
             idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, tables, seqs,
-            fstats, n_rounds, sync, wticks, w, workers) -> None:
+            fstats, n_rounds, sync, seats, wticks, w, workers, slow_ticks) -> None:
     """Worker ``w``'s part of ``n_rounds`` rounds, by ticket (:mod:`engines.train.tickets`).
 
     A round is two phases: its choose tasks (``CHUNK`` lanes each), then its learn tasks
@@ -252,18 +271,29 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
     ranges; the worker takes its own range's tasks first, then the others'.  ``w`` names
     this worker's scratch, ``tables[w]`` and ``seqs[w]`` (a learn part's count table and
     update list) included: a task leaves nothing in it that the next task reads.
+
+    A task that took more than ``slow_ticks`` cycles and ``SLOW_FACTOR`` times the worker's
+    usual one was descheduled while it ran (another process wants the core): the worker then
+    sits out the rest of the round and the next ``SIT_ROUNDS`` (doubling while it keeps
+    being descheduled), napping, so the others run every task and the OS can give them the
+    free cores.  ``seats[0]`` counts the workers sitting out; one always stays.
     """
     lanes = carry.shape[0]
     chunks = (lanes + CHUNK - 1) // CHUNK
     sizes = (chunks, parts + 1)
     per_round = chunks + parts + 1
     ticks = wticks[w, 0]
-    for i in range(n_rounds):
+    usual0 = usual1 = np.int64(0)  # a moving mean of each phase's task cycles
+    sit = SIT_ROUNDS
+    rejoined = -(4 * MAX_SIT)
+    i = 0
+    while i < n_rounds:
         first = 0  # the phase's first task in the round
+        slow = False
         for phase in range(2):
-            ticks[T_WAIT] += wait_done(sync, i * per_round + first)
+            ticks[T_WAIT] += wait_done(sync, i * per_round + first, NAP_US)
             j = 0
-            while True:
+            while not slow:
                 k, j = take(sync, w, workers, sizes, i, phase, j)
                 if k < 0:
                     break
@@ -272,99 +302,74 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
                     _choose_lanes(vals, bias, spec, n, seed_start, seed_count, carry, state, cols,
                                   idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs,
                                   cw, cn, w, k * CHUNK, min((k + 1) * CHUNK, lanes))
-                    ticks[T_CHOOSE] += cycle_counter() - t0
+                elif k < parts:
+                    learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, k,
+                               tables[w], seqs[w])
                 else:
-                    if k < parts:
-                        learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, k,
-                                   tables[w], seqs[w])
-                    else:
-                        for lane in range(lanes):
-                            count_delta(fstats, upd_delta[lane])
-                    ticks[T_LEARN] += cycle_counter() - t0
+                    for lane in range(lanes):
+                        count_delta(fstats, upd_delta[lane])
+                dt = cycle_counter() - t0
                 finish(sync)
+                ticks[T_CHOOSE if phase == 0 else T_LEARN] += dt
+                usual = usual0 if phase == 0 else usual1
+                if dt > slow_ticks and dt > SLOW_FACTOR * usual and workers > 1:
+                    slow = _take_seat(seats, workers)
+                elif phase == 0:
+                    usual0 = dt if usual0 == 0 else (7 * usual0 + dt) // 8
+                else:
+                    usual1 = dt if usual1 == 0 else (7 * usual1 + dt) // 8
+            if slow:
+                break
             first += sizes[phase]
+        if not slow:
+            i += 1
+            continue
+        sit = min(2 * sit, MAX_SIT) if i - rejoined < 4 * sit else SIT_ROUNDS
+        back = min(i + 1 + sit, n_rounds)
+        t0 = cycle_counter()
+        wait_done(sync, back * per_round, SIT_NAP_US)
+        ticks[T_SIT] += cycle_counter() - t0
+        ticks[T_SAT] += back - i
+        fetch_add(seats, 0, -1)
+        rejoined = back
+        i = back
 
 
-#: rounds a timed piece of a call runs (the pace is measured piece by piece)
-PACE_ROUNDS = 16
-#: every this many pieces, the worker count not in use is timed again (the machine's load moves)
-PACE_PROBE = 32
-
-
-class Pace:
-    """Which worker count a lane call runs its next piece with: all of numba's threads, or one.
-
-    The tables depend on neither (every task writes its own rows, updates land in lane order),
-    so the choice is free call by call.  A thread that shares its core with another process is
-    descheduled for whole time slices, longer than a round at a hundred lanes, and a task it holds
-    stalls the phase; then one thread is faster than two.  Each count's seconds a round are kept
-    as a moving mean (its first piece, which may compile, is not counted); the faster runs, and
-    every :data:`PACE_PROBE` pieces the other is timed again.
-    """
-
-    def __init__(self) -> None:
-        self.seconds: dict[int, float] = {}
-        self.pieces = 0
-
-    def workers(self, threads: int) -> int:
-        """The worker count of the next piece with ``threads`` threads available."""
-        self.pieces += 1
-        if threads == 1:
-            return 1
-        for w in (threads, 1):
-            if self.seconds.get(w, -1.0) < 0:
-                return w
-        fast = threads if self.seconds[threads] <= self.seconds[1] else 1
-        slow = 1 if fast == threads else threads
-        return slow if self.pieces % PACE_PROBE == 0 else fast
-
-    def record(self, workers: int, seconds_per_round: float) -> None:
-        """A piece's seconds a round with ``workers`` workers."""
-        if workers not in self.seconds:
-            self.seconds[workers] = -1.0  # the first piece: compiling, starting the pool
-        elif self.seconds[workers] < 0:
-            self.seconds[workers] = seconds_per_round
-        else:
-            self.seconds[workers] = 0.5 * (self.seconds[workers] + seconds_per_round)
-
-
-#: the process's pace: lane calls of one process meet the same machine
-PACE = Pace()
+@njit(cache=True, inline="always")
+def _take_seat(seats, workers) -> bool:
+    """Whether this worker may sit out: fewer than ``workers - 1`` sit already (then it counts
+    itself in ``seats[0]``)."""
+    while True:
+        s = load_acquire(seats, 0)
+        if s >= workers - 1:
+            return False
+        if compare_swap(seats, 0, s, s + 1):
+            return True
 
 
 def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
-                 n_rounds, parts, fstats, ticks, pace: Pace | None = PACE) -> int:
+                 n_rounds, parts, fstats, ticks, slow_ticks: int = SLOW_TICKS) -> int:
     """Train ``n_rounds`` rounds of ``L = carry.shape[0]`` lanes; returns the moves played.
 
     ``carry[l]`` (``C_*``), ``state[l]`` and ``cols[l]`` are lane ``l``'s
     position and game, updated in place (calling this in chunks equals one
     call).  ``parts`` (at least 1) is the number of entry parts of the learn
     phase (:func:`learn_parts`); the tables depend neither on it nor on the
-    thread count.  The rounds run in pieces of :data:`PACE_ROUNDS`, each on
-    every thread numba has (taking tasks by ticket) or on one, as ``pace``
-    finds faster (:class:`Pace`; None: every thread, always).
-    ``ticks[T_CHOOSE]``, ``ticks[T_LEARN]`` and ``ticks[T_WAIT]`` accumulate the
-    cycles the threads spent choosing, learning and waiting (summed over the threads).
+    thread count.  The rounds run on every thread numba has, a descheduled one sitting out
+    rounds (:func:`_worker`; ``slow_ticks`` 0 makes every worker but one sit out after each
+    task it runs, as tests do to show the bits do not move).
+    ``ticks[T_CHOOSE]``, ``ticks[T_LEARN]``, ``ticks[T_WAIT]`` and ``ticks[T_SIT]``
+    accumulate the cycles the threads spent choosing, learning, waiting and sitting out
+    (summed over the threads), ``ticks[T_SAT]`` the rounds they sat out.
     """
-    threads = numba.get_num_threads()
-    if pace is None:
-        return int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
-                                 state, cols, n_rounds, parts, fstats, ticks, threads))
-    moves = done = 0
-    while done < n_rounds:
-        k = min(PACE_ROUNDS, n_rounds - done)
-        w = pace.workers(threads)
-        t0 = time.perf_counter()
-        moves += int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
-                                   state, cols, k, parts, fstats, ticks, w))
-        pace.record(w, (time.perf_counter() - t0) / k)
-        done += k
-    return moves
+    return int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
+                             state, cols, n_rounds, parts, fstats, ticks,
+                             numba.get_num_threads(), slow_ticks))
 
 
 @njit(cache=True, parallel=True)
 def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
-                  n_rounds, parts, fstats, ticks, workers) -> np.int64:
+                  n_rounds, parts, fstats, ticks, workers, slow_ticks) -> np.int64:
     """:func:`train_rounds` on ``workers`` workers (numba's thread count: one each)."""
     lanes = carry.shape[0]
     n = spec[1]
@@ -387,6 +392,7 @@ def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, s
     upd_delta = np.zeros(lanes)
     acc_flat = acc.reshape(acc.shape[0] * acc.shape[1])
     sync = np.zeros(sync_len(workers), dtype=np.int64)
+    seats = np.zeros(LINE, dtype=np.int64)
     wticks = np.zeros((workers, PAD, TICKS_LEN), dtype=np.int64)
     for lane in range(lanes):
         if carry[lane, C_IN_GAME]:
@@ -395,7 +401,7 @@ def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, s
     for w in prange(workers):
         _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state,
                 cols, idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn,
-                tables, seqs, fstats, n_rounds, sync, wticks, w, workers)
+                tables, seqs, fstats, n_rounds, sync, seats, wticks, w, workers, slow_ticks)
     for w in range(workers):
         for k in range(TICKS_LEN):
             ticks[k] += wticks[w, 0, k]

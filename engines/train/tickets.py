@@ -194,9 +194,9 @@ def finish(sync) -> None:
 
 
 @njit(cache=True)
-def wait_done(sync, tickets) -> int:
-    """Return once ``tickets`` tasks are done: spin ``SPIN_TICKS`` cycles, then nap. Returns the
-    cycles waited."""
+def wait_done(sync, tickets, nap_us=NAP_US) -> int:
+    """Return once ``tickets`` tasks are done: spin ``SPIN_TICKS`` cycles, then nap ``nap_us``
+    microseconds at a time. Returns the cycles waited."""
     if load_acquire(sync, DONE) >= tickets:
         return 0
     t0 = cycle_counter()
@@ -206,5 +206,5 @@ def wait_done(sync, tickets) -> int:
             cpu_relax()
             turns += 1
         else:
-            nap(NAP_US)
+            nap(nap_us)
     return cycle_counter() - t0
