@@ -137,13 +137,17 @@ def test_a_folder_that_is_not_a_register_is_one_line(tmp_path, capsys) -> None:
 
 
 CLAIMS = sorted(p.stem for p in (REPO / "config" / "claims").glob("*.yaml"))
+#: the declarations waiting in config/pending, read alike
+PENDING = sorted((REPO / "config" / "pending").glob("*.yaml"))
 
 
-@pytest.mark.parametrize("claim", CLAIMS)
-def test_every_figure_a_shipped_claim_quotes_has_a_meaning_in_the_table(claim) -> None:
+@pytest.mark.parametrize("path", [REPO / "config" / "claims" / f"{c}.yaml" for c in CLAIMS]
+                         + PENDING, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_figure_a_shipped_claim_quotes_has_a_meaning_in_the_table(path) -> None:
     """A key missing from FIGURE_KEYS would be refused against the real register: the table
-    must name every kind of figure the shipped claims quote."""
-    rec = shipped(claim).get("recorded") or {}
+    must name every kind of figure the shipped (and pending) claims quote."""
+    claim = path.stem
+    rec = yaml.safe_load(path.read_text()).get("recorded") or {}
     keys = {"games"}
     for part in ("arms", "contrasts", "validation", "rankers"):
         for figures in (rec.get(part) or {}).values():
@@ -249,3 +253,62 @@ def test_a_record_writing_its_halves_as_a_list_beside_the_delta() -> None:
     swapped = check_claim(doc([-300, 900]), reg, "toy.yaml")
     assert [p for p in swapped if "halves[0]: -300" in p and "metrics.flat.halves[1]" in p]
     assert [p for p in swapped if "halves[1]: 900" in p]
+
+
+#: a result shaped as the register's network records: its arms' ``mean`` and ``movesMean``, a
+#: contrast's ``wtl`` list, an ordering probe's pairwise and normalised regret by half (and a
+#: regret in points beside them, which is not a ``regret_frac``)
+NETWORK_RESULT = "RS-20260102T110000Z-bbbb0001"
+NETWORK_RECORD = {
+    "resultId": NETWORK_RESULT, "theoryIds": [THEORY], "experimentId": EXPERIMENT,
+    "assessment": "not-supported-as-tested",
+    "metrics": {
+        "arms": {"candidate": {"mean": 249756.6875, "q25": 156534.5, "movesMean": 75.09375}},
+        "paired": {"candidate-vs-init": {"meanDelta": 106845.921875, "wtl": [53, 0, 11],
+                                         "halves": [111970.28125, 101721.5625]}},
+        "pairwiseHalf1": 0.6266, "pairwiseHalf2": 0.6259, "regretPooled": 0.3367,
+        "regretHalf1": 0.3354, "regretHalf2": 0.3379, "meanTeacherValueRegret": 2394.67}}
+NETWORK_CLAIM = {
+    "id": "toy", "theory": THEORY,
+    "recorded": {
+        "result": NETWORK_RESULT, "source": "a network record",
+        "verdict": "not-supported-as-tested",
+        "arms": {"evolved": {"mean": 249757, "q25": 156535, "moves": 75.09}},
+        "contrasts": {"evolution": {"mean_delta": 106846, "wins_ties_losses": [53, 0, 11],
+                                    "halves": [111970, 101722]}},
+        "rankers": {"student": {"pairwise": [0.6266, 0.6259], "regret_frac": [0.3354, 0.3379]}},
+    }}
+
+
+@pytest.mark.parametrize(("recorded", "says"), [
+    ({}, None),
+    ({"contrasts": {"evolution": {"mean_delta": 106846, "wins_ties_losses": [53, 0, 12]}}},
+     "53-0-12 is not a win-tie-loss count"),
+    ({"arms": {"evolved": {"mean": 75}}},
+     f"75 is {NETWORK_RESULT}'s metrics.arms.candidate.movesMean, a key that is not a mean"),
+    ({"rankers": {"student": {"regret_frac": 2394.67}}},
+     "metrics.meanTeacherValueRegret, a key that is not a regret_frac figure"),
+    ({"rankers": {"student": {"pairwise": [0.6259, 0.6266]}}},  # the halves swapped
+     "key recorded.rankers.student.pairwise[0]: 0.6259 is "
+     f"{NETWORK_RESULT}'s metrics.pairwiseHalf2, a key that is not a pairwise[0] figure"),
+])
+def test_the_network_records_keys_carry_their_figures(tmp_path, recorded, says) -> None:
+    import json
+
+    reg = tmp_path / "register"
+    for part in ("results", "theories", "experiments"):
+        (reg / "research" / part).mkdir(parents=True)
+    (reg / "research" / "theories" / f"{THEORY}.json").write_text("{}")
+    (reg / "research" / "experiments" / f"{EXPERIMENT}.json").write_text("{}")
+    (reg / "research" / "results" / f"{NETWORK_RESULT}.json").write_text(
+        json.dumps(NETWORK_RECORD))
+    doc = copy.deepcopy(NETWORK_CLAIM)
+    doc["recorded"].update(recorded)
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    (folder / "toy.yaml").write_text(yaml.safe_dump(doc))
+    problems = check_claims(folder, reg)
+    if says is None:
+        assert problems == []
+    else:
+        assert any(says in p for p in problems), problems

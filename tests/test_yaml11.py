@@ -1,4 +1,4 @@
-"""Every shipped claim and profile means the same to a YAML 1.1 reader (PyYAML's plain
+"""Every shipped (and pending) claim and profile means the same to a YAML 1.1 reader (PyYAML's plain
 ``yaml.safe_load``, which reads ``on``, ``off``, ``yes`` and ``no`` as booleans) as to ours."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from claims_support import REPO
 from protocol.schema import read_yaml
 
 SHIPPED = sorted([*Path(REPO, "config/claims").glob("*.yaml"),
+                  *Path(REPO, "config/pending").glob("*.yaml"),
                   *Path(REPO, "config/profiles").glob("*.yaml")])
 
 

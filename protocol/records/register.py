@@ -89,13 +89,16 @@ def read_register(root: str | Path) -> Register:
 #: What each quoted figure means in a record: a pattern over a record field's
 #: ``parent.key`` (the key of the mapping holding it, a dot, its own key).  A figure agrees
 #: only with a field these name; ``halves`` is read element by element (the first half, the
-#: second), ``wins_ties_losses`` from ``wins``/``ties``/``losses`` or a ``winTieLoss`` string.
+#: second), ``wins_ties_losses`` from ``wins``/``ties``/``losses``, a ``winTieLoss`` string or a
+#: list of three (:data:`WTL_LIST`).  ``regret_frac`` is the register's normalised regret
+#: (``regret``, ``regretHalf1``), never a regret in points.
 FIGURE_KEYS: dict[str, str] = {
     "games": r"[^.]*\.(?:n|games|(?!censored)[A-Za-z0-9]+Games)",
     "mean": r"score\.mean|[^.]*\.(?:meanScore(?:Candidate|Reference)?|[A-Za-z0-9]+MeanScore)"
-            r"|ladderD\d+N\d+\.M\d+",
+            r"|ladderD\d+N\d+\.M\d+|(?!moves\.)[^.]*\.mean",
     "q25": r"(?!moves\.)[^.]*\.q25|[^.]*\.(?:q25Score|q25(?:Candidate|Reference))",
-    "moves": r"moves\.mean|[^.]*\.(?:meanMoves|moves(?:Candidate|Reference)|[A-Za-z0-9]+MeanMoves)"
+    "moves": r"moves\.mean|[^.]*\.(?:meanMoves|movesMean|moves(?:Candidate|Reference)"
+             r"|[A-Za-z0-9]+MeanMoves)"
              r"|ladderMovesD\d+N\d+\.M\d+",
     "filter_changed": r"coverage\.overrides",
     "filter_applied": r"coverage\.triggeredDecisions",
@@ -113,7 +116,15 @@ FIGURE_KEYS: dict[str, str] = {
     "top1": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)(?:Pooled)?",
     "top1[0]": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)Half1|[A-Za-z0-9]*Top1Halves\[0\]",
     "top1[1]": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)Half2|[A-Za-z0-9]*Top1Halves\[1\]",
+    "pairwise": r"[^.]*\.pairwise(?:Pooled)?",
+    "pairwise[0]": r"[^.]*\.pairwiseHalf1",
+    "pairwise[1]": r"[^.]*\.pairwiseHalf2",
+    "regret_frac": r"[^.]*\.regret(?:Pooled)?",
+    "regret_frac[0]": r"[^.]*\.regretHalf1",
+    "regret_frac[1]": r"[^.]*\.regretHalf2",
 }
+#: a win-tie-loss count written as a list of three under this key (``wtl: [22, 0, 42]``)
+WTL_LIST = "wtl"
 _MEANS = {k: re.compile(v) for k, v in FIGURE_KEYS.items()}
 
 
@@ -188,6 +199,8 @@ def _in_part(fields: list[Field], meaning: str, figure: Any) -> bool:
         want = tuple(figure)
         by_key = {f.key.rsplit(".", 1)[-1]: f.value for f in fields}
         if tuple(by_key.get(k) for k in ("wins", "ties", "losses")) == want:
+            return True
+        if tuple(by_key.get(f"{WTL_LIST}[{i}]") for i in range(3)) == want:
             return True
         return any(_triple(f) == want for f in fields)
     return any(_MEANS[meaning].fullmatch(f.key) and carries(f.value, figure) for f in fields)
