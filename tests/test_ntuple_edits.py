@@ -133,14 +133,15 @@ def test_the_workflow_form_writes_plain_tables_and_their_record(tmp_path: Path,
 
     source, out, record = tmp_path / "frozen", tmp_path / "edits" / "zeroed", tmp_path / "r.json"
     sha = _save(source, _hand_tables())
-    (tmp_path / "src.json").write_text(json.dumps({"sha256": sha}))
+    (tmp_path / "src.json").write_text(json.dumps({"sha256": sha, "gates_passed": False}))
     out.mkdir(parents=True)
     assert main(["tables", "edit", str(source), "--zero-untouched", "--out", str(out),
                  "--plain", "--record", str(record), "--artefact", "c/zeroed",
                  "--source-record", str(tmp_path / "src.json")]) == 0
     facts = json.loads(capsys.readouterr().out)
     rec = json.loads(record.read_text())
-    assert rec == {"artefact": "c/zeroed", **facts}
+    # the source's failed gates go with the edit (the verdict reads them)
+    assert rec == {"artefact": "c/zeroed", **facts, "gates_passed": False}
     assert rec["sha256"] == file_sha256(out / TABLES) and rec["source_sha256"] == sha
     assert rec["rule"] == "zero-untouched" and rec["changed"] == 2 * W - 4
     manifest = json.loads((out / "manifest.json").read_text())

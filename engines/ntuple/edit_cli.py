@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from contracts.json_file import write_json
+from contracts.json_file import load_json, write_json
 from engines.ntuple.edits import edit_tables
 
 
@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       "memory-map it), instead of a compressed stream")
     edit.add_argument("--record", type=Path, default=None, metavar="FILE.json",
                       help="also write the printed facts to this JSON record (the edited "
-                      "artefact's: its sha256 is what the screen's arms are checked against)")
+                      "artefact's: its sha256 is what the screen's arms are checked against), "
+                      "with gates_passed: the --source-record's (true for a pinned source)")
     edit.add_argument("--artefact", default=None, metavar="CLAIM/NAME",
                       help="the artefact's name the record gives (with --record)")
 
@@ -53,16 +54,19 @@ def run(args: argparse.Namespace) -> int:
 
     if args.artefact is not None and args.record is None:
         raise InputError("--artefact names the record's artefact: give --record too")
-    sha = args.source_sha256
+    sha, gates = args.source_sha256, True
     if args.source_record is not None:
         from engines.train.cli import recorded_sha256
 
         sha = recorded_sha256(args.source_record, "--source-record")
+        gates = load_json(args.source_record).get("gates_passed", True)
     manifest = edit_tables(args.source, args.out, args.rule, args.state, sha, args.plain)
     facts = {"out": str(args.out), "sha256": manifest["sha256"],
              "layout": manifest["layout"], **manifest["edit"]}
     if args.record is not None:
+        # the source's gates go with its tables: an edit of tables frozen past failed gates
+        # (a profile that opens screens anyway) is read as they are (protocol/verdict.py)
         write_json(args.record, {**({"artefact": args.artefact} if args.artefact else {}),
-                                 **facts})
+                                 **facts, "gates_passed": bool(gates)})
     print(json.dumps(facts))
     return 0
