@@ -206,3 +206,27 @@ def test_a_dry_run_plans_the_edit_after_the_source_freeze(tmp_path) -> None:
     assert f"drop7 tables edit {frozen} --class-mean" in text
     assert lines.index("rule freeze:") < edit
     assert not (work / "results").exists()
+
+
+def test_the_page_shows_each_edit_and_a_failed_source_gate_invalidates() -> None:
+    """The edit's record (``drop7 tables edit --record``) on the claim's page, beside the
+    frozen records; one whose source was frozen past failed gates is a methodological error."""
+    from dataclasses import replace
+
+    from test_report_render import run_of
+
+    from analysis.report.page import render_claim
+    from protocol.verdict import methodological_errors
+
+    run = run_of(FILL)
+    edited = {"artefact": f"{FILL}/zeroed", "out": "x", "sha256": "e" * 64, "layout": "A",
+              "rule": "zero-untouched", "source": "y", "source_sha256": "a" * 64,
+              "starting_value": 0.27, "untouched": 901, "changed": 901,
+              "classes_without_touched": 0, "gates_passed": True}
+    html = render_claim(replace(run, frozen={**run.frozen, edited["artefact"]: edited}))
+    assert (f"Edited {FILL}/zeroed:</b> rule zero-untouched of tables SHA-256") in html
+    assert "901 of their 901 untouched entries changed" in html
+    failed = {**edited, "gates_passed": False}
+    assert methodological_errors(integrity=[], gate=None, screened=True, reused=False,
+                                 frozen={edited["artefact"]: failed}) == [
+        f"the screen read {FILL}/zeroed, frozen although its claim's gates failed"]
