@@ -230,3 +230,36 @@ def test_the_page_shows_each_edit_and_a_failed_source_gate_invalidates() -> None
     assert methodological_errors(integrity=[], gate=None, screened=True, reused=False,
                                  frozen={edited["artefact"]: failed}) == [
         f"the screen read {FILL}/zeroed, frozen although its claim's gates failed"]
+
+
+def test_an_edit_of_a_pinned_directory(tmp_path, monkeypatch) -> None:
+    """A pinned weights directory of n-tuple tables: the job is given its pin, waits for
+    nothing, and the file is among the claim's pinned files (hashed before any job); one whose
+    manifest records a warm start is refused."""
+    import numpy as np
+
+    from engines.ntuple.layouts import get_layout
+    from engines.weights_files import array_chunks, save_weights
+
+    monkeypatch.chdir(tmp_path)
+    layout = get_layout("T1")
+    values = np.full(layout.entries, np.float32(layout.initial_entry), dtype=np.float32)
+
+    def pinned(name: str, **extra) -> dict:
+        m = save_weights(tmp_path / name, values.shape, values.dtype, array_chunks(values),
+                         {"kind": "ntuple", "layout": "T1", "entries": layout.entries, **extra})
+        return {"file": name, "sha256": m["sha256"]}
+
+    src = pinned("tables")
+    doc = _fill(_set("zeroed", {"edit": {"from": src, "rule": "zero-untouched"}}))
+    p = _plan(tmp_path, doc, "smoke").claims[FILL]
+    e = p.edits["zeroed"]
+    assert e.inputs == [] and e.artefact.entries == layout.entries
+    words = shlex.split(e.command())
+    assert words[3] == "tables" and words[-2:] == ["--source-sha256", src["sha256"]]
+    assert p.pinned["weights.zeroed.edit.from"].sha256 == src["sha256"]
+    warm = pinned("warm", init={"path": "x", "sha256": "0" * 64})
+    doc = _fill(_set("zeroed", {"edit": {"from": warm, "rule": "zero-untouched"}}))
+    with pytest.raises(DeclarationError, match=r"key weights\.zeroed\.edit\.from\.file: warm "
+                                               "holds tables that started warm"):
+        _plan(tmp_path, doc, "smoke")

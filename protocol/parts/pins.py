@@ -20,7 +20,7 @@ from engines.learners import get_learner, learner_leaf
 from engines.leaves.kinds import LeafSpec, parse_leaf
 from protocol.claim import Claim, edit_weights, is_pinned, pinned_path, td_weights
 from protocol.files import OutsideRootError
-from protocol.parts.base import KeyCheck, names_of
+from protocol.parts.base import KeyCheck, ProfileSettings, names_of
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
 
@@ -117,8 +117,6 @@ def plan_artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Cl
     ``profile`` (its entries those of the layout the profile trains,
     :meth:`~protocol.parts.base.ProfileSettings.layout`); a leaf naming an edit of this
     claim gives the edited tables (:mod:`protocol.parts.edits`)."""
-    from protocol.parts.base import ProfileSettings
-
     source = leaf.get("claim", claim.id)
     pin = leaf.get("sha256")
     if isinstance(pin, Mapping):
