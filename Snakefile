@@ -6,7 +6,7 @@
 #   snakemake --cores 2 -- fourth_ply__tables_d4s7 # one arm's screen games
 #
 # Stages (one include each): train segments -> training health -> validate checkpoints -> gates (a checkpoint)
-# -> freeze -> open the screen block (ledger) -> play in shards -> (a ranking panel: roots,
+# -> freeze (-> table edits) -> open the screen block (ledger) -> play in shards -> (a ranking panel: roots,
 # rankings in shards, its table) -> close the block -> hashes
 # -> contrasts -> readings and verdict -> report and index.  See docs/workflow.md.
 import os
@@ -21,6 +21,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/kf_q.smk"
+include: "workflow/rules/edit.smk"
 include: "workflow/rules/health.smk"
 include: "workflow/rules/games.smk"
 include: "workflow/rules/validate.smk"

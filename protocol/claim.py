@@ -47,13 +47,19 @@ def _plays(w: Mapping[str, Any]) -> bool:
 def td_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A declaration's trained weights the workflow validates as leaves (every learner's but
     those whose weights an arm plays by name: :func:`kf_q_weights`)."""
-    return {n: w for n, w in doc.get("weights", {}).items() if not _plays(w)}
+    return {n: w for n, w in doc.get("weights", {}).items() if "train" in w and not _plays(w)}
 
 
 def kf_q_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A declaration's trained weights of the learners whose weights an arm plays by name
     (``plays`` in their registration: kf-q, ridge-q; :mod:`protocol.parts.kf_training`)."""
-    return {n: w for n, w in doc.get("weights", {}).items() if _plays(w)}
+    return {n: w for n, w in doc.get("weights", {}).items() if "train" in w and _plays(w)}
+
+
+def edit_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A declaration's training-free edits of n-tuple tables: name -> ``{from, rule}``
+    (:mod:`protocol.parts.edits`)."""
+    return {n: w["edit"] for n, w in doc.get("weights", {}).items() if "edit" in w}
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,12 @@ class Claim:
         """Trained weights of the TC-TD learners (their leaves are validated in a search):
         name -> {train, select}."""
         return td_weights(self.doc)
+
+    @property
+    def edits(self) -> dict[str, Any]:
+        """Training-free edits of n-tuple tables an arm plays as a leaf by name: name ->
+        ``{from, rule}`` (:mod:`protocol.parts.edits`)."""
+        return edit_weights(self.doc)
 
     @property
     def kf_q(self) -> dict[str, Any]:
@@ -114,8 +126,11 @@ class Claim:
     def imports(self) -> set[tuple[str, str]]:
         """``(claim, weights)`` of every frozen artefact of another claim the arms read or a
         training starts from."""
+        edited = [e["from"] for e in self.edits.values()]
         return ({(leaf["claim"], leaf["weights"]) for leaf in self.leaves() if "claim" in leaf}
-                | {(i["claim"], i["weights"]) for _, i in self.warm_starts() if "claim" in i})
+                | {(i["claim"], i["weights"]) for _, i in self.warm_starts() if "claim" in i}
+                | {(f["claim"], f["weights"]) for f in edited
+                   if isinstance(f, Mapping) and "claim" in f})
 
     def warm_starts(self) -> list[tuple[str, dict[str, Any]]]:
         """``(weights, init)`` of every trained weights that starts warm."""
@@ -131,12 +146,13 @@ class Claim:
 
     def pinned_files(self) -> list[tuple[str, str, str]]:
         """``(key, path, sha256)`` of every pinned file the claim reads: its arms' and its
-        comparator's leaves and its warm starts (:func:`pinned_path`)."""
+        comparator's leaves, its warm starts and its edits' sources (:func:`pinned_path`)."""
         out = [(f"arms.{n}.leaf", a["leaf"]) for n, a in self.arms.items()]
         if "validation" in self.doc:
             out.append(("validation.comparator", self.doc["validation"]["comparator"]))
         out += [(f"weights.{n}.train.init", w["train"].get("init"))
                 for n, w in self.weights.items()]
+        out += [(f"weights.{n}.edit.from", e["from"]) for n, e in self.edits.items()]
         return [(key, pinned_path(self, leaf["file"]), leaf["sha256"]) for key, leaf in out
                 if is_pinned(leaf)]
 

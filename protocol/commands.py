@@ -65,6 +65,16 @@ def train(learner: str, recipe: Mapping[str, Any], end: int, out: str, start: in
     return line(*get_learner(learner).command(recipe, end, out, start))
 
 
+def tables_edit(source: str, rule: str, out: str, record: str, artefact: str,
+                check: tuple[str, str]) -> str:
+    """``drop7 tables edit``: a training-free edit of n-tuple tables (``rule``, its flag
+    ``--<rule>``) written plain into ``out`` with its ``record`` naming the ``artefact``;
+    ``check``: the option giving the source's SHA-256 and its value (``--source-record FILE``
+    or ``--source-sha256 HEX``)."""
+    return line("drop7", "tables", "edit", source, f"--{rule}", "--out", out, "--plain",
+                "--record", record, "--artefact", artefact, *check)
+
+
 def evaluate(checkpoint: str, games: int) -> str:
     """``drop7 evaluate``: a checkpoint played one ply and at random on the health seeds; the
     rule adds ``--out``."""

@@ -45,6 +45,12 @@ STEP_BYTES_PER_ENTRY, STATE_BYTES_PER_ENTRY, TRAIN_BYTES_PER_ENTRY = 4, 12, 12
 #: memory of the interpreter, numba and the engine, besides the tables (MB): a game job
 #: peaks at about 170 MB, a training job holds more while it writes a checkpoint
 PLAY_BASE_MB, TRAIN_BASE_MB = 500, 1200
+#: a training-free table edit (``drop7 tables edit``, :mod:`engines.ntuple.edits`): seconds and
+#: bytes per entry (the source's 4 included), measured on layout A's 480M entries (one tenth
+#: touched, one core beside other jobs): class-mean 37 s of CPU, zero-untouched 7 s, each
+#: peaking 3.1-3.3 GB above the 1.92 GB of values (its masks and the edited copy), and the
+#: source's hash and the plain file's (about 0.6 GB/s each) on top
+EDIT_S_PER_ENTRY, EDIT_BYTES_PER_ENTRY = 1e-7, 11
 #: most game jobs one arm is cut into (a tiny ``job_minutes`` would plan a job per game)
 MAX_SHARDS = 1_000
 
@@ -93,6 +99,17 @@ def runtime_minutes(seconds: float) -> int:
 def train_mem_mb(entries: int) -> int:
     """Memory a training job asks for (tables with their accumulators)."""
     return TRAIN_BASE_MB + entries * TRAIN_BYTES_PER_ENTRY // 10**6
+
+
+def edit_seconds(entries: int) -> float:
+    """Estimated seconds of a table edit of ``entries`` entries (its hashes included)."""
+    return JOB_OVERHEAD_S + entries * EDIT_S_PER_ENTRY
+
+
+def edit_mem_mb(entries: int) -> int:
+    """Memory a table edit asks for: the source's values (4 bytes an entry) and the edit's
+    own masks and copy."""
+    return PLAY_BASE_MB + entries * EDIT_BYTES_PER_ENTRY // 10**6
 
 
 def play_mem_mb(entries: int) -> int:

@@ -5,11 +5,12 @@ by id; :func:`load_claim_set` reads the shipped ones and those of a folder
 of one's own beside them (``claims_dir``).  A declaration is first checked
 against ``claim.schema.yaml`` (a misspelt key, a bad value), then by each
 part of a claim for what a schema cannot say (:data:`CHECKS`, one module a
-part in :mod:`protocol.parts`: screen, training, panel, arms, validation,
-contrasts, readings, sequential screen, verdict).  Across claims
+part in :mod:`protocol.parts`: screen, training, table edits, panel, arms,
+validation, contrasts, readings, sequential screen, verdict).  Across claims
 (:func:`check_across`): every claim and weights named exists, nothing is
-circular, a warm start continues the same learner, a shared block is the
-block of a claim that owns it and declares at least as many games.  Every
+circular, a warm start continues the same learner, an edit reads n-tuple
+tables, a shared block is the block of a claim that owns it and declares at
+least as many games.  Every
 file of the directory must be a ``*.yaml`` declaration (a ``.yml`` would
 otherwise be skipped silently).  Any failure is one :class:`DeclarationError`
 line naming the file and the key.
@@ -30,11 +31,13 @@ from engines.filters.kf_weights import KF_WEIGHTS
 from engines.filters.kinds import ROOT_FILTERS
 from engines.learners import train_schema
 from engines.leaves.kinds import LEAF_KINDS
+from engines.ntuple.edits import EDITS
 from engines.play.spec import prune_priors
 from protocol.arms import PLAY_KINDS
 from protocol.claim import (
     Claim,
     declared_screen,
+    edit_weights,
     is_pinned,
     pinned_path,
     screen_arm_names,
@@ -44,6 +47,7 @@ from protocol.files import OutsideRootError, command_paths, run_relative
 from protocol.parts.arm import check_arms
 from protocol.parts.base import KeyCheck, names_of
 from protocol.parts.contrasts import check_contrasts
+from protocol.parts.edits import check_edits, check_sources
 from protocol.parts.kf_training import check_kf_q
 from protocol.parts.panel import check_panel, reference_name
 from protocol.parts.pins import check_pins, named_leaves
@@ -74,8 +78,8 @@ DEFAULT_CLAIMS_DIR = "config/claims"
 SUFFIX = ".yaml"
 #: every part's check of one declaration, in order (the sequential screen's, which builds its
 #: design, runs after them; the verdict's and the records' last)
-CHECKS = (check_screen, check_training, check_kf_q, check_panel, check_arms, check_validation,
-          check_contrasts, check_readings)
+CHECKS = (check_screen, check_training, check_kf_q, check_edits, check_panel, check_arms,
+          check_validation, check_contrasts, check_readings)
 
 
 def claim_schema() -> dict[str, Any]:
@@ -106,8 +110,9 @@ def claim_schema() -> dict[str, Any]:
     schema["properties"]["panel"]["properties"]["work"]["enum"] = list(WORK)
     schema["properties"]["panel"]["properties"]["conventions"]["enum"] = list(CONVENTIONS)
     schema["$defs"]["sha256"]["pattern"] = SHA256_PATTERN
-    train = schema["properties"]["weights"]["additionalProperties"]["properties"]["train"]
-    train.update(train_schema())
+    weights = schema["properties"]["weights"]["additionalProperties"]["properties"]
+    weights["train"].update(train_schema())
+    weights["edit"]["properties"]["rule"]["enum"] = list(EDITS)
     return schema
 
 
@@ -133,12 +138,13 @@ def record_paths(doc: dict[str, Any], chk: KeyCheck) -> None:
     """Write every file the declaration names as it is recorded, relative to the run's
     directory (:mod:`protocol.files`; a file outside it is refused): an external arm's
     command words that name files, and each pinned file (an arm's leaf, the comparator, a
-    warm start).  The declaration enters the protocol hash, the records and the page, so
-    none of them holds a path of this machine."""
+    warm start, an edit's source).  The declaration enters the protocol hash, the records
+    and the page, so none of them holds a path of this machine."""
     pinned = [(f"arms.{n}.leaf", a.get("leaf")) for n, a in doc["arms"].items()]
     pinned.append(("validation.comparator", doc.get("validation", {}).get("comparator")))
     pinned += [(f"weights.{n}.train.init", w["train"].get("init"))
                for n, w in td_weights(doc).items()]
+    pinned += [(f"weights.{n}.edit.from", e["from"]) for n, e in edit_weights(doc).items()]
     for key, leaf in pinned:
         if is_pinned(leaf):
             try:
@@ -168,6 +174,7 @@ def check_across(claims: Mapping[str, Claim]) -> None:
                 chk.fail(f"{key}.weights", f"claim {other.id} trains no "
                          f"{leaf['weights']!r} (it trains: {names_of(other.weights)})")
         check_warm_starts(claim, claims, chk)
+        check_sources(claim, claims, chk)
         check_shared_block(claim, claims, chk)
     for claim in claims.values():
         seen, todo = set(), [c for c, _ in claim.imports()]

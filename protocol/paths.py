@@ -27,6 +27,9 @@ TEMPLATES = {
     "gates": "{root}/claims/{claim}/gates.json",
     "frozen": "{root}/claims/{claim}/frozen/{weights}",
     "frozen_record": "{root}/claims/{claim}/frozen/{weights}.json",
+    # a training-free edit of n-tuple tables (protocol.parts.edits): plain tables and record
+    "edited": "{root}/claims/{claim}/edits/{weights}",
+    "edited_record": "{root}/claims/{claim}/edits/{weights}.json",
     "opened": "{root}/claims/{claim}/{block}/opened.json",
     "preregistered": "{root}/claims/{claim}/{block}/experiment.json",
     "closed": "{root}/claims/{claim}/{block}/closed.json",

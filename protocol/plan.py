@@ -27,13 +27,14 @@ from protocol.declaration import DEFAULT_CLAIMS_DIR, Claim, check_pins, load_cla
 from protocol.parts.arm import check_artefact_pins, pairing_notes, plan_screen_arms
 from protocol.parts.base import ProfileSettings, dtag, moves_text
 from protocol.parts.contrasts import plan_contrasts
+from protocol.parts.edits import plan_edits
 from protocol.parts.kf_training import plan_kf_training
 from protocol.parts.panel import plan_panel
 from protocol.parts.pins import Artefact
 from protocol.parts.replay import plan_replay
 from protocol.parts.screen import plan_blocks, plan_screen_games
 from protocol.parts.sequential import plan_sequential
-from protocol.parts.training import check_first_games, plan_training
+from protocol.parts.training import check_first_games, layout_shrink, plan_training
 from protocol.parts.validation import plan_validation
 from protocol.paths import Paths
 from protocol.plan_model import ClaimPlan, Plan
@@ -53,6 +54,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     bank = load_bank()
     trained = plan_training(claim, prof, paths, shrunk, claims)
     kf_trained = plan_kf_training(claim, prof, paths, shrunk)
+    edits = plan_edits(claim, prof, claims, paths)
     vgames, varms, comparator = plan_validation(claim, prof, trained, claims, paths, shrunk)
     games = plan_screen_games(claim, prof, shrunk)
     check_first_games(claim, trained, bank, profile["statistics"]["health_games"])
@@ -70,7 +72,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     replay = plan_replay(claim, prof, {**arms, **(panel.arms if panel else {})})
     return ClaimPlan(claim, blocks[0], blocks, (start, games), shares, trained, vgames, vseeds,
                      varms, comparator, arms, plan_contrasts(claim, arms, games), shrunk,
-                     sequential, panel=panel, replay=replay, kf_trained=kf_trained)
+                     sequential, panel=panel, replay=replay, kf_trained=kf_trained, edits=edits)
 
 
 def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:
@@ -108,6 +110,8 @@ def _lowered(src: ClaimPlan, weights: str, plans: Mapping[str, ClaimPlan]) -> li
         out.append(f"trained {moves_text(t.moves)} moves, a checkpoint every "
                    f"{moves_text(t.every)} (declared: {moves_text(declared['moves'])} every "
                    f"{moves_text(declared['every'])})")
+    if layout_shrink(t.layout, declared.get("layout")):
+        out.append(f"trained as {layout_shrink(t.layout, declared.get('layout'))}")
     v = src.claim.doc["validation"]
     if src.validation_games != v["games"]:
         out.append(f"selected on {src.validation_games} of the declared {v['games']} "
@@ -124,9 +128,10 @@ def _lowered(src: ClaimPlan, weights: str, plans: Mapping[str, ClaimPlan]) -> li
 
 
 def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
-    """Every frozen artefact of another claim that a claim reads (an arm's leaf or its
-    validation comparator) adds what the profile shrank of it to the claim's ``shrunk``, so
-    the evidence tier and the report account for every artefact the claim reads."""
+    """Every frozen artefact of another claim that a claim reads (an arm's leaf, its
+    validation comparator, a warm start or an edit's source) adds what the profile shrank of
+    it to the claim's ``shrunk``, so the evidence tier and the report account for every
+    artefact the claim reads."""
     for p in plans.values():
         read: dict[str, tuple[Artefact, list[str]]] = {}
         arms = [*p.arms.values(), *p.validation_arms.values(),
@@ -142,6 +147,9 @@ def _inherit_shrinks(plans: Mapping[str, ClaimPlan]) -> None:
             if isinstance(t.init, Artefact):
                 read.setdefault(t.init.key, (t.init, []))[1].append(
                     f"the warm start of {t.name}")
+        for e in p.edits.values():
+            if isinstance(e.source, Artefact) and e.source.claim != p.id:
+                read.setdefault(e.source.key, (e.source, []))[1].append(f"the edit {e.name}")
         for key, (a, readers) in sorted(read.items()):
             why = _lowered(plans[a.claim], a.weights, plans)
             if why:

@@ -27,6 +27,7 @@ from protocol.claim import Claim
 from protocol.files import shown_path
 from protocol.parts.arm import PlannedArm, is_search_shrink
 from protocol.parts.contrasts import PlannedContrast
+from protocol.parts.edits import Edit
 from protocol.parts.kf_training import KfTraining
 from protocol.parts.panel import PlannedPanel
 from protocol.parts.pins import Artefact, Pinned, table_entries
@@ -71,6 +72,8 @@ class ClaimPlan:
     replay: PlannedReplay | None = None
     #: weights trained by the Klein-Friedmann Q-learner (:mod:`protocol.parts.kf_training`)
     kf_trained: dict[str, KfTraining] = field(default_factory=dict)
+    #: training-free edits of n-tuple tables (:mod:`protocol.parts.edits`)
+    edits: dict[str, Edit] = field(default_factory=dict)
 
     def all_arms(self) -> list[PlannedArm]:
         """The arms of the screen, then the panel's rankers (an arm of both once per role)."""
@@ -151,18 +154,31 @@ class ClaimPlan:
         return dict(sorted(out.items()))
 
     def reads(self) -> list[Artefact]:
-        """Every frozen artefact the claim needs: its arms' and its warm starts'."""
+        """Every frozen artefact the claim needs: its arms', its warm starts' and its edits'
+        sources."""
         return [*self.artefacts.values(),
-                *(t.init for t in self.trained.values() if isinstance(t.init, Artefact))]
+                *(t.init for t in self.trained.values() if isinstance(t.init, Artefact)),
+                *(e.source for e in self.edits.values() if isinstance(e.source, Artefact))]
+
+    @property
+    def gate_claims(self) -> list[str]:
+        """The claims whose gates must let this claim's screen open: itself and every claim
+        whose frozen artefacts its arms read, directly or through an edit."""
+        return sorted({self.id, *(a.claim for a in self.artefacts.values()),
+                       *(e.source.claim for e in self.edits.values()
+                         if isinstance(e.source, Artefact))})
 
     @property
     def pinned(self) -> dict[str, Pinned]:
-        """Every pinned file the claim reads (arms, the validation comparator, warm starts), by
+        """Every pinned file the claim reads (arms, the validation comparator, warm starts,
+        edits' sources), by
         the declaration's key: checked before any job, shown on the page and recorded."""
         arms = [*self.all_arms(), *self.validation_arms.values()]
         out = {a.pinned.key: a.pinned for a in arms if a.pinned is not None}
         out.update({t.init.key: t.init for t in self.trained.values()
                     if isinstance(t.init, Pinned)})
+        out.update({e.source.key: e.source for e in self.edits.values()
+                    if isinstance(e.source, Pinned)})
         return dict(sorted(out.items()))
 
     def contrast_artefacts(self, contrast: str) -> list[str]:
@@ -200,9 +216,11 @@ class ClaimPlan:
 
     def health_weights(self) -> list[tuple[str, str]]:
         """``(claim, weights)`` of every trained weights whose training health the page shows:
-        this claim's own and those of the frozen artefacts it reads from other claims."""
+        this claim's own and those of the frozen artefacts it reads from other claims (an
+        edit has none: its source's is shown where the source is read)."""
         own = [(self.id, w) for w in self.trained]
-        return own + sorted({(a.claim, a.weights) for a in self.artefacts.values()} - set(own))
+        return own + sorted({(a.claim, a.weights) for a in self.artefacts.values()
+                             if not a.edited} - set(own))
 
     def checkpoint_arms(self, weights: str) -> list[PlannedArm]:
         """The validation arms of a trained weights' checkpoints, in step order."""
@@ -272,14 +290,15 @@ class ClaimPlan:
         return self.description().to_json()
 
     def estimate(self, measured: Mapping[str, float] | None = None) -> dict[str, float]:
-        """Estimated CPU seconds of this claim by stage (``train``, ``validation``, ``screen``,
-        ``panel``: labelling and ranking its roots, ``replay``: the register's published games
-        played again); ``measured``: seconds a decision of arms
+        """Estimated CPU seconds of this claim by stage (``train``, its table edits too,
+        ``validation``, ``screen``, ``panel``: labelling and ranking its roots, ``replay``: the
+        register's published games played again); ``measured``: seconds a decision of arms
         measured (an external program's trial decisions), in place of the model's."""
         measured = measured or {}
         train = sum(costs.train_seconds(t.layout, end - start, t.entries, t.move_cost)
                     for t in self.trained.values() for start, end in t.segments)
         train += sum(t.seconds for t in self.kf_trained.values())
+        train += sum(e.seconds for e in self.edits.values())
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
         screen = sum(a.games * (costs.game_seconds(measured[n]) if n in measured
                                 else a.seconds_per_game) for n, a in self.arms.items())

@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
 CLAIMS = ("depth-five", "factored-chance", "factored-chance-ladder", "fourth-ply",
           "kf-linear-q-transfer", "kf-six-weight-policy-search", "linear-trained-leaf",
-          "m6-depth-second-order-for-ordering", "ntuple-line-tuples", "ntuple-line-tuples-lanes",
+          "m6-depth-second-order-for-ordering", "ntuple-fill-conditioned-leaf",
+          "ntuple-line-tuples", "ntuple-line-tuples-lanes",
           "ntuple-search-target-treestrap-leaf", "oneply-linear-q-prune-prior",
           "reveal-construction-leaf", "reveal-quadrature",
           "shallow-ordering", "survival-instinct", "treestrap-linear-leaf-refit")

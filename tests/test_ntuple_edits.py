@@ -120,3 +120,40 @@ def test_the_accumulators_of_the_same_step_confirm_the_untouched_entries(tmp_pat
                  str(tmp_path / "z2"), "--state", str(run / "resume-4500")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "resume-4500: its tables are not the edited" in err
+
+
+def test_the_workflow_form_writes_plain_tables_and_their_record(tmp_path: Path,
+                                                                capsys) -> None:
+    """``--plain --record --artefact --source-record``: what a claim's edit job runs.  The
+    empty directory the workflow makes for its outputs is filled; the record names the
+    artefact and holds the plain file's SHA-256; a source of another hash is refused in one
+    line before anything is written."""
+    from contracts.hashing import file_sha256
+    from contracts.weights_dir import FORMAT_RAW, TABLES
+
+    source, out, record = tmp_path / "frozen", tmp_path / "edits" / "zeroed", tmp_path / "r.json"
+    sha = _save(source, _hand_tables())
+    (tmp_path / "src.json").write_text(json.dumps({"sha256": sha, "gates_passed": False}))
+    out.mkdir(parents=True)
+    assert main(["tables", "edit", str(source), "--zero-untouched", "--out", str(out),
+                 "--plain", "--record", str(record), "--artefact", "c/zeroed",
+                 "--source-record", str(tmp_path / "src.json")]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    rec = json.loads(record.read_text())
+    # the source's failed gates go with the edit (the verdict reads them)
+    assert rec == {"artefact": "c/zeroed", **facts, "gates_passed": False}
+    assert rec["sha256"] == file_sha256(out / TABLES) and rec["source_sha256"] == sha
+    assert rec["rule"] == "zero-untouched" and rec["changed"] == 2 * W - 4
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["format"] == FORMAT_RAW and manifest["sha256"] == rec["sha256"]
+    values, _, _ = load_ntuple(out)
+    assert np.count_nonzero(np.asarray(values)) == 4
+    assert main(["tables", "edit", str(source), "--zero-untouched", "--out",
+                 str(tmp_path / "other"), "--plain", "--source-sha256", "f" * 64]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{source}/manifest.json: key sha256: {sha}" in err
+    assert not (tmp_path / "other").exists()
+    # a directory that holds something is never overwritten
+    assert main(["tables", "edit", str(source), "--zero-untouched", "--out", str(out),
+                 "--plain"]) == 2
+    assert "exists" in capsys.readouterr().err

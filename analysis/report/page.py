@@ -161,7 +161,8 @@ def write_public(path: str | Path, data: str | bytes) -> Path:
 
 def _frozen_steps(run: ClaimRun) -> dict[str, int]:
     own = f"{run.claim}/"
-    return {k[len(own):]: int(r["step"]) for k, r in run.frozen.items() if k.startswith(own)}
+    return {k[len(own):]: int(r["step"]) for k, r in run.frozen.items()
+            if k.startswith(own) and "step" in r}  # a table edit's record has no step
 
 
 def build_figures(run: ClaimRun) -> dict[str, bytes]:

@@ -36,12 +36,23 @@ from pathlib import Path
 
 import numpy as np
 
-from contracts.weights_dir import PACKED_SUFFIX
+from contracts.atomic import TargetExistsError, atomic_dir
+from contracts.weights_dir import FORMAT_RAW, MANIFEST, PACKED_SUFFIX, TABLES
 from engines.ntuple.layouts import FAMILIES, N_PHASES, SPEC_FIELDS, SPEC_HEADER, Layout
 from engines.ntuple.storage import load_ntuple
-from engines.weights_files import WeightsError, array_chunks, read_into, save_weights
+from engines.weights_files import (
+    WeightsError,
+    array_chunks,
+    read_into,
+    save_weights,
+    write_manifest,
+    write_npy,
+)
 
 EDITS = ("zero-untouched", "class-mean")
+#: the edits that find their entries by the starting value ``20 / N`` (both: an untouched entry
+#: is one still at it), so tables that started warm are refused for them
+NEEDS_START = frozenset(EDITS)
 
 
 def untouched(values: np.ndarray, layout: Layout) -> np.ndarray:
@@ -140,13 +151,22 @@ def check_accumulators(values: np.ndarray, layout: Layout, state: Path) -> dict:
     return {"never_updated": int(never.sum()), "updated_at_start": int((~never & at_start).sum())}
 
 
-def edit_tables(source: Path, out: Path, edit: str, state: Path | None = None) -> dict:
+def edit_tables(source: Path, out: Path, edit: str, state: Path | None = None,
+                sha256: str | None = None, plain: bool = False) -> dict:
     """Write the ``edit`` of the frozen tables ``source`` to the weights directory ``out``
     (``state``: the training's resume state at the same step, whose accumulators are checked
-    against the file, :func:`check_accumulators`); returns its manifest (with its SHA-256)."""
+    against the file, :func:`check_accumulators`; ``sha256``: the hash the source must have,
+    a pin or a frozen record's; ``plain``: a plain ``tables.npy``, as frozen weights are, for
+    game jobs to memory-map, instead of a compressed stream); returns its manifest (with its
+    SHA-256)."""
+    if edit not in EDITS:
+        raise ValueError(f"unknown edit {edit!r} (choose from {', '.join(EDITS)})")
     values, layout, manifest = load_ntuple(Path(source))
-    if manifest.get("init") is not None:
-        raise WeightsError(f"{Path(source) / 'manifest.json'}: key init: the tables were "
+    if sha256 is not None and manifest["sha256"] != sha256:
+        raise WeightsError(f"{Path(source) / MANIFEST}: key sha256: {manifest['sha256']}, "
+                           f"not the {sha256} the edit was given")
+    if edit in NEEDS_START and manifest.get("init") is not None:
+        raise WeightsError(f"{Path(source) / MANIFEST}: key init: the tables were "
                            "warm-started, so their untouched entries do not hold the "
                            "starting value (edit tables trained from the fresh start)")
     values = np.asarray(values)
@@ -158,4 +178,16 @@ def edit_tables(source: Path, out: Path, edit: str, state: Path | None = None) -
              **({"fill": layout.fill.describe()} if layout.fill else {}),
              "edit": {"rule": edit, "source": str(source), "source_sha256": manifest["sha256"],
                       "starting_value": float(np.float32(layout.initial_entry)), **counts}}
-    return save_weights(Path(out), edited.shape, edited.dtype, array_chunks(edited), facts)
+    if not plain:
+        return save_weights(Path(out), edited.shape, edited.dtype, array_chunks(edited), facts)
+    out = Path(out)
+    empty = out.is_dir() and not any(out.iterdir())  # made for the job's outputs: filled
+    try:
+        with atomic_dir(out, replace=empty) as tmp:
+            sha = write_npy(tmp / TABLES, edited.shape, edited.dtype, array_chunks(edited))
+            facts = {**facts, "format": FORMAT_RAW, "file": TABLES, "sha256": sha,
+                     "dtype": edited.dtype.name, "shape": list(edited.shape)}
+            write_manifest(tmp / MANIFEST, facts)
+    except TargetExistsError as exc:
+        raise WeightsError(str(exc)) from None
+    return facts

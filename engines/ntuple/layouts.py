@@ -104,10 +104,14 @@ class FillRule:
 
 
 #: The register's two fill rules (EX-20260906-ntuple-fill-conditioned-continuation-a9e5cbd3):
-#: occupied cells 0-13 / 14-20 / 21-27 / 28-34 / 35-49, the tallest column 0-3 / 4 / 5 / 6 / 7.
+#: occupied cells 0-13 / 14-20 / 21-27 / 28-34 / 35-49, the tallest column 0-3 / 4 / 5 / 6 / 7;
+#: and occ5 coarsened to two buckets, 0-20 / 21-49 (its cut nearest the register's mean
+#: occupied cells, 23.1 in its prior's d3s7 games), which a profile may train in its place
+#: when five copies of the tables do not fit the machine (docs/training.md)
 FILL_RULES: dict[str, FillRule] = {
     "occ5": FillRule("cells", (14, 21, 28, 35)),
     "hgt5": FillRule("tallest", (4, 5, 6, 7)),
+    "occ2": FillRule("cells", (21,)),
 }
 #: a bucketed layout's name: the base layout, this separator, the fill rule (``A+occ5``)
 FILL_SEP = "+"
@@ -216,6 +220,14 @@ def get_layout(name: str) -> Layout:
     if not sep:
         return layout
     return _bucketed(layout, rule)
+
+
+def coarsens(source: Layout, target: Layout) -> bool:
+    """Whether ``target`` is ``source`` keyed on fewer fill buckets of the same measure, every
+    cut of ``target`` one of ``source``'s (each of its buckets a union of ``source``'s)."""
+    return (source.fill is not None and target.fill is not None and source.base == target.base
+            and source.fill.by == target.fill.by
+            and set(target.fill.cuts) < set(source.fill.cuts))
 
 
 _BUCKETED: dict[tuple[str, str], Layout] = {}

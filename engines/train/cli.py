@@ -103,15 +103,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds between progress lines on stderr (default 10)")
 
 
-def recorded_sha256(path: str) -> str:
-    """The ``sha256`` a JSON record holds (``--init-record``); one line naming the file when
+def recorded_sha256(path: str, option: str = "--init-record") -> str:
+    """The ``sha256`` a JSON record holds (given by ``option``); one line naming the file when
     it holds none."""
     try:
         value = json.loads(Path(path).read_text(encoding="utf-8")).get("sha256")
     except (OSError, ValueError, AttributeError) as exc:
-        raise InputError(f"--init-record {path}: not a JSON record ({exc})") from None
+        raise InputError(f"{option} {path}: not a JSON record ({exc})") from None
     if not isinstance(value, str):
-        raise InputError(f"--init-record {path}: no sha256 key")
+        raise InputError(f"{option} {path}: no sha256 key")
     return value
 
 

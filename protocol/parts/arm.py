@@ -168,7 +168,7 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
         extra["pinned"] = kf_file
     leaf = a.get("leaf")
     pinned = plan_pinned(claim, f"arms.{name}.leaf", leaf)
-    artefact = (plan_artefact(leaf, claim, claims, prof.profile["profile"], paths)
+    artefact = (plan_artefact(leaf, claim, claims, prof.profile, paths)
                 if isinstance(leaf, Mapping) and not pinned else None)
     return arm_spec(played, played_leaf(leaf, artefact, pinned)), {
         "artefact": artefact, "pinned": pinned,

@@ -61,6 +61,27 @@ class ProfileSettings:
             return value
         return min(declared, self.caps.get(cap, declared)) if cap else declared
 
+    def layout(self, name: str, declared: str | None) -> str | None:
+        """A trained weights' layout in this profile: ``claims.<id>.weights.<name>.layout``
+        when set, which may only key the declared layout's base on fewer fill buckets of the
+        same measure (its cuts among the declared ones: a coarser bucketing, fewer entries),
+        else the declared layout."""
+        want = self.over.get("weights", {}).get(name, {}).get("layout")
+        if want is None or want == declared:
+            return declared
+        from engines.ntuple.layouts import coarsens, get_layout
+
+        key = f"claims.{self.claim.id}.weights.{name}.layout"
+        try:
+            target = get_layout(want)
+        except ValueError as exc:
+            self.fail(key, str(exc))
+        if declared is None or not coarsens(get_layout(declared), target):
+            self.fail(key, f"{want} does not shrink the declared layout {declared}: a profile "
+                      "may only key its base layout on fewer fill buckets of the same measure "
+                      "(cuts among the declared ones)")
+        return want
+
     def search(self, depth: int, strata: int) -> tuple[int, int]:
         """A search's effective depth and strata: the claim's ``search`` settings, key by key
         in place of the caps (both only shrink: a shift of at most 0, strata at most these)."""

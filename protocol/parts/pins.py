@@ -18,9 +18,9 @@ from typing import Any
 from contracts.weights_dir import TABLES
 from engines.learners import get_learner, learner_leaf
 from engines.leaves.kinds import LeafSpec, parse_leaf
-from protocol.claim import Claim, is_pinned, pinned_path, td_weights
+from protocol.claim import Claim, edit_weights, is_pinned, pinned_path, td_weights
 from protocol.files import OutsideRootError
-from protocol.parts.base import KeyCheck, names_of
+from protocol.parts.base import KeyCheck, ProfileSettings, names_of
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
 
@@ -41,6 +41,9 @@ class Artefact:
     record: str
     entries: int
     sha256: str | None = None  # the declaration's pin for this profile
+    #: a training-free edit of tables (:mod:`protocol.parts.edits`), written by its edit job,
+    #: not frozen from a training: it has no validation curve nor training health of its own
+    edited: bool = False
 
     @property
     def key(self) -> str:
@@ -76,8 +79,8 @@ def check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: KeyCheck) -> None:
     """A leaf that names weights names this claim's trained weights, or another claim's."""
     if is_pinned(leaf):
         return
-    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in td_weights(
-            doc):
+    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in {
+            **td_weights(doc), **edit_weights(doc)}:
         chk.fail(f"{key}.weights", f"{leaf['weights']!r} is not trained by this claim "
                  f"(weights: {names_of(doc.get('weights', {}))}); name another claim with "
                  "claim: ID to use its frozen weights")
@@ -109,18 +112,33 @@ def check_pins(claims: Mapping[str, Claim], profiles: list[str]) -> None:
 
 
 def plan_artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Claim],
-                  profile: str, paths: Paths) -> Artefact:
+                  profile: Mapping[str, Any], paths: Paths) -> Artefact:
     """The frozen artefact a leaf names (this claim's or another's) and its pin in
-    ``profile``."""
+    ``profile`` (its entries those of the layout the profile trains,
+    :meth:`~protocol.parts.base.ProfileSettings.layout`); a leaf naming an edit of this
+    claim gives the edited tables (:mod:`protocol.parts.edits`)."""
     source = leaf.get("claim", claim.id)
-    recipe = claims[source].weights[leaf["weights"]]["train"]
     pin = leaf.get("sha256")
     if isinstance(pin, Mapping):
-        pin = pin.get(profile)
+        pin = pin.get(profile["profile"])
+    edit = claims[source].edits.get(leaf["weights"])
+    if edit is not None:
+        origin = edit["from"]
+        key = f"weights.{leaf['weights']}.edit.from"
+        read = (plan_pinned(claims[source], key, origin) if is_pinned(origin) else
+                plan_artefact({"weights": origin} if isinstance(origin, str) else origin,
+                              claims[source], claims, profile, paths))
+        return Artefact(source, leaf["weights"], "ntuple",
+                        paths.path("edited", claim=source, weights=leaf["weights"]),
+                        paths.path("edited_record", claim=source, weights=leaf["weights"]),
+                        read.entries, pin, edited=True)
+    recipe = claims[source].weights[leaf["weights"]]["train"]
+    layout = ProfileSettings(profile, claims[source]).layout(leaf["weights"],
+                                                            recipe.get("layout"))
     return Artefact(source, leaf["weights"], learner_leaf(recipe["learner"]).kind,
                     paths.path("frozen", claim=source, weights=leaf["weights"]),
                     paths.path("frozen_record", claim=source, weights=leaf["weights"]),
-                    table_entries(recipe["learner"], recipe.get("layout")), pin)
+                    table_entries(recipe["learner"], layout), pin)
 
 
 def plan_pinned(claim: Claim, key: str, leaf: Any) -> Pinned | None:

@@ -5,7 +5,8 @@ any list of them is built); a learner's keys agree with it (its
 registration's check, :mod:`engines.learners`); a declared selection step is a checkpoint; a warm
 start from another claim continues the same learner and layout, or promotes a layout's
 tables into the same layout keyed on a fill rule.  A profile
-shrinks the moves and the checkpoints' spacing (:func:`plan_training`).
+shrinks the moves and the checkpoints' spacing, and may key a fill-bucketed layout on fewer
+buckets (:func:`plan_training`, :func:`layout_shrink`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def check_training(doc: dict[str, Any], chk: KeyCheck) -> None:
     :data:`MAX_CHECKPOINTS` in all) and its selected step."""
     total = 0
     for name, w in doc.get("weights", {}).items():
+        if "train" not in w:
+            continue  # an edit (protocol.parts.edits)
         t, key = w["train"], f"weights.{name}.train"
         kind = get_learner(t["learner"])
         if kind.check is not None:
@@ -181,10 +184,11 @@ class Training:
         return None
 
 
-def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
-          paths: Paths) -> Artefact | Pinned | None:
+def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: Mapping[str, Any],
+          paths: Paths, layout: str | None) -> Artefact | Pinned | None:
     """A trained weights' warm start: another claim's frozen artefact or a pinned file whose
-    kind is the learner's (its layout is checked with its hash, before any job)."""
+    kind is the learner's and whose size is the ``layout`` trained (its layout is checked with
+    its hash, before any job)."""
     t = claim.weights[name]["train"]
     init = t.get("init")
     if init is None:
@@ -194,12 +198,26 @@ def _init(claim: Claim, name: str, claims: Mapping[str, Claim], profile: str,
     key = f"weights.{name}.train.init"
     pinned = plan_pinned(claim, key, init)
     want = get_learner(t["learner"]).pinned
-    if pinned.kind != want or pinned.entries != table_entries(t["learner"], t.get("layout")):
+    if pinned.kind != want or pinned.entries != table_entries(t["learner"], layout):
         raise DeclarationError(f"{claim.path}: key {key}.file: {pinned.path} holds a "
                                f"{pinned.kind} leaf of {pinned.entries:,} entries; these weights "
                                f"train {want.replace('-file', '')} weights of "
-                               f"{table_entries(t['learner'], t.get('layout')):,}")
+                               f"{table_entries(t['learner'], layout):,}")
     return pinned
+
+
+def layout_shrink(layout: str, declared: str | None) -> str | None:
+    """What a profile's layout (:meth:`~protocol.parts.base.ProfileSettings.layout`) shrank,
+    in words (None: the declared layout)."""
+    if declared is None or layout == declared:
+        return None
+    from engines.ntuple.layouts import get_layout
+
+    def buckets(name: str) -> str:
+        return f"{get_layout(name).buckets} fill buckets"
+
+    return (f"layout {layout} ({buckets(layout)}, {table_entries('ntuple', layout):,} "
+            f"entries) instead of {declared} ({buckets(declared)})")
 
 
 def _move_cost(train: Mapping[str, Any]) -> float:
@@ -247,10 +265,13 @@ def plan_training(claim: Claim, prof: ProfileSettings, paths: Paths, shrunk: lis
             shrunk.append(f"{name}: trained {moves_text(moves)} moves, a checkpoint every "
                           f"{moves_text(every)} (declared: {moves_text(t['moves'])} every "
                           f"{moves_text(t['every'])})")
-        out[name] = Training(claim.id, name, t["learner"], t.get("layout", "linear"), moves,
+        layout = prof.layout(name, t.get("layout"))
+        if layout_shrink(layout, t.get("layout")):
+            shrunk.append(f"{name}: {layout_shrink(layout, t.get('layout'))}")
+        out[name] = Training(claim.id, name, t["learner"], layout or "linear", moves,
                              every, t["first_game"], t.get("alpha"), select,
                              paths.path("train", claim=claim.id, weights=name), lanes,
-                             _init(claim, name, claims, prof.profile["profile"], paths),
+                             _init(claim, name, claims, prof.profile, paths, layout),
                              get_learner(t["learner"]).recipe_extra(t),
                              _move_cost(t))
     return out

@@ -55,7 +55,7 @@ def plan_validation(claim: Claim, prof: ProfileSettings, trained: Mapping[str, T
     comp = v["comparator"]
     pinned = plan_pinned(claim, "validation.comparator", comp)
     artefact = (None if isinstance(comp, str) or pinned
-                else plan_artefact(comp, claim, claims, profile["profile"], paths))
+                else plan_artefact(comp, claim, claims, profile, paths))
     comp_name = (f"{comp}-{tag}" if isinstance(comp, str)
                  else f"pinned-{pinned.sha256[:8]}-{tag}" if pinned
                  else f"{artefact.claim}-{artefact.weights}-{tag}")

@@ -98,9 +98,9 @@ def gate_of(claim):
 
 def screen_opens(claim):
     """Whether a claim's screen block is opened: its gates and those of every claim whose
-    frozen artefacts it reads let it (a profile may open past failed gates: smoke)."""
-    sources = {claim} | {a.claim for a in CLAIMS[claim].artefacts.values()}
-    return all(gate_of(c)["opens_screen"] for c in sorted(sources))
+    frozen artefacts it reads (directly or through an edit) let it (a profile may open past
+    failed gates: smoke)."""
+    return all(gate_of(c)["opens_screen"] for c in CLAIMS[claim].gate_claims)
 
 
 def arm_of(wc):
