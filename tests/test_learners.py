@@ -23,10 +23,12 @@ def _toy_check(train, fail) -> None:
         fail("budget", f"{train['budget']} is more than moves = {train['moves']}")
 
 
-TOY = LearnerKind("toy", "the fair leaf's weights", {"moves": _COUNT, "budget": _COUNT},
-                  ("moves", "budget"), lambda t: 1, lambda t, step: step == t["moves"],
-                  lambda layout: 18, lambda r, end, out, start: ["drop7", "toy", "--out", out],
-                  "search", "linear-trained", "linear-file", _toy_check)
+TOY = LearnerKind(name="toy", produces="the fair leaf's weights",
+                  keys={"moves": _COUNT, "budget": _COUNT}, required=("moves", "budget"),
+                  checkpoints=lambda t: 1, is_checkpoint=lambda t, step: step == t["moves"],
+                  entries=lambda layout: 18,
+                  command=lambda r, end, out, start: ["drop7", "toy", "--out", out],
+                  curve="search", leaf="linear-trained", pinned="linear-file", check=_toy_check)
 
 
 @contextmanager
