@@ -199,3 +199,21 @@ def test_the_shipped_claims_other_than_depth_native_are_untouched(tmp_path) -> N
     assert kf.command().split()[:2] == ["drop7", "kf-train"] and kf.record.endswith(
         "/frozen.json")
     assert (claims_copy(tmp_path / "c") / "depth-native-leaf-weights.yaml").exists()
+
+
+@pytest.mark.workflow
+def test_an_evolution_from_a_distilled_network_waits_for_it_in_the_dag(tmp_path) -> None:
+    """The start a claim trains is a DAG edge: a dry run of the evolved network's record plans
+    the distillation first, and the evolution's command starts from its directory."""
+    from workflow_support import snakemake
+
+    folder = _folder(tmp_path)
+    plan = load_plan(REPO, {"profile": "smoke", "claims_dir": str(folder)})
+    t = plan.claims[CLAIM].direct_trained
+    result = snakemake(tmp_path / "run", "-n", "-p", "--config", "profile=smoke",
+                       f"claims_dir={folder}", "--", t["evolved"].record)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    distil, evolve = out.index("drop7 nnue-distil"), out.index("drop7 nnue-evolve")
+    assert distil < evolve and f"--start trained:{t['distilled'].dir}/network" in out
+    assert out.count("rule direct_train_") == 2

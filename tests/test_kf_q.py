@@ -282,7 +282,7 @@ def _kfq_claim(tmp_path, edit):
     (lambda d: d["weights"].update(cem={"train": {"learner": "kf-q", "games": 10, "every": 5}}),
      "weights.cem", "'cem' is a named KF vector"),
     (lambda d: d["arms"]["kf-relearned"].update(weights="relearnt"), "arms.kf-relearned.weights",
-     "'relearnt' is neither a named vector (transplanted, cem) nor kf-q weights this claim "
+     "'relearnt' is neither a named vector (transplanted, cem) nor kf weights this claim "
      "trains (relearned, relearned-constant)"),
     (lambda d: d["weights"]["relearned"]["train"].update(schedule="sqrt"),
      "weights.relearned.train", ""),

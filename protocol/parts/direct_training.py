@@ -71,10 +71,10 @@ def check_direct(doc: dict[str, Any], chk: KeyCheck) -> None:
                      f"({names_of(mine)})")
         chk.fail(f"arms.{name}.weights", f"{w!r} is not weights this claim trains for a "
                  f"{play} arm ({names_of(mine)})")
-    _check_starts(doc, learned, chk)
+    _check_starts(learned, chk)
 
 
-def _check_starts(doc: dict[str, Any], learned: Mapping[str, Any], chk: KeyCheck) -> None:
+def _check_starts(learned: Mapping[str, Any], chk: KeyCheck) -> None:
     """A ``start: {weights: NAME}`` names weights this claim trains whose leaf is the
     learner's, and the starts form no cycle."""
     edges = {}
