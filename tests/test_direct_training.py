@@ -152,6 +152,11 @@ def test_a_profile_shrinks_budget_sizes_and_searches_and_says_so(tmp_path) -> No
      "(cross-entropy)), not a leaf: a kf arm plays them"),
     (lambda d: d["arms"]["kf-searched"].update(weights="searched"),
      "arms.kf-searched.weights", "nor kf weights this claim trains (kfsearched)"),
+    (lambda d: d.update(validation={"games": 8, "search": SEARCH, "comparator": "linear"}),
+     "validation", "no weights of this claim are validated"),
+    (lambda d: d.update(validation={"games": 8, "search": SEARCH,
+                                    "comparator": {"weights": "searched"}}),
+     "validation", "no weights of this claim are validated"),
 ])
 def test_a_misnamed_start_or_arm_is_one_line_naming_the_key(tmp_path, edit, key, says) -> None:
     with pytest.raises(DeclarationError) as err:
