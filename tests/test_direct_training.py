@@ -183,13 +183,12 @@ def test_the_depth_native_claim_plans_its_search_and_its_pilot() -> None:
 
 @pytest.mark.workflow
 def test_the_depth_native_dag_under_smoke_is_complete(tmp_path) -> None:
-    """A dry run of the claim under smoke plans the weight search's job (its command as the
-    plan words it) and the claim's target; a dry run of the evolved arm's games needs it."""
+    """A dry run of the claim under smoke plans the weight search's job by its named target
+    (its command as the plan words it) and the claim's target, after the estimate."""
     from workflow_support import snakemake
 
-    target = "results/smoke/claims/depth-native-leaf-weights/train/cmaes-d4s5/frozen/manifest.json"
-    result = snakemake(tmp_path, "-n", "-p", "--config", "profile=smoke", "--", target,
-                       "depth_native_leaf_weights")
+    result = snakemake(tmp_path, "-n", "-p", "--config", "profile=smoke", "--",
+                       "depth_native_leaf_weights__cmaes_d4s5", "depth_native_leaf_weights")
     out = result.stdout + result.stderr
     assert result.returncode == 0, out[-3000:]
     assert "rule direct_train_frozen_manifest:" in out
