@@ -103,6 +103,28 @@ def test_distillation_learns_and_a_stopped_fit_resumed_is_uninterrupted(labelled
         Distillation(_distil(rate=1e-3), part, **QUIET).run(31)
 
 
+def test_the_held_out_top1_is_probed_every_epoch_asked_without_changing_the_fit(labelled,
+                                                                             tmp_path) -> None:
+    """``probe_every`` adds each probed epoch's held-out top-1 to its record (the last epoch's
+    is the frozen network's); the network, the losses and the config are those of a fit that
+    probes nothing, so a resume with another probe goes on."""
+    runs = {}
+    for every in (0, 1):
+        out = tmp_path / f"every-{every}"
+        out.mkdir()
+        shutil.copy(labelled[0] / LABELS, out / LABELS)
+        runs[every] = Distillation(_distil(), out, **QUIET, probe_every=every).run(2)
+    probed, plain = runs[1], runs[0]
+    assert [("heldout_top1" in p) for p in plain["curve"]] == [False, False]
+    assert all(0 <= p["heldout_top1"] <= 1 for p in probed["curve"])
+    assert probed["curve"][-1]["heldout_top1"] == probed["top1"]["network"]
+    assert probed["network"] == plain["network"] and probed["config_sha256"] == plain[
+        "config_sha256"]
+    assert [p["train_loss"] for p in probed["curve"]] == [p["train_loss"] for p in plain["curve"]]
+    again = Distillation(_distil(), tmp_path / "every-0", **QUIET, probe_every=1).run(3)
+    assert "heldout_top1" in again["curve"][-1] and "heldout_top1" not in again["curve"][0]
+
+
 def _evolve(start: Path, sha: str, **kw) -> EvolveConfig:
     return EvolveConfig("ga", "nnue", 4, 0.5, 2, 1, 7, int(ROLE["start"]), int(ROLE["count"]),
                         9_000_000_000, 11, (), "best", start_network=str(start),

@@ -346,7 +346,8 @@ def test_the_page_shows_a_weight_search_and_a_distillation_curve() -> None:
     fit = {"epochs": 2, "roots": {"train": 640, "held_out": 160}, "top1": {
         "network": 0.525, "random_start": 0.4125},
         "curve": [{"epoch": 1, "train_loss": 0.81234, "heldout_loss": 0.9},
-                  {"epoch": 2, "train_loss": 0.5, "heldout_loss": 0.61111}]}
+                  {"epoch": 2, "train_loss": 0.5, "heldout_loss": 0.61111,
+                   "heldout_top1": 0.525}]}
     sections = [LearnerCurveSection.from_json(training, search, {"sha256": "a" * 64}),
                 LearnerCurveSection.from_json(distil, fit, {"sha256": "b" * 64})]
     html = render_claim(replace(run_of("depth-native-leaf-weights"), learners=sections))
@@ -358,6 +359,7 @@ def test_the_page_shows_a_weight_search_and_a_distillation_curve() -> None:
     assert "<td>2</td><td>233,117</td><td>171,004</td><td>158,000</td><td>9,400</td>" in part
     assert "frozen one ply" in part
     assert "frozen by the rule &#39;mean&#39; after generation 2" in part
-    assert "<td>2</td><td>0.50000</td><td>0.61111</td>" in part
+    assert "<td>2</td><td>0.50000</td><td>0.61111</td><td>0.525</td>" in part
+    assert "<th>held-out top-1</th>" in part and "<td>0.90000</td><td>-</td>" in part
     assert "held-out top-1 of the frozen network 0.525 (its random start 0.412)" in part
     assert "Run at its declared size" in part  # the distillation's fixture shrank nothing

@@ -5,8 +5,9 @@ shrank of it), the frozen weights' SHA-256, and the learner's curve as a table: 
 search (``cmaes``, ``cem``) and ``nnue-evolve`` the best and mean candidate score and the
 control's per generation (their ``curve.json``), with the one-ply health where the search
 played it and nnue-evolve's re-selection; for ``nnue-distil`` the training and held-out loss
-per epoch and the frozen network's held-out top-1 beside its random start's (``distil.json``;
-the learner measures top-1 once, on the frozen network, so the figure is not selected on).
+per epoch, the held-out top-1 of the epochs it probed (``probe_every``) and the frozen network's
+beside its random start's (``distil.json``; the frozen network is the last epoch's, not the
+best-probed, so the figure is not selected on).
 The workflow passes the files (its report job); nothing here reads a path of its own.
 """
 
@@ -73,10 +74,13 @@ def _search(curve: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[
 
 def _distil(curve: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[str]]:
     """nnue-distil's epochs and its held-out top-1."""
-    rows = [[str(p["epoch"]), f"{p['train_loss']:.5f}", f"{p['heldout_loss']:.5f}"]
+    probed = any("heldout_top1" in p for p in curve["curve"])
+    rows = [[str(p["epoch"]), f"{p['train_loss']:.5f}", f"{p['heldout_loss']:.5f}",
+             *([f"{p['heldout_top1']:.3f}" if "heldout_top1" in p else "-"] if probed else [])]
             for p in curve["curve"]]
     top1, roots = curve["top1"], curve["roots"]
     notes = [f"held-out top-1 of the frozen network {top1['network']:.3f} (its random start "
              f"{top1['random_start']:.3f}) on {roots['held_out']:,} held-out roots; "
              f"{roots['train']:,} training roots"]
-    return ["epoch", "training loss", "held-out loss"], rows, notes
+    columns = ["epoch", "training loss", "held-out loss", *(["held-out top-1"] if probed else [])]
+    return columns, rows, notes

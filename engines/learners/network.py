@@ -47,6 +47,9 @@ DISTIL_KEYS: dict[str, Any] = {
     "batch": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 64},
     "rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 3e-4},
     "probe": {**_SEARCH, "description": "the search the held-out top-1 plays the network in"},
+    "probe_every": {"type": "integer", "minimum": 0, "maximum": 10_000, "default": 0,
+                    "description": "the held-out top-1 every this many epochs too, the page's "
+                                   "curve (0: the frozen network's alone)"},
     "seed": _SEED, "first_game": _FIRST,
 }
 
@@ -81,6 +84,7 @@ def distil_command(recipe: Mapping[str, Any], end: int, out: str, start: int) ->
         "--hidden", recipe.get("hidden", HIDDEN), "--mid", recipe.get("mid", MID),
         "--epochs", end, "--batch", recipe.get("batch", 64), "--rate", recipe.get("rate", 3e-4),
         "--probe-depth", p["depth"], "--probe-strata", p["strata"],
+        "--probe-every", recipe.get("probe_every", 0),
         "--first-game", recipe.get("first_game", 0), "--seed", recipe.get("seed", 0),
         "--out", out]
     return [*words, "--resume"] if start else words
