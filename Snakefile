@@ -20,7 +20,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/train.smk"
-include: "workflow/rules/kf_q.smk"
+include: "workflow/rules/direct.smk"
 include: "workflow/rules/edit.smk"
 include: "workflow/rules/health.smk"
 include: "workflow/rules/games.smk"

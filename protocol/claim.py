@@ -37,23 +37,24 @@ def screen_arm_names(doc: Mapping[str, Any]) -> list[str]:
     return [doc["panel"]["roots"]["policy"]]
 
 
-def _plays(w: Mapping[str, Any]) -> bool:
+def _direct(w: Mapping[str, Any]) -> bool:
     from engines.learners import LEARNERS
 
     kind = LEARNERS.get(w["train"]["learner"])
-    return kind is not None and kind.plays is not None
+    return kind is not None and kind.direct
 
 
 def td_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A declaration's trained weights the workflow validates as leaves (every learner's but
-    those whose weights an arm plays by name: :func:`kf_q_weights`)."""
-    return {n: w for n, w in doc.get("weights", {}).items() if "train" in w and not _plays(w)}
+    those trained to their end by one job: :func:`direct_weights`; edits are not trained)."""
+    return {n: w for n, w in doc.get("weights", {}).items() if "train" in w and not _direct(w)}
 
 
-def kf_q_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """A declaration's trained weights of the learners whose weights an arm plays by name
-    (``plays`` in their registration: kf-q, ridge-q; :mod:`protocol.parts.kf_training`)."""
-    return {n: w for n, w in doc.get("weights", {}).items() if "train" in w and _plays(w)}
+def direct_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A declaration's trained weights of the learners one job trains to their end, without
+    validation or gates (``frozen`` in their registration: kf-q, ridge-q, cmaes, cem,
+    nnue-distil, nnue-evolve; :mod:`protocol.parts.direct_training`)."""
+    return {n: w for n, w in doc.get("weights", {}).items() if "train" in w and _direct(w)}
 
 
 def edit_weights(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -86,10 +87,11 @@ class Claim:
         return edit_weights(self.doc)
 
     @property
-    def kf_q(self) -> dict[str, Any]:
-        """Trained weights an arm plays by name (``train: {learner: kf-q}`` for a kf arm,
-        ``ridge-q`` for a q arm; :mod:`protocol.parts.kf_training`)."""
-        return kf_q_weights(self.doc)
+    def direct(self) -> dict[str, Any]:
+        """Trained weights one job trains to their end (kf-q's and a weight search's of
+        target kf for a kf arm, ridge-q's for a q arm, a weight search's linear vector and the
+        network learners' for an arm's leaf; :mod:`protocol.parts.direct_training`)."""
+        return direct_weights(self.doc)
 
     @property
     def arms(self) -> dict[str, Any]:
@@ -138,7 +140,8 @@ class Claim:
                 if "init" in w["train"]]
 
     def leaves(self) -> list[dict[str, Any]]:
-        """Every leaf that names weights (trained or imported), not a pinned file."""
+        """Every leaf that names weights (trained, by TC-TD or by one job, or imported), not a
+        pinned file."""
         leaves = [a.get("leaf") for a in self.arms.values()]
         if "validation" in self.doc:
             leaves.append(self.doc["validation"]["comparator"])
@@ -153,6 +156,8 @@ class Claim:
         out += [(f"weights.{n}.train.init", w["train"].get("init"))
                 for n, w in self.weights.items()]
         out += [(f"weights.{n}.edit.from", e["from"]) for n, e in self.edits.items()]
+        out += [(f"weights.{n}.train.start", w["train"].get("start"))
+                for n, w in self.direct.items()]
         return [(key, pinned_path(self, leaf["file"]), leaf["sha256"]) for key, leaf in out
                 if is_pinned(leaf)]
 

@@ -47,8 +47,8 @@ from protocol.files import OutsideRootError, command_paths, run_relative
 from protocol.parts.arm import check_arms
 from protocol.parts.base import KeyCheck, names_of
 from protocol.parts.contrasts import check_contrasts
+from protocol.parts.direct_training import check_direct
 from protocol.parts.edits import check_edits, check_sources
-from protocol.parts.kf_training import check_kf_q
 from protocol.parts.panel import check_panel, reference_name
 from protocol.parts.pins import check_pins, named_leaves
 from protocol.parts.readings import check_readings, check_recorded, check_verdict
@@ -78,7 +78,7 @@ DEFAULT_CLAIMS_DIR = "config/claims"
 SUFFIX = ".yaml"
 #: every part's check of one declaration, in order (the sequential screen's, which builds its
 #: design, runs after them; the verdict's and the records' last)
-CHECKS = (check_screen, check_training, check_kf_q, check_edits, check_panel, check_arms,
+CHECKS = (check_screen, check_training, check_direct, check_edits, check_panel, check_arms,
           check_validation, check_contrasts, check_readings)
 
 

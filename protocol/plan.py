@@ -27,8 +27,8 @@ from protocol.declaration import DEFAULT_CLAIMS_DIR, Claim, check_pins, load_cla
 from protocol.parts.arm import check_artefact_pins, pairing_notes, plan_screen_arms
 from protocol.parts.base import ProfileSettings, dtag, moves_text
 from protocol.parts.contrasts import plan_contrasts
+from protocol.parts.direct_training import plan_direct_training
 from protocol.parts.edits import plan_edits
-from protocol.parts.kf_training import plan_kf_training
 from protocol.parts.panel import plan_panel
 from protocol.parts.pins import Artefact
 from protocol.parts.replay import plan_replay
@@ -53,7 +53,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     prof, shrunk = ProfileSettings(profile, claim, blame), []
     bank = load_bank()
     trained = plan_training(claim, prof, paths, shrunk, claims)
-    kf_trained = plan_kf_training(claim, prof, paths, shrunk)
+    direct = plan_direct_training(claim, prof, paths, shrunk)
     edits = plan_edits(claim, prof, claims, paths)
     vgames, varms, comparator = plan_validation(claim, prof, trained, claims, paths, shrunk)
     games = plan_screen_games(claim, prof, shrunk)
@@ -72,7 +72,7 @@ def plan_claim(claim: Claim, claims: Mapping[str, Claim], profile: Mapping[str, 
     replay = plan_replay(claim, prof, {**arms, **(panel.arms if panel else {})})
     return ClaimPlan(claim, blocks[0], blocks, (start, games), shares, trained, vgames, vseeds,
                      varms, comparator, arms, plan_contrasts(claim, arms, games), shrunk,
-                     sequential, panel=panel, replay=replay, kf_trained=kf_trained, edits=edits)
+                     sequential, panel=panel, replay=replay, direct_trained=direct, edits=edits)
 
 
 def _check_blocks(plans: Mapping[str, ClaimPlan], source: str) -> None:
@@ -171,7 +171,7 @@ def build_plan(profile: Mapping[str, Any], claims: Mapping[str, Claim],
                                        f"{', '.join(claims)})")
     for c, over in profile["claims"].items():
         decl = claims[c]
-        for part, names in (("weights", {**decl.weights, **decl.kf_q}), ("arms", decl.arms)):
+        for part, names in (("weights", {**decl.weights, **decl.direct}), ("arms", decl.arms)):
             for name in over.get(part, {}):
                 if name not in names:
                     raise DeclarationError(f"{blame(f'claims.{c}.{part}.{name}')}: key "

@@ -27,8 +27,8 @@ from protocol.claim import Claim
 from protocol.files import shown_path
 from protocol.parts.arm import PlannedArm, is_search_shrink
 from protocol.parts.contrasts import PlannedContrast
+from protocol.parts.direct_training import DirectTraining
 from protocol.parts.edits import Edit
-from protocol.parts.kf_training import KfTraining
 from protocol.parts.panel import PlannedPanel
 from protocol.parts.pins import Artefact, Pinned, table_entries
 from protocol.parts.replay import PlannedReplay
@@ -70,8 +70,8 @@ class ClaimPlan:
     panel: PlannedPanel | None = None  # a ranking panel
     #: the register's published games of an arm, replayed game for game (``recorded.replay``)
     replay: PlannedReplay | None = None
-    #: weights trained by the Klein-Friedmann Q-learner (:mod:`protocol.parts.kf_training`)
-    kf_trained: dict[str, KfTraining] = field(default_factory=dict)
+    #: weights trained to their end by one job (:mod:`protocol.parts.direct_training`)
+    direct_trained: dict[str, DirectTraining] = field(default_factory=dict)
     #: training-free edits of n-tuple tables (:mod:`protocol.parts.edits`)
     edits: dict[str, Edit] = field(default_factory=dict)
 
@@ -143,14 +143,14 @@ class ClaimPlan:
     @property
     def opener_records(self) -> dict[str, dict[str, str | None]]:
         """The frozen record and pin of every trained artefact the arms read, by key: the
-        frozen tables (:attr:`artefacts`) and the weights this claim's other learners train
-        for an arm (``CLAIM/NAME``, no pin).  Their SHA-256 are the ledger opener's hashes, so
-        a block opened for some weights is not read again with others
+        frozen tables (:attr:`artefacts`) and the weights this claim trains by one job that an
+        arm reads (``CLAIM/NAME``, no pin: :attr:`direct_trained`).  Their SHA-256 are the
+        ledger opener's hashes, so a block opened for some weights is not read again with others
         (:class:`protocol.ledger.Opener`)."""
         out = {k: {"record": a.record, "pin": a.sha256} for k, a in self.artefacts.items()}
-        read = {a.kf_trained[1] for a in self.all_arms() if a.kf_trained is not None}
+        read = {a.direct[1] for a in self.all_arms() if a.direct is not None}
         out.update({f"{self.id}/{n}": {"record": t.record, "pin": None}
-                    for n, t in self.kf_trained.items() if t.record in read})
+                    for n, t in self.direct_trained.items() if t.record in read})
         return dict(sorted(out.items()))
 
     def reads(self) -> list[Artefact]:
@@ -177,6 +177,7 @@ class ClaimPlan:
         out = {a.pinned.key: a.pinned for a in arms if a.pinned is not None}
         out.update({t.init.key: t.init for t in self.trained.values()
                     if isinstance(t.init, Pinned)})
+        out.update({t.pin.key: t.pin for t in self.direct_trained.values() if t.pin is not None})
         out.update({e.source.key: e.source for e in self.edits.values()
                     if isinstance(e.source, Pinned)})
         return dict(sorted(out.items()))
@@ -297,7 +298,7 @@ class ClaimPlan:
         measured = measured or {}
         train = sum(costs.train_seconds(t.layout, end - start, t.entries, t.move_cost)
                     for t in self.trained.values() for start, end in t.segments)
-        train += sum(t.seconds for t in self.kf_trained.values())
+        train += sum(t.seconds for t in self.direct_trained.values())
         train += sum(e.seconds for e in self.edits.values())
         val = sum(a.games * a.seconds_per_game for a in self.validation_arms.values())
         screen = sum(a.games * (costs.game_seconds(measured[n]) if n in measured

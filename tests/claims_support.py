@@ -12,7 +12,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
-CLAIMS = ("depth-five", "factored-chance", "factored-chance-ladder", "fourth-ply",
+CLAIMS = ("depth-five", "depth-native-leaf-weights", "factored-chance", "factored-chance-ladder",
+          "fourth-ply",
           "kf-linear-q-transfer", "kf-six-weight-policy-search", "linear-trained-leaf",
           "m6-depth-second-order-for-ordering", "ntuple-fill-conditioned-leaf",
           "ntuple-line-tuples", "ntuple-line-tuples-lanes",

@@ -257,7 +257,7 @@ def test_the_claim_trains_its_weights_and_plays_them_in_smoke(tmp_path) -> None:
                  "kf_linear_q_transfer"))
     plan = plan_of("smoke")
     p, paths = plan.claims["kf-linear-q-transfer"], plan.paths
-    for t in p.kf_trained.values():
+    for t in p.direct_trained.values():
         record = load(work / t.record)
         assert record["sha256"] == file_sha256(work / t.weights_file) and record["games"] == 400
     verdict = load(work / paths.path("verdict", claim=p.id))
@@ -265,7 +265,7 @@ def test_the_claim_trains_its_weights_and_plays_them_in_smoke(tmp_path) -> None:
     assert all(r["outcome"] != "not-run" for r in verdict["readings"])
     policies = {row["policy"] for f in (work / paths.root).rglob("games.csv")
                 for row in games_rows(f)}
-    assert f"kf:w=trained:{p.kf_trained['relearned'].dir}" in policies
+    assert f"kf:w=trained:{p.direct_trained['relearned'].dir}" in policies
     page = (work / paths.path("page", claim=p.id)).read_text()
     assert "The Klein-Friedmann Q-learner" in page and record["sha256"] in page
 
@@ -282,7 +282,7 @@ def _kfq_claim(tmp_path, edit):
     (lambda d: d["weights"].update(cem={"train": {"learner": "kf-q", "games": 10, "every": 5}}),
      "weights.cem", "'cem' is a named KF vector"),
     (lambda d: d["arms"]["kf-relearned"].update(weights="relearnt"), "arms.kf-relearned.weights",
-     "'relearnt' is neither a named vector (transplanted, cem) nor kf-q weights this claim "
+     "'relearnt' is neither a named vector (transplanted, cem) nor kf weights this claim "
      "trains (relearned, relearned-constant)"),
     (lambda d: d["weights"]["relearned"]["train"].update(schedule="sqrt"),
      "weights.relearned.train", ""),

@@ -21,10 +21,10 @@ def test_trained_kf_weights_are_opener_hashes(tmp_path, monkeypatch) -> None:
     plan = load_plan(REPO, {"profile": "smoke"})
     p = plan.claims[CLAIM]
     records = p.opener_records
-    assert set(records) == {f"{CLAIM}/{n}" for n in p.kf_trained}
-    assert {r["record"] for r in records.values()} == {t.record for t in p.kf_trained.values()}
+    assert set(records) == {f"{CLAIM}/{n}" for n in p.direct_trained}
+    assert {r["record"] for r in records.values()} == {t.record for t in p.direct_trained.values()}
     monkeypatch.chdir(tmp_path)
-    for n, t in p.kf_trained.items():
+    for n, t in p.direct_trained.items():
         write_json(tmp_path / t.record, {"sha256": "a" * 64 if n == "relearned" else "b" * 64})
     ledger = tmp_path / "ledger.json"
 
@@ -34,7 +34,7 @@ def test_trained_kf_weights_are_opener_hashes(tmp_path, monkeypatch) -> None:
 
     opening()
     assert opening()["reused"] is False  # the same weights: a rerun
-    write_json(tmp_path / p.kf_trained["relearned"].record, {"sha256": "c" * 64})
+    write_json(tmp_path / p.direct_trained["relearned"].record, {"sha256": "c" * 64})
     with pytest.raises(LedgerError, match=f"refusing to read it for claim {CLAIM}"):
         opening()
 
@@ -50,7 +50,7 @@ def test_the_ridge_fit_is_planned_shrunk_priced_and_its_job_named() -> None:
 
     plan = load_plan(REPO, {"profile": "smoke"})
     p = plan.claims[Q_CLAIM]
-    fit = p.kf_trained["qfit"]
+    fit = p.direct_trained["qfit"]
     assert fit.command().split()[:2] == ["drop7", "fit-q"]
     words = fit.command().split()
     assert words[words.index("--games") + 1] == "1"
@@ -60,11 +60,11 @@ def test_the_ridge_fit_is_planned_shrunk_priced_and_its_job_named() -> None:
     assert p.estimate()["train"] == fit.seconds > 0
     pilot_plan = load_plan(REPO, {"profile": "pilot"})
     pilot = pilot_plan.claims[Q_CLAIM]
-    assert pilot.kf_trained["qfit"].size == 2  # a few CPU minutes (config/profiles/pilot.yaml)
+    assert pilot.direct_trained["qfit"].size == 2  # a few CPU minutes (config/profiles/pilot.yaml)
     row = next(line for line in estimate_table(pilot_plan).splitlines() if Q_CLAIM in line)
     assert row.split()[1] == f"{pilot.estimate()['train'] / 3600:.2f}" != "0.00"
     assert p.panel.arms["q-fitted"].spec.format() == f"q:w=trained:{fit.weights_file}"
-    assert p.panel.arms["q-fitted"].kf_trained == (fit.weights_file, fit.record)
+    assert p.panel.arms["q-fitted"].direct == (fit.weights_file, fit.record)
     assert p.opener_records == {f"{Q_CLAIM}/qfit": {"record": fit.record, "pin": None}}
 
 
@@ -96,7 +96,7 @@ def test_a_profile_shrinking_learned_weights_names_them(tmp_path) -> None:
     from protocol.schema import DeclarationError
 
     plan = load_plan(REPO, {"profile": "smoke"})
-    assert plan.claims[Q_CLAIM].kf_trained["qfit"].size == 1
+    assert plan.claims[Q_CLAIM].direct_trained["qfit"].size == 1
     with pytest.raises(DeclarationError, match=rf"key claims\.{Q_CLAIM}\.weights\.qfitt: "
                                                r"claim .* declares no such weight \(qfit\)"):
         load_plan(REPO, {"profile": "smoke",

@@ -7,7 +7,7 @@ import shlex
 from contextlib import contextmanager
 
 import pytest
-from claims_support import claims_copy, shipped
+from claims_support import REPO, claims_copy, shipped
 
 from engines.learners import LEARNERS, LearnerKind, get_learner, learner_leaf
 from engines.learners.registry import register_learner
@@ -23,10 +23,12 @@ def _toy_check(train, fail) -> None:
         fail("budget", f"{train['budget']} is more than moves = {train['moves']}")
 
 
-TOY = LearnerKind("toy", "the fair leaf's weights", {"moves": _COUNT, "budget": _COUNT},
-                  ("moves", "budget"), lambda t: 1, lambda t, step: step == t["moves"],
-                  lambda layout: 18, lambda r, end, out, start: ["drop7", "toy", "--out", out],
-                  "search", "linear-trained", "linear-file", _toy_check)
+TOY = LearnerKind(name="toy", produces="the fair leaf's weights",
+                  keys={"moves": _COUNT, "budget": _COUNT}, required=("moves", "budget"),
+                  checkpoints=lambda t: 1, is_checkpoint=lambda t, step: step == t["moves"],
+                  entries=lambda layout: 18,
+                  command=lambda r, end, out, start: ["drop7", "toy", "--out", out],
+                  curve="search", leaf="linear-trained", pinned="linear-file", check=_toy_check)
 
 
 @contextmanager
@@ -98,3 +100,26 @@ def test_td_keys_are_still_checked_by_their_learner(tmp_path) -> None:
     folder = claims_copy(tmp_path / "c", _with_train(train), claim="linear-trained-leaf")
     with pytest.raises(DeclarationError, match="train.lanes: only an ntuple learner"):
         load_claim(folder / "linear-trained-leaf.yaml")
+
+
+def test_a_learner_the_workflow_does_not_plan_is_refused_at_the_plan(tmp_path) -> None:
+    """A registration with ``planned=False`` is declared and checked, and the plan refuses a
+    claim that trains it in one line naming the learner's key (the guard every shipped learner
+    now passes)."""
+    from dataclasses import replace
+
+    from protocol.plan import load_plan
+
+    good = {"learner": "toy", "moves": 10, "budget": 5}
+    register_learner(replace(TOY, planned=False))
+    try:
+        folder = claims_copy(tmp_path / "c", _with_train(good), claim="linear-trained-leaf")
+        assert load_claims(folder)["linear-trained-leaf"].weights["linear-trained"]
+        with pytest.raises(DeclarationError) as err:
+            load_plan(REPO, {"profile": "smoke", "claims_dir": str(folder)})
+    finally:
+        LEARNERS.pop("toy")
+    message = str(err.value)
+    assert "\n" not in message and "weights.linear-trained.train.learner" in message, message
+    assert "does not plan learner toy" in message
+    assert all(k.planned for k in LEARNERS.values())

@@ -103,6 +103,28 @@ def test_distillation_learns_and_a_stopped_fit_resumed_is_uninterrupted(labelled
         Distillation(_distil(rate=1e-3), part, **QUIET).run(31)
 
 
+def test_the_held_out_top1_is_probed_every_epoch_asked_without_changing_the_fit(labelled,
+                                                                             tmp_path) -> None:
+    """``probe_every`` adds each probed epoch's held-out top-1 to its record (the last epoch's
+    is the frozen network's); the network, the losses and the config are those of a fit that
+    probes nothing, so a resume with another probe goes on."""
+    runs = {}
+    for every in (0, 1):
+        out = tmp_path / f"every-{every}"
+        out.mkdir()
+        shutil.copy(labelled[0] / LABELS, out / LABELS)
+        runs[every] = Distillation(_distil(), out, **QUIET, probe_every=every).run(2)
+    probed, plain = runs[1], runs[0]
+    assert [("heldout_top1" in p) for p in plain["curve"]] == [False, False]
+    assert all(0 <= p["heldout_top1"] <= 1 for p in probed["curve"])
+    assert probed["curve"][-1]["heldout_top1"] == probed["top1"]["network"]
+    assert probed["network"] == plain["network"] and probed["config_sha256"] == plain[
+        "config_sha256"]
+    assert [p["train_loss"] for p in probed["curve"]] == [p["train_loss"] for p in plain["curve"]]
+    again = Distillation(_distil(), tmp_path / "every-0", **QUIET, probe_every=1).run(3)
+    assert "heldout_top1" in again["curve"][-1] and "heldout_top1" not in again["curve"][0]
+
+
 def _evolve(start: Path, sha: str, **kw) -> EvolveConfig:
     return EvolveConfig("ga", "nnue", 4, 0.5, 2, 1, 7, int(ROLE["start"]), int(ROLE["count"]),
                         9_000_000_000, 11, (), "best", start_network=str(start),
@@ -163,31 +185,51 @@ def test_a_bad_network_learner_declaration_is_one_line(tmp_path, train, key) -> 
     assert "\n" not in message and f"weights.linear-trained.{key}" in message, message
 
 
-def test_a_network_learner_is_declared_and_refused_at_the_plan(tmp_path) -> None:
-    """Both learners pass the declaration's checks (defaults filled); the workflow does not
-    plan them yet, so the plan refuses in one line naming the learner's key."""
-    from claims_support import REPO, claims_copy
+def test_a_network_learner_is_declared_and_planned_as_one_job(tmp_path) -> None:
+    """Both learners pass the declaration's checks (defaults filled); the workflow plans each as
+    one job (protocol/parts/direct_training.py), and an arm plays the frozen network as its
+    leaf; an evolution may start from the distilled network (trained:DIR)."""
+    from claims_support import REPO, claims_copy, shipped
 
     from engines.learners import get_learner
     from protocol.declaration import load_claim
     from protocol.plan import load_plan
-    from protocol.schema import DeclarationError
 
-    def edit(doc):
-        doc["weights"]["linear-trained"]["train"] = DISTIL
-    folder = claims_copy(tmp_path, edit, claim="linear-trained-leaf")
-    train = load_claim(folder / "linear-trained-leaf.yaml").weights["linear-trained"]["train"]
+    claim, doc = "network-direct", shipped("depth-native-leaf-weights")
+    doc.update(id=claim, weights={"net": {"train": DISTIL}}, screen={"games": 64, "block": 47})
+    doc["arms"]["evolved-d4s5"]["leaf"] = {"weights": "net"}
+    folder = claims_copy(tmp_path, extra={claim: doc})
+    train = load_claim(folder / f"{claim}.yaml").direct["net"]["train"]
     assert (train["target"], train["holdout"], train["hidden"]) == ("columns", 5, 64)
     words = get_learner("nnue-distil").command(train, 8, "out", 4)
     assert words[:2] == ["drop7", "nnue-distil"] and words[-1] == "--resume"
-    with pytest.raises(DeclarationError) as err:
-        load_plan(REPO, {"profile": "smoke", "claims_dir": str(folder)})
-    message = str(err.value)
-    assert "\n" not in message and "weights.linear-trained.train.learner" in message, message
+    p = load_plan(REPO, {"profile": "smoke", "claims_dir": str(folder)}).claims[claim]
+    net = p.direct_trained["net"]
+    assert net.command().split()[:2] == ["drop7", "nnue-distil"]
+    assert p.arms["evolved-d4s5"].policy == f"search:leaf=nnue:{net.dir}/network,d=3,s=3"
     evolve = get_learner("nnue-evolve").command(
         {"start": {"path": "net", "sha256": "ab" * 32}, "population": 8, "generations": 3,
          "games": 4, "search": {"depth": 3, "strata": 7}}, 3, "out", 0)
     assert evolve[:4] == ["drop7", "nnue-evolve", "--start", f"{'ab' * 32}:net"]
+    after = get_learner("nnue-evolve").command(
+        {"start": {"trained": "dir/network"}, "population": 8, "generations": 3,
+         "games": 4, "search": {"depth": 3, "strata": 7}}, 3, "out", 0)
+    assert after[:4] == ["drop7", "nnue-evolve", "--start", "trained:dir/network"]
+
+
+def test_an_evolution_starts_from_a_trained_network_by_its_manifest(tmp_path, capsys) -> None:
+    """``--start trained:DIR`` pins the start to the SHA-256 its manifest records (a network
+    the same claim trained): the run's config holds that hash."""
+    from cli.main import main
+
+    sha = write_random_network(tmp_path / "start", 4, Sizes(8, 4))["sha256"]
+    assert main(["nnue-evolve", "--start", f"trained:{tmp_path / 'start'}", "--population", "2",
+                 "--games", "1", "--generations", "1", "--depth", "1", "--elites", "1",
+                 "--finalists", "1", "--select-games", "1", "--first-game", "9000000000",
+                 "--out", str(tmp_path / "out")]) == 0
+    config = json.loads((tmp_path / "out" / "config.json").read_text())
+    assert config["start_sha256"] == sha
+    assert (tmp_path / "out" / "frozen" / "manifest.json").exists()
 
 
 @pytest.mark.parametrize(("args", "says"), [
@@ -195,6 +237,8 @@ def test_a_network_learner_is_declared_and_refused_at_the_plan(tmp_path) -> None
       "--generations", "1"], "SHA256:PATH"),
     (["nnue-evolve", "--start", "ab:net", "--population", "4", "--games", "2",
       "--generations", "1", "--elites", "5"], "--elites 5"),
+    (["nnue-evolve", "--start", "trained:NOWHERE", "--population", "4", "--games", "2",
+      "--generations", "1"], "--start trained:"),
     (["nnue-evolve", "--start", f"{'0' * 64}:START", "--population", "4", "--games", "2",
       "--generations", "1", "--finalists", "2"], "SHA-256"),
     (["nnue-distil", "--teacher", "search:leaf=linear,d=1,s=7", "--games", "2", "--epochs",

@@ -323,3 +323,43 @@ def test_a_proxy_screen_says_so_beside_its_verdict() -> None:
     assert "arm fair-d4-n7m2: search d3s7r2 instead of d4s7r2" in banner
     assert "TH-20260821-factored-chance-depth-compounding-aca01725" in banner
     assert "A proxy screen" not in render_claim(run_of("reveal-quadrature"))
+
+
+def test_the_page_shows_a_weight_search_and_a_distillation_curve() -> None:
+    """The section of weights trained by one job: the learner, its recipe as run with what the
+    profile shrank, the frozen hash and the curve (a weight search's best, mean and control per
+    generation; nnue-distil's losses per epoch and its held-out top-1), from small fixtures."""
+    from analysis.report.learner_curves import LearnerCurveSection
+
+    p = plan("depth-native-leaf-weights")
+    training = p.direct_trained["cmaes-d4s5"].describe()
+    search = {"generations": 2, "frozen": {"file": "frozen.json", "sha256": "a" * 64,
+                                            "rule": "mean"},
+              "curve": [{"generation": 1, "best": 201_000.0, "mean": 150_250.5,
+                         "control": 160_000.0, "health_one_ply": 9_000.0,
+                         "health_start": 8_500.0, "health_random": 120.0},
+                        {"generation": 2, "best": 233_117.0, "mean": 171_004.0,
+                         "control": 158_000.0, "health_one_ply": 9_400.0,
+                         "health_start": 8_500.0, "health_random": 120.0}]}
+    distil = {"name": "net", "learner": "nnue-distil", "produces": "network weights",
+              "recipe": {"epochs": 2, "games": 10}, "shrunk": [], "curve_kind": "distil"}
+    fit = {"epochs": 2, "roots": {"train": 640, "held_out": 160}, "top1": {
+        "network": 0.525, "random_start": 0.4125},
+        "curve": [{"epoch": 1, "train_loss": 0.81234, "heldout_loss": 0.9},
+                  {"epoch": 2, "train_loss": 0.5, "heldout_loss": 0.61111,
+                   "heldout_top1": 0.525}]}
+    sections = [LearnerCurveSection.from_json(training, search, {"sha256": "a" * 64}),
+                LearnerCurveSection.from_json(distil, fit, {"sha256": "b" * 64})]
+    html = render_claim(replace(run_of("depth-native-leaf-weights"), learners=sections))
+    part = html[html.index('<div id="learners">'):]
+    assert "cmaes-d4s5: cmaes (a searched weight vector (CMA-ES))" in part
+    assert "a" * 64 in part and "b" * 64 in part
+    assert "cmaes-d4s5: its search d2s5 (declared: d4s5)" in part  # the pilot's shrink
+    assert "generations=6" in part and "population=8" in part
+    assert "<td>2</td><td>233,117</td><td>171,004</td><td>158,000</td><td>9,400</td>" in part
+    assert "frozen one ply" in part
+    assert "frozen by the rule &#39;mean&#39; after generation 2" in part
+    assert "<td>2</td><td>0.50000</td><td>0.61111</td><td>0.525</td>" in part
+    assert "<th>held-out top-1</th>" in part and "<td>0.90000</td><td>-</td>" in part
+    assert "held-out top-1 of the frozen network 0.525 (its random start 0.412)" in part
+    assert "Run at its declared size" in part  # the distillation's fixture shrank nothing

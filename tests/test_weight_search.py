@@ -140,6 +140,26 @@ def test_the_health_is_read_as_the_training_health(tmp_path) -> None:
     assert all(p["random_mean"] < p["start_mean"] for p in health["points"])
 
 
+def test_the_frozen_vector_is_a_linear_leaf_an_arm_plays(tmp_path) -> None:
+    """The frozen vector (18 weights and an intercept) is also written as a linear weights
+    directory, which a ``linear-trained`` leaf loads (checked against its manifest's hash) with
+    the values of ``frozen.json``; a tampered array is refused."""
+    from engines.leaves.kinds import parse_leaf
+    from engines.search.leaf import LOADERS
+    from engines.weights_files import WeightsError
+
+    WeightSearch(_config(), tmp_path, log=lambda m: None).run(1)
+    vector = json.loads((tmp_path / "frozen.json").read_text())
+    leaf = LOADERS["linear-trained"](parse_leaf(f"linear-trained:{tmp_path / 'frozen'}"), True)
+    assert len(vector) == 19 and np.array_equal(np.asarray(leaf.weights), vector)
+    manifest = json.loads((tmp_path / "frozen" / "manifest.json").read_text())
+    assert manifest["kind"] == "linear" and manifest["learner"] == "cmaes"
+    packed = tmp_path / "frozen" / manifest["file"]
+    packed.write_bytes(packed.read_bytes()[:-1] + bytes([packed.read_bytes()[-1] ^ 1]))
+    with pytest.raises((WeightsError, ValueError)):
+        LOADERS["linear-trained"](parse_leaf(f"linear-trained:{tmp_path / 'frozen'}"), True)
+
+
 def test_a_search_of_another_config_is_refused_in_the_same_directory(tmp_path) -> None:
     WeightSearch(_config(), tmp_path, log=lambda m: None).run(1)
     with pytest.raises(ValueError, match="differs in sigma"):
@@ -173,28 +193,10 @@ def test_a_bad_search_declaration_is_one_line_naming_file_and_key(tmp_path, trai
 
 def test_a_good_search_declaration_passes_its_checks(tmp_path) -> None:
     def edit(doc):
-        doc["weights"]["linear-trained"]["train"] = {**SEARCH, "learner": "cem", "elite": 0.3}
-    folder = claims_copy(tmp_path, edit, claim="linear-trained-leaf")
-    train = load_claim(folder / "linear-trained-leaf.yaml").weights["linear-trained"]["train"]
+        doc["weights"]["cmaes-d4s5"]["train"] = {**SEARCH, "learner": "cem", "elite": 0.3}
+    folder = claims_copy(tmp_path, edit, claim="depth-native-leaf-weights")
+    train = load_claim(folder / "depth-native-leaf-weights.yaml").direct["cmaes-d4s5"]["train"]
     assert (train["start"], train["freeze"], train["seed"]) == ("shipped", "mean", 0)
-
-
-def test_the_pending_depth_native_claim_is_declared_and_refused_at_the_plan(tmp_path) -> None:
-    """The register's depth-native search passes every declaration check; the plan refuses it
-    in one line until the workflow plans weight searches."""
-    import shutil
-
-    from protocol.plan import load_plan
-
-    pending = REPO / "config" / "pending" / "depth-native-leaf-weights.yaml"
-    claim = load_claim(pending, "config/pending/depth-native-leaf-weights.yaml")
-    assert claim.weights["cmaes-d4s5"]["train"]["target"] == "leaf-weights"
-    folder = claims_copy(tmp_path / "claims")
-    shutil.copy2(pending, folder)
-    with pytest.raises(DeclarationError) as err:
-        load_plan(REPO, {"profile": "smoke", "claims_dir": str(folder)})
-    message = str(err.value)
-    assert "\n" not in message and "weights.cmaes-d4s5.train.learner" in message, message
 
 
 def test_the_kf_target_searches_the_six_weights_from_a_pinned_start(tmp_path) -> None:
@@ -213,6 +215,10 @@ def test_the_kf_target_searches_the_six_weights_from_a_pinned_start(tmp_path) ->
     summary = json.loads((tmp_path / "kf" / "curve.json").read_text())
     frozen = read_kf_file(tmp_path / "kf" / "frozen.json", summary["frozen"]["sha256"])
     assert len(frozen) == 6
+    # as a claim's kf arm reads it (kf:w=trained:DIR/frozen): the same six, checked by hash
+    from engines.filters.kf_weights import read_kf_trained
+
+    assert read_kf_trained(tmp_path / "kf" / "frozen") == frozen
     first = _generations(tmp_path / "kf")[0]
     assert first["control"]["vector"] == list(kf_weights("cem"))
 

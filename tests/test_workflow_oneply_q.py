@@ -32,7 +32,7 @@ def test_the_q_panel_runs_and_its_readings_decide_the_verdict(tmp_path) -> None:
         for r in rows:  # the Q offers its values: the chosen column's is the row's largest
             values = [float(r[k]) for k in VALUE_COLUMNS if r[k]]
             assert float(r[VALUE_COLUMNS[int(r["choice"])]]) == max(values)
-    fit = p.kf_trained["qfit"]
+    fit = p.direct_trained["qfit"]
     manifest = json.loads((tmp_path / fit.record).read_text())
     assert manifest["fit"]["games_played"] == 1 and manifest["fit"]["target"] == "centred"
     opened = json.loads((tmp_path / paths.path("opened", claim=CLAIM, block=p.label)).read_text())

@@ -37,6 +37,7 @@ from analysis.health import TrainingHealth
 from analysis.metrics import figure_text
 from analysis.report import figures as fig
 from analysis.report.kf_q_model import KfQSection, RidgeFitSection
+from analysis.report.learner_curves import LearnerCurveSection
 from analysis.report.model import ArmSummary, ClaimDescription, Verdict, arm_summaries
 from analysis.report.panel_figures import agreement_figure, ranker_figure
 from analysis.report.panel_model import PanelSection, reading_plots
@@ -93,6 +94,8 @@ class ClaimRun:
     kf_q: list[KfQSection] = field(default_factory=list)
     #: one-ply Q weights the claim fits (learner ridge-q): their reports and hashes
     fits: list[RidgeFitSection] = field(default_factory=list)
+    #: weights a weight search or a network learner trains: their curves, recipes and hashes
+    learners: list[LearnerCurveSection] = field(default_factory=list)
     #: what the page says of its declaration (edited since its block was opened; one's own in
     #: place of a shipped one): :func:`protocol.disclosure.declaration_notes`
     notes: list[str] = field(default_factory=list)
@@ -286,6 +289,7 @@ def render_claim(run: ClaimRun, figures: Mapping[str, bytes] | None = None) -> s
         opened=run.opened, closed=run.closed, hashes=run.hashes, contrasts=run.contrasts,
         arms=run.arms, pair_means=run.pair_means, curves=run.curves, health=run.health,
         panel=run.panel, replay=run.replay, kf_q=run.kf_q, fits=run.fits,
+        learners=run.learners,
         panel_plots=plots,
         panel_figure=PANEL_FIGURE,
         panel_agreement=PANEL_AGREEMENT,

@@ -8,7 +8,8 @@ Three steps, each a file or directory of ``out`` written whole or not at all:
    search gives the root's value of every legal column (:func:`engines.play.panel.ranker_rows`,
    the panel's own code).  Games are labelled in ``workers`` processes, each game's rows put
    back in game order, so the labels do not depend on the workers.
-2. **Fit** (``epoch-NNNN/``): roots split by whole game (game ``k`` is held out when
+2. **Fit** (``epoch-NNNN/``, with the held-out top-1 of every ``probe_every``-th epoch when
+   asked, a diagnostic outside the config): roots split by whole game (game ``k`` is held out when
    ``k % holdout == holdout - 1``: a game's roots sit on one side only), the network fitted to
    the teacher's value of the root (the best column's, in rises) by the Huber loss and Adam
    from :func:`engines.leaves.nnue_weights.random_network` (:mod:`engines.learners.nnue_fit`).
@@ -55,6 +56,8 @@ from engines.leaves.nnue_weights import random_network, save_nnue
 CONFIG, LABELS, EPOCH, STATE, NETWORK, START, SUMMARY = (
     "config.json", "labels.json", "epoch-{e:04d}", "state.npz", "network", "start-network",
     "distil.json")
+#: the network of the epoch last probed (``probe_every``), replaced at each probe
+PROBE = "probe-network"
 #: the largest relative gradient error a fit accepts (central differences in float64 agree to
 #: about 1e-7; a wrong sign or mask is off by order one)
 GRADIENT_TOLERANCE = 1e-4
@@ -273,8 +276,12 @@ def check_gradient(params: np.ndarray, sizes: Sizes, x: np.ndarray, y: np.ndarra
 class Distillation:
     """A distillation into ``out`` (see the module docstring)."""
 
-    def __init__(self, config: DistilConfig, out: Path, workers: int = 1, log=_log) -> None:
+    def __init__(self, config: DistilConfig, out: Path, workers: int = 1, log=_log,
+                 probe_every: int = 0) -> None:
         self.config, self.out, self.workers, self.log = config, Path(out), workers, log
+        #: probe the held-out top-1 every this many epochs (0: the frozen network's alone): a
+        #: diagnostic of the curve, not a part of what decides the network
+        self.probe_every = probe_every
 
     def labels(self) -> list[list[dict[str, Any]]]:
         """The labelled games (labelled now unless ``labels.json`` holds them)."""
@@ -324,6 +331,10 @@ class Distillation:
                 adam.apply(params, grad)
             record = {"epoch": e, "train_loss": total / len(y),
                       "heldout_loss": float(huber(forward(params, sizes, xh) - yh)[0].mean())}
+            if self.probe_every and (e % self.probe_every == 0 or e == epochs):
+                probe = save_nnue(self.out / PROBE, params.astype(np.float32), sizes,
+                                  replace=True)
+                record["heldout_top1"] = self.top1(data.held, self.out / PROBE, probe["sha256"])
             with atomic_dir(self.out / EPOCH.format(e=e), replace=True) as tmp:
                 write_json(tmp / "epoch.json", record)
                 np.savez(tmp / STATE, params=params, m=adam.m, v=adam.v, step=adam.step)

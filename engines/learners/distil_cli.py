@@ -74,6 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--probe-depth", type=int_option(1, 6), default=1,
                         help="depth of the search the held-out top-1 plays the network in")
     parser.add_argument("--probe-strata", type=int_option(1, 7), default=7)
+    parser.add_argument("--probe-every", type=int_option(0, 10_000), default=0,
+                        help="probe the held-out top-1 every this many epochs too (default 0: "
+                             "the frozen network's alone); a diagnostic, not the network's config")
     common_arguments(parser)
 
 
@@ -87,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
                           args.batch, args.rate, args.seed, args.probe_depth,
                           args.probe_strata, args.target)
     try:
-        summary = Distillation(config, fresh_out(args), args.workers).run(args.epochs)
+        summary = Distillation(config, fresh_out(args), args.workers,
+                               probe_every=args.probe_every).run(args.epochs)
     except ValueError as exc:
         raise InputError(str(exc).splitlines()[0]) from None
     print(json.dumps({k: summary[k] for k in ("config_sha256", "epochs", "network", "top1")}))

@@ -32,6 +32,7 @@ from engines.learners.optimizers import Ga
 from engines.learners.weight_search import (
     CANDIDATES,
     CURVE,
+    FROZEN_DIR,
     GENERATION,
     SearchConfig,
     WeightSearch,
@@ -39,8 +40,8 @@ from engines.learners.weight_search import (
 )
 from engines.leaves.nnue_weights import load_nnue, save_nnue
 
-#: the frozen network's directory in the run's
-FROZEN_NETWORK = "frozen"
+#: the frozen network's directory in the run's (the weight search's frozen directory)
+FROZEN_NETWORK = FROZEN_DIR
 
 
 @dataclass(frozen=True)

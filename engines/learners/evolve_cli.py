@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from contracts.cli_numbers import finite_option, int_option
 from contracts.errors import InputError
 from engines.learners.distil_cli import common_arguments, fresh_out, training_role
 from engines.learners.evolve import EvolveConfig, NetworkEvolution
+from engines.learners.network import TRAINED
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``drop7 nnue-evolve``."""
-    parser.add_argument("--start", required=True, metavar="SHA256:PATH",
-                        help="the start network (a distilled or pinned weights directory)")
+    parser.add_argument("--start", required=True, metavar="SHA256:PATH|trained:PATH",
+                        help="the start network (a distilled or pinned weights directory); "
+                             "trained:PATH pins it to the SHA-256 its own manifest records (a "
+                             "network the same claim trained)")
     parser.add_argument("--population", type=int_option(2, 1024), required=True)
     parser.add_argument("--generations", type=int_option(1, 10_000), required=True,
                         help="evolve until this many generations are done")
@@ -45,11 +49,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common_arguments(parser)
 
 
+def _manifest_sha(path: str) -> str:
+    """The SHA-256 a network directory's manifest records (``--start trained:PATH``)."""
+    from engines.weights_files import WeightsError, read_manifest
+
+    try:
+        sha = read_manifest(Path(path)).get("sha256")
+    except WeightsError as exc:
+        raise InputError(f"--start trained:{path}: {exc}") from None
+    if not isinstance(sha, str):
+        raise InputError(f"--start trained:{path}: its manifest records no sha256")
+    return sha
+
+
 def run(args: argparse.Namespace) -> int:
     """Evolve, print the summary as one JSON line."""
     sha, sep, path = args.start.partition(":")
     if not sep or not path:
-        raise InputError(f"--start {args.start!r}: SHA256:PATH")
+        raise InputError(f"--start {args.start!r}: SHA256:PATH or trained:PATH")
+    if sha == TRAINED:
+        sha = _manifest_sha(path)
     if not args.sigma > 0:
         raise InputError(f"--sigma must be above 0, got {args.sigma}")
     if args.elites > args.population or args.finalists > args.population:

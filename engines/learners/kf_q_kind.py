@@ -7,7 +7,7 @@ running it (one job to the last checkpoint, resuming what a killed job left); a
 checkpoint falls every ``every`` games, its curve is the greedy policy against random
 play, and the last checkpoint is frozen beside its record (no selection: the weights are
 not a leaf, so no validation search reads them).  The protocol plans it in
-:mod:`protocol.parts.kf_training`.
+:mod:`protocol.parts.direct_training`.
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ def seconds(recipe: Mapping[str, Any], game: Any = None) -> float:
 
 
 KF_Q = register_learner(LearnerKind(
-    "kf-q", "a kf arm's six weights (Klein-Friedmann Q-learning)", KEYS, ("games", "every"),
-    checkpoints, is_checkpoint, lambda layout: len(FEATURES), command, "kf-q", None, KF_FILE,
-    check, plays="kf", budget="games", shrink="train_games", spacing="every",
+    name="kf-q", produces="a kf arm's six weights (Klein-Friedmann Q-learning)", keys=KEYS,
+    required=("games", "every"), checkpoints=checkpoints, is_checkpoint=is_checkpoint,
+    entries=lambda layout: len(FEATURES), command=command, curve="kf-q", pinned=KF_FILE,
+    check=check, plays="kf", budget="games", shrink="train_games", spacing="every",
     frozen=(KF_TRAINED_WEIGHTS, KF_TRAINED_RECORD), seconds=seconds, defaults=DEFAULTS))

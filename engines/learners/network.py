@@ -7,17 +7,25 @@ labels training-role roots with the fair search's column values and fits the net
 ``train: {learner: nnue-evolve, start: {file, sha256}, population: 32, games: 32,
 generations: 60, search: {depth: 3, strata: 7}, ...}`` evolves a network by whole games
 (:mod:`engines.learners.evolve`, ``drop7 nnue-evolve``; a checkpoint a generation, its curve
-the weight search's).  Both produce network weights, played by the ``nnue`` leaf.
+the weight search's).  Both produce network weights, played by the ``nnue`` leaf: one
+workflow job trains each to its end (:mod:`protocol.parts.direct_training`) and an arm plays
+the frozen network with ``leaf: {weights: NAME}``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from engines.learners.distil import TARGETS
+from contracts.weights_dir import MANIFEST
+from engines.learners.distil import NETWORK, TARGETS
 from engines.learners.registry import LearnerKind, register_learner
+from engines.learners.weight_search import FROZEN_DIR
 from engines.leaves.nnue_class import HIDDEN, MAX_HIDDEN, MAX_MID, MID, Sizes
+
+#: how a recipe names a start network this claim trains (``drop7 nnue-evolve --start
+#: trained:DIR``: the network directory, its manifest's SHA-256 the pin)
+TRAINED = "trained"
 
 _SEARCH = {"type": "object", "additionalProperties": False, "required": ["depth", "strata"],
            "properties": {"depth": {"type": "integer", "minimum": 1, "maximum": 6},
@@ -39,12 +47,16 @@ DISTIL_KEYS: dict[str, Any] = {
     "batch": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 64},
     "rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 3e-4},
     "probe": {**_SEARCH, "description": "the search the held-out top-1 plays the network in"},
+    "probe_every": {"type": "integer", "minimum": 0, "maximum": 10_000, "default": 0,
+                    "description": "the held-out top-1 every this many epochs too, the page's "
+                                   "curve (0: the frozen network's alone)"},
     "seed": _SEED, "first_game": _FIRST,
 }
 
 EVOLVE_KEYS: dict[str, Any] = {
-    "start": {"$ref": "#/$defs/pinned", "description": "the start network (distilled or "
-                                                       "pinned)"},
+    "start": {"description": "the start network: pinned {file, sha256}, or {weights: NAME} "
+                             "that this claim trains (nnue-distil's, say)",
+              "oneOf": [{"$ref": "#/$defs/pinned"}, {"$ref": "#/$defs/trained"}]},
     "population": {"type": "integer", "minimum": 2, "maximum": 1024},
     "generations": {"type": "integer", "minimum": 1, "maximum": 10_000},
     "games": {"type": "integer", "minimum": 1, "maximum": 4096},
@@ -72,17 +84,20 @@ def distil_command(recipe: Mapping[str, Any], end: int, out: str, start: int) ->
         "--hidden", recipe.get("hidden", HIDDEN), "--mid", recipe.get("mid", MID),
         "--epochs", end, "--batch", recipe.get("batch", 64), "--rate", recipe.get("rate", 3e-4),
         "--probe-depth", p["depth"], "--probe-strata", p["strata"],
+        "--probe-every", recipe.get("probe_every", 0),
         "--first-game", recipe.get("first_game", 0), "--seed", recipe.get("seed", 0),
         "--out", out]
     return [*words, "--resume"] if start else words
 
 
 def evolve_command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[object]:
-    """``drop7 nnue-evolve`` until generation ``end`` into ``out`` (``start``: its pinned
-    ``{path, sha256}``)."""
+    """``drop7 nnue-evolve`` until generation ``end`` into ``out`` (the recipe's ``start``: a
+    pinned ``{path, sha256}``, or ``{trained: DIR}``, a network this claim trains, whose
+    manifest holds its SHA-256)."""
     s, begin = recipe["search"], recipe["start"]
     words: list[object] = [
-        "drop7", "nnue-evolve", "--start", f"{begin['sha256']}:{begin['path']}",
+        "drop7", "nnue-evolve", "--start",
+        f"{TRAINED}:{begin[TRAINED]}" if TRAINED in begin else f"{begin['sha256']}:{begin['path']}",
         "--population", recipe["population"], "--generations", end, "--games", recipe["games"],
         "--sigma", recipe.get("sigma", 0.05), "--elites", recipe.get("elites", 4),
         "--tournament", recipe.get("tournament", 3), "--finalists", recipe.get("finalists", 8),
@@ -97,11 +112,38 @@ def _steps(key: str):
             lambda train, step: 0 < step <= train[key])
 
 
+def distil_seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
+    """The teacher's games and a teacher decision per root (every ``every``-th decision), and
+    the held-out probe of the network and its random start (the fit's numpy epochs are not
+    priced: seconds beside the labels at the register's sizes)."""
+    t, p = recipe["teacher"], recipe.get("probe", {"depth": 1, "strata": 7})
+    every, held = recipe.get("every", 1), 1 / recipe.get("holdout", 5)
+    teacher = game(f"search:leaf=linear,d={t['depth']},s={t['strata']}")
+    probe = game(f"search:leaf=nnue:network,d={p['depth']},s={p['strata']}")
+    return recipe["games"] * (teacher * (1 + 1 / every) + 2 * held * probe / every)
+
+
+def evolve_seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
+    """Every candidate and the control on ``games`` games a generation, then the finalists'
+    re-selection."""
+    s = recipe["search"]
+    one = game(f"search:leaf=nnue:network,d={s['depth']},s={s['strata']}")
+    return one * ((recipe["population"] + 1) * recipe["games"] * recipe["generations"]
+                  + recipe.get("finalists", 8) * recipe.get("select_games", 128))
+
+
 DISTIL = register_learner(LearnerKind(
-    "nnue-distil", "network weights distilled from a teacher search", DISTIL_KEYS,
-    ("teacher", "games", "epochs"), *_steps("epochs"), _sizes_entries, distil_command,
-    "distil", leaf="nnue", pinned="nnue-file", planned=False))
+    name="nnue-distil", produces="network weights distilled from a teacher search",
+    keys=DISTIL_KEYS, required=("teacher", "games", "epochs"), checkpoints=_steps("epochs")[0],
+    is_checkpoint=_steps("epochs")[1], entries=_sizes_entries, command=distil_command,
+    curve="distil", leaf="nnue", pinned="nnue-file", plays="leaf", budget="epochs",
+    frozen=(NETWORK, f"{NETWORK}/{MANIFEST}"), seconds=distil_seconds,
+    searches=("teacher", "probe"), sizes=("games",)))
 EVOLVE = register_learner(LearnerKind(
-    "nnue-evolve", "network weights evolved by whole games (mutation-only GA)", EVOLVE_KEYS,
-    ("start", "population", "generations", "games", "search"), *_steps("generations"),
-    _sizes_entries, evolve_command, "search", leaf="nnue", pinned="nnue-file", planned=False))
+    name="nnue-evolve", produces="network weights evolved by whole games (mutation-only GA)",
+    keys=EVOLVE_KEYS, required=("start", "population", "generations", "games", "search"),
+    checkpoints=_steps("generations")[0], is_checkpoint=_steps("generations")[1],
+    entries=_sizes_entries, command=evolve_command, curve="search", leaf="nnue",
+    pinned="nnue-file", plays="leaf", budget="generations",
+    frozen=(FROZEN_DIR, f"{FROZEN_DIR}/{MANIFEST}"), seconds=evolve_seconds,
+    searches=("search",), sizes=("population", "games")))

@@ -44,15 +44,20 @@ class LearnerKind:
     training recipe carries, with their schema defaults, so its command sees them; ``move_cost``
     the CPU of one of its training moves in TC-TD moves (None: 1).
 
-    A learner whose weights an arm plays by name without a validation search (``plays``: the
-    arm's ``play`` kind, ``kf`` or ``q``) is planned by :mod:`protocol.parts.kf_training`:
-    ``budget`` is its declaration's size key a profile shrinks (by the cap ``shrink`` or
-    ``claims.<id>.weights.<name>.<budget>``), ``spacing`` the key of its checkpoint spacing
-    (None: one fit), ``frozen`` the frozen weights and their record (``{"sha256"}``) in its
-    training directory, ``seconds(recipe, game)`` its CPU seconds for the estimate (``game``:
-    the protocol's estimated CPU seconds of one whole game of a policy text); ``policies``
-    the keys of its declaration that name policies, whose searches a profile shrinks as it
-    shrinks an arm's; ``defaults`` what its absent keys mean (filled by the plan)."""
+    A learner that sets ``frozen`` is trained to its end by one job, without a validation
+    search or gates (:mod:`protocol.parts.direct_training`): ``plays`` says what reads its
+    frozen weights (an arm's ``play`` kind, ``kf`` or ``q``, with ``weights: NAME``; or
+    ``leaf``, an arm's ``leaf: {weights: NAME}`` played as the leaf kind ``leaf``), a
+    function of the declaration when it depends on it; ``budget`` is its declaration's size
+    key a profile shrinks (by the cap ``shrink`` or ``claims.<id>.weights.<name>.<budget>``),
+    ``sizes`` further size keys a profile may shrink per claim (population, games),
+    ``spacing`` the key of its checkpoint spacing (None: one fit), ``frozen`` the frozen
+    weights and their record (``{"sha256"}``) in its training directory (a function of the
+    declaration when they depend on it), ``seconds(recipe, game)`` its CPU seconds for the
+    estimate (``game``: the protocol's estimated CPU seconds of one whole game of a policy
+    text); ``policies`` the keys of its declaration that name policies and ``searches`` those
+    that declare ``{depth, strata}``, whose searches a profile shrinks as it shrinks an arm's;
+    ``defaults`` what its absent keys mean (filled by the plan)."""
 
     name: str
     produces: str
@@ -66,13 +71,15 @@ class LearnerKind:
     leaf: str | None = None
     pinned: str | None = None
     check: Callable[[Mapping[str, Any], Fail], None] | None = field(default=None)
-    plays: str | None = None
+    plays: str | Callable[[Mapping[str, Any]], str] | None = None
     budget: str | None = None
     shrink: str | None = None
     spacing: str | None = None
-    frozen: tuple[str, str] | None = None
+    frozen: tuple[str, str] | Callable[[Mapping[str, Any]], tuple[str, str]] | None = None
     seconds: Callable[[Mapping[str, Any], Callable[[str], float]], float] | None = None
     policies: tuple[str, ...] = ()
+    searches: tuple[str, ...] = ()
+    sizes: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     #: whether the workflow plans its training (else a claim that trains it is refused at the
     #: plan: run its ``drop7`` command and pin what it writes)
@@ -81,6 +88,22 @@ class LearnerKind:
     #: the CPU of one of its training moves in TC-TD moves (the cost model's training rates are
     #: TC-TD's, protocol/costs.py), given its declaration; None: 1
     move_cost: Callable[[Mapping[str, Any]], float] | None = None
+
+    @property
+    def direct(self) -> bool:
+        """Whether one job trains its weights to their end (no validation, no gates)."""
+        return self.frozen is not None
+
+    def played_by(self, train: Mapping[str, Any]) -> str | None:
+        """What reads the frozen weights of a declaration ``train``: an arm's play kind, or
+        ``leaf`` (None: a learner validated as a leaf, not :attr:`direct`)."""
+        return self.plays(train) if callable(self.plays) else self.plays
+
+    def frozen_files(self, train: Mapping[str, Any]) -> tuple[str, str]:
+        """The frozen weights and their record in the training directory, for ``train``."""
+        if self.frozen is None:
+            raise ValueError(f"learner {self.name!r} is not trained by one job")
+        return self.frozen(train) if callable(self.frozen) else self.frozen
 
     def recipe_extra(self, train: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
         """``(key, value)`` of each of :attr:`recipe_keys` as declared (else its default)."""

@@ -8,8 +8,8 @@ one fit, so one checkpoint (at step ``games``), of :data:`~engines.filters.onepl
 weights, which play as a ``q`` arm, not as a leaf.  The fit's defaults live here, where the
 declaration reads them, and :mod:`engines.play.oneply_q_fit` imports them.
 
-A claim trains it (:mod:`protocol.parts.kf_training`: the plan of every learner whose weights
-an arm plays by name): the fit is written to ``q/`` in its training directory, its manifest's
+A claim trains it (:mod:`protocol.parts.direct_training`: the plan of every learner trained
+to its end by one job): the fit is written to ``q/`` in its training directory, its manifest's
 SHA-256 is the frozen record, and a ``q`` arm with ``weights: NAME`` plays it.  A profile
 shrinks ``games`` (``claims.<id>.weights.<name>.games``) and both policies' searches as it
 shrinks an arm's.
@@ -92,8 +92,8 @@ def seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
 
 
 RIDGE_Q = register_learner(LearnerKind(
-    "ridge-q", "the one-ply Q's weights (a q arm's)", KEYS,
-    ("roots_policy", "reference", "games"),
-    lambda train: 1, lambda train, step: step == train["games"], _entries,
-    command, "ridge-q", None, None, check, plays="q", budget="games", frozen=FROZEN,
+    name="ridge-q", produces="the one-ply Q's weights (a q arm's)", keys=KEYS,
+    required=("roots_policy", "reference", "games"), checkpoints=lambda train: 1,
+    is_checkpoint=lambda train, step: step == train["games"], entries=_entries,
+    command=command, curve="ridge-q", check=check, plays="q", budget="games", frozen=FROZEN,
     seconds=seconds, policies=("roots_policy", "reference")))

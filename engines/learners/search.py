@@ -10,12 +10,14 @@ generation.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from contracts.weights_dir import MANIFEST
+from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
 from engines.learners.registry import Fail, LearnerKind, register_learner
 from engines.learners.vectors import TARGETS
-from engines.learners.weight_search import FREEZE
+from engines.learners.weight_search import FREEZE, FROZEN_DIR
 
 #: the keys of a weight-search declaration (``learner`` aside)
 KEYS: dict[str, Any] = {
@@ -96,11 +98,50 @@ def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[o
     return [*words, "--resume"] if start else words
 
 
+#: one-ply games of the health each generation (frozen vector, start, random): the command's
+#: default ``--health-games`` (engines/learners/search_cli.py), counted once per arm
+HEALTH_GAMES = 32
+
+
+def frozen(train: Mapping[str, Any]) -> tuple[str, str]:
+    """The frozen vector as an arm reads it (:data:`FROZEN_DIR`), and its record: a linear
+    weights directory (its manifest) for a leaf target, a KF weights file and its record for
+    ``kf``."""
+    if train["target"] == "kf":
+        return f"{FROZEN_DIR}/{KF_TRAINED_WEIGHTS}", f"{FROZEN_DIR}/{KF_TRAINED_RECORD}"
+    return FROZEN_DIR, f"{FROZEN_DIR}/{MANIFEST}"
+
+
+def plays(train: Mapping[str, Any]) -> str:
+    """A leaf target's vector is an arm's leaf; the KF target's a kf arm's weights."""
+    return "kf" if train["target"] == "kf" else "leaf"
+
+
+def candidate_policy(train: Mapping[str, Any]) -> str:
+    """A policy that plays a candidate as the search does, for the cost model."""
+    if train["target"] == "kf":
+        return "kf:w=transplanted"
+    s = train["search"]
+    return f"search:leaf=linear,d={s['depth']},s={s['strata']}"
+
+
+def seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
+    """Candidates and the control on ``games`` games a generation, and the one-ply health."""
+    one_ply = game("search:leaf=linear,d=1,s=7") if recipe["target"] != "kf" else 0.0
+    per = ((recipe["population"] + 1) * recipe["games"] * game(candidate_policy(recipe))
+           + HEALTH_GAMES * (2 * one_ply + game("random")))
+    return recipe["generations"] * per
+
+
 def _search(name: str, says: str) -> LearnerKind:
-    return LearnerKind(name, says, KEYS, ("target", "population", "generations", "sigma",
-                                          "games"), checkpoints, is_checkpoint,
-                       lambda target: TARGETS[target or "leaf"].length, command, "search",
-                       check=check, planned=False)
+    return LearnerKind(
+        name=name, produces=says, keys=KEYS,
+        required=("target", "population", "generations", "sigma", "games"),
+        checkpoints=checkpoints, is_checkpoint=is_checkpoint,
+        entries=lambda target: TARGETS[target or "leaf"].length, command=command,
+        curve="search", leaf="linear-trained", pinned="linear-file", check=check,
+        plays=plays, budget="generations", frozen=frozen, seconds=seconds,
+        searches=("search",), sizes=("population", "games"))
 
 
 CMAES = register_learner(_search("cmaes", "a searched weight vector (CMA-ES)"))

@@ -105,8 +105,9 @@ def _table_entries(layout: str | None) -> int:
 
 
 def _td(name: str, produces: str, leaf: str, pinned: str, entries) -> LearnerKind:
-    return LearnerKind(name, produces, KEYS, ("moves", "every"), checkpoints, is_checkpoint,
-                       entries, command, "health", leaf, pinned, check)
+    return LearnerKind(name=name, produces=produces, keys=KEYS, required=("moves", "every"),
+                       checkpoints=checkpoints, is_checkpoint=is_checkpoint, entries=entries,
+                       command=command, curve="health", leaf=leaf, pinned=pinned, check=check)
 
 
 NTUPLE = register_learner(_td("ntuple", "n-tuple tables", "ntuple", "ntuple-file",

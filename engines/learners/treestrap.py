@@ -55,6 +55,7 @@ def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[o
 
 
 TREESTRAP = register_learner(LearnerKind(
-    "treestrap", "n-tuple tables", KEYS, ("layout", "moves", "every"), td.checkpoints,
-    td.is_checkpoint, td.NTUPLE.entries, command, "health", "ntuple", "ntuple-file", check,
+    name="treestrap", produces="n-tuple tables", keys=KEYS, required=("layout", "moves", "every"),
+    checkpoints=td.checkpoints, is_checkpoint=td.is_checkpoint, entries=td.NTUPLE.entries,
+    command=command, curve="health", leaf="ntuple", pinned="ntuple-file", check=check,
     recipe_keys=RECIPE_KEYS, move_cost=move_cost))

@@ -48,6 +48,9 @@ from engines.learners.vectors import TARGETS, Target, write_vector
 #: the search's directory: its config, a checkpoint per generation, the candidates' files
 CONFIG, GENERATION, STATE, CANDIDATES, CURVE, FROZEN = (
     "config.json", "gen-{g:04d}", "state.pkl", "candidates", "curve.json", "frozen.json")
+#: the frozen weights as an arm reads them (:func:`write_frozen`): a linear weights directory
+#: (a leaf target's) or a KF weights file with its record (``kf``); a network for nnue-evolve
+FROZEN_DIR = "frozen"
 #: the freeze rules
 FREEZE = ("mean", "best")
 #: the optimizer kinds
@@ -301,10 +304,31 @@ class WeightSearch:
         curve = self.curve()
         last = self.generations_done()
         record = load_json(self.out / GENERATION.format(g=last) / "generation.json")
-        sha = write_vector(np.array(record["frozen"]["vector"]), self.out / FROZEN)
+        vector = np.array(record["frozen"]["vector"])
+        sha = write_vector(vector, self.out / FROZEN)
         assert sha == record["frozen"]["sha256"]
+        write_frozen(self.config.target, vector, self.out / FROZEN_DIR,
+                     {"learner": self.config.kind, "config_sha256": self.config.sha256()})
         summary = {"config_sha256": self.config.sha256(), "generations": last,
                    "frozen": {"file": FROZEN, "sha256": sha, "rule": self.config.freeze},
                    "curve": curve}
         write_json(self.out / CURVE, summary)
         return summary
+
+
+def write_frozen(target: str, vector: np.ndarray, directory: Path,
+                 facts: dict[str, Any]) -> str:
+    """The frozen vector as a claim's arm reads it, by the searched ``target``: a linear
+    weights directory (a ``linear-trained`` leaf; its manifest the record) or, for ``kf``, a KF
+    weights file beside its record (``kf:w=trained:DIR``); its SHA-256."""
+    from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
+    from engines.weights_files import array_chunks, save_weights
+
+    if target == "kf":
+        directory.mkdir(parents=True, exist_ok=True)
+        sha = write_vector(vector, directory / KF_TRAINED_WEIGHTS)
+        write_json(directory / KF_TRAINED_RECORD, {"sha256": sha, **facts})
+        return sha
+    w = np.ascontiguousarray(vector, dtype=np.float64)
+    return save_weights(directory, w.shape, w.dtype, array_chunks(w),
+                        {"kind": "linear", "layout": "linear", **facts}, replace=True)["sha256"]

@@ -62,12 +62,15 @@ def check_leaf_bound(weights: np.ndarray, where: str, extra_bounds: Sequence[flo
 
 
 def load_linear(directory: Path, verify: bool = True) -> tuple[np.ndarray, dict]:
-    """Load ``linear-trained`` weights: ``(float64[N_TERMS] in points, manifest)``."""
+    """Load ``linear-trained`` weights: ``(float64[N_TERMS] in points, then an optional
+    intercept (a weight search's leaf target), manifest)``."""
     manifest = read_manifest(directory)
     if manifest.get("kind") != "linear" or manifest.get("layout") != "linear":
         raise WeightsError(f"{directory}: holds {manifest.get('kind')!r} weights, not linear")
-    if manifest.get("shape") != [N_TERMS] or manifest.get("dtype") != "float64":
-        raise WeightsError(f"{directory}: linear weights must be float64[{N_TERMS}]")
+    if manifest.get("shape") not in ([N_TERMS], [N_TERMS + 1]) or manifest.get(
+            "dtype") != "float64":
+        raise WeightsError(f"{directory}: linear weights must be float64[{N_TERMS}] (or "
+                           f"[{N_TERMS + 1}] with an intercept)")
     weights = np.array(open_array(directory, manifest, verify), dtype=np.float64)
     if not np.all(np.isfinite(weights)):
         raise WeightsError(f"{directory}: non-finite weights")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contracts.panel_table import OUTCOME_REFERENCE
+from engines.learners import get_learner
 from engines.play.spec import DEFAULT_STRATA, KF, Arm, PolicySpec
 from protocol import costs
 from protocol.arms import arm_spec, check_arm, decision_seconds, play_kind
@@ -66,9 +67,10 @@ class PlannedArm:
     entries: int = 0  # table entries the leaf maps (0 for hand-written leaves)
     pinned: Pinned | None = None  # a leaf from a pinned file
     declared: str | None = None  # a search this profile shrank: its declared dDsS(rR)
-    #: weights this claim trains that the arm plays by name (a kf or q arm's,
-    #: :mod:`protocol.parts.kf_training`): their frozen file and record
-    kf_trained: tuple[str, str] | None = None
+    #: weights this claim trains by one job that the arm plays (a kf or q arm's ``weights``,
+    #: an arm's ``leaf: {weights: NAME}``, :mod:`protocol.parts.direct_training`): their
+    #: frozen file and record
+    direct: tuple[str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -156,23 +158,36 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
         played.update(command=list(command), pins=pins)
     kf_file = (plan_kf_file(claim, f"arms.{name}.weights", a.get("weights"))
                if play_kind(a["play"]).kind == KF else None)
-    if isinstance(a.get("weights"), str) and a["weights"] in claim.kf_q:
-        from engines.learners import get_learner
-
-        directory = paths.path("train", claim=claim.id, weights=a["weights"])
-        frozen = get_learner(claim.kf_q[a["weights"]]["train"]["learner"]).frozen
-        played["weights"] = {"trained": directory, "frozen": f"{directory}/{frozen[0]}"}
-        extra["kf_trained"] = (f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}")
+    if isinstance(a.get("weights"), str) and a["weights"] in claim.direct:
+        weights, record = _direct_files(claim, a["weights"], paths)
+        played["weights"] = {"trained": weights.rpartition("/")[0], "frozen": weights}
+        extra["direct"] = (weights, record)
     if kf_file is not None:
         played["weights"] = {"file": kf_file.path, "sha256": kf_file.sha256}
         extra["pinned"] = kf_file
     leaf = a.get("leaf")
+    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf.get("weights") in claim.direct:
+        weights, record = _direct_files(claim, leaf["weights"], paths)
+        kind = get_learner(claim.direct[leaf["weights"]]["train"]["learner"])
+        extra["direct"] = (weights, record)
+        return arm_spec(played, kind.leaf_spec(weights)), {
+            "artefact": None, "pinned": None,
+            "entries": kind.entries(claim.direct[leaf["weights"]]["train"].get("target")),
+            **extra}
     pinned = plan_pinned(claim, f"arms.{name}.leaf", leaf)
     artefact = (plan_artefact(leaf, claim, claims, prof.profile, paths)
                 if isinstance(leaf, Mapping) and not pinned else None)
     return arm_spec(played, played_leaf(leaf, artefact, pinned)), {
         "artefact": artefact, "pinned": pinned,
         "entries": artefact.entries if artefact else pinned.entries if pinned else 0, **extra}
+
+
+def _direct_files(claim: Claim, name: str, paths: Paths) -> tuple[str, str]:
+    """The frozen weights and record of weights ``name`` this claim trains by one job."""
+    t = claim.direct[name]["train"]
+    frozen = get_learner(t["learner"]).frozen_files(t)
+    directory = paths.path("train", claim=claim.id, weights=name)
+    return f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}"
 
 
 def plan_kf_file(claim: Claim, key: str, weights: Any) -> Pinned | None:

@@ -18,7 +18,7 @@ from typing import Any
 from contracts.weights_dir import TABLES
 from engines.learners import get_learner, learner_leaf
 from engines.leaves.kinds import LeafSpec, parse_leaf
-from protocol.claim import Claim, edit_weights, is_pinned, pinned_path, td_weights
+from protocol.claim import Claim, direct_weights, edit_weights, is_pinned, pinned_path, td_weights
 from protocol.files import OutsideRootError
 from protocol.parts.base import KeyCheck, ProfileSettings, names_of
 from protocol.paths import Paths
@@ -79,7 +79,18 @@ def check_leaf(leaf: Any, key: str, doc: dict[str, Any], chk: KeyCheck) -> None:
     """A leaf that names weights names this claim's trained weights, or another claim's."""
     if is_pinned(leaf):
         return
-    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in {
+    direct = direct_weights(doc)
+    if isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] in direct:
+        t = direct[leaf["weights"]]["train"]
+        kind = get_learner(t["learner"])
+        if kind.played_by(t) != "leaf":
+            chk.fail(f"{key}.weights", f"{leaf['weights']!r} are {kind.name} weights "
+                     f"({kind.produces}), not a leaf: a {kind.played_by(t)} arm plays them "
+                     f"with weights: {leaf['weights']}")
+        if key == "validation.comparator":
+            chk.fail(f"{key}.weights", f"{leaf['weights']!r} are trained by one job without "
+                     "validation: a comparator is a leaf the validation search knows")
+    elif isinstance(leaf, Mapping) and "claim" not in leaf and leaf["weights"] not in {
             **td_weights(doc), **edit_weights(doc)}:
         chk.fail(f"{key}.weights", f"{leaf['weights']!r} is not trained by this claim "
                  f"(weights: {names_of(doc.get('weights', {}))}); name another claim with "
@@ -118,6 +129,11 @@ def plan_artefact(leaf: Mapping[str, Any], claim: Claim, claims: Mapping[str, Cl
     :meth:`~protocol.parts.base.ProfileSettings.layout`); a leaf naming an edit of this
     claim gives the edited tables (:mod:`protocol.parts.edits`)."""
     source = leaf.get("claim", claim.id)
+    if (leaf["weights"] not in claims[source].weights
+            and leaf["weights"] not in claims[source].edits):
+        raise DeclarationError(f"{claim.path}: key arms.*.leaf.weights: {leaf['weights']!r} of "
+                               f"claim {source} are not frozen tables validated there "
+                               "(weights trained by one job are played by their own claim)")
     pin = leaf.get("sha256")
     if isinstance(pin, Mapping):
         pin = pin.get(profile["profile"])

@@ -26,6 +26,10 @@ def check_validation(doc: dict[str, Any], chk: KeyCheck) -> None:
     arm's, and is pinned on an arm rather than here (no screen block opens for it)."""
     if td_weights(doc) and "validation" not in doc:
         chk.fail("validation", "a claim that trains weights must declare its validation search")
+    if "validation" in doc and not td_weights(doc):
+        chk.fail("validation", "no weights of this claim are validated (weights trained by one "
+                 "job, a weight search's or a network's, have no validation search): drop the "
+                 "block, which would never run")
     if "validation" in doc:
         comparator = doc["validation"]["comparator"]
         check_leaf(comparator, "validation.comparator", doc, chk)

@@ -23,10 +23,11 @@ def play_inputs(wc):
 
 def arm_reads(arm):
     """The frozen tables (and their record) a planned arm's leaf reads, or the record of the
-    weights this claim trains that the arm plays by name (a kf or q arm's; the job that writes
-    the record writes the weights)."""
-    kf = list(arm.kf_trained[1:]) if arm.kf_trained else []
-    return kf if arm.artefact is None else [arm.artefact.record, arm.artefact.tables, *kf]
+    weights this claim trains by one job that the arm plays (its weights or its leaf; the job
+    that writes the record writes the weights)."""
+    direct = list(arm.direct[1:]) if arm.direct else []
+    return direct if arm.artefact is None else [arm.artefact.record, arm.artefact.tables,
+                                                *direct]
 
 
 def shard_files(claim, block, arm):

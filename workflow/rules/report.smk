@@ -33,13 +33,8 @@ def report_inputs(wc):
             files["panel_public"] = PATHS.path("panel_public", claim=wc.claim)
     if p.replay is not None:
         files["register_replay"] = PATHS.path("register_replay", claim=wc.claim)
-    kf = [t for t in p.kf_trained.values() if t.curve is not None]
-    if kf:
-        files["kf_curves"] = [t.curve for t in kf]
-        files["kf_records"] = [t.record for t in kf]
-    fits = [t.record for t in p.kf_trained.values() if t.kind.curve == "ridge-q"]
-    if fits:
-        files["fit_records"] = fits
+    if p.direct_trained:  # their curves and reports sit beside the records (direct.smk)
+        files["direct_records"] = [t.record for t in p.direct_trained.values()]
     return files
 
 
@@ -65,6 +60,8 @@ rule report:
                              if wc.claim in PLAN.replaces else None),
         manifests=manifests_of,
         health=lambda wc: health_files(wc.claim),
+        direct=lambda wc: {n: t.describe()
+                           for n, t in CLAIMS[wc.claim].direct_trained.items()},
         profile=PLAN.profile,
         ledger=PLAN.profile["ledger"],
         repo=workflow.basedir,

@@ -1,7 +1,8 @@
 # Named targets (besides `all`, in the Snakefile): one rule per claim (`<claim>`: its report),
 # one per arm (`<claim>__<arm>`: its screen games; a sequential screen's look by look), one
 # per panel (`<claim>__panel`: its readings) and one
-# per trained weights (`<claim>__<weights>`: its validation curve).  Dashes become underscores.
+# per trained weights (`<claim>__<weights>`: its validation curve, or for weights trained by one
+# job their frozen record).  Dashes become underscores.
 
 
 for _p in CLAIMS.values():
@@ -39,3 +40,12 @@ for _p in CLAIMS.values():
             localrule: True
             input:
                 PATHS.path("curve", claim=_p.id, weights=_w),
+
+    for _w, _t in _p.direct_trained.items():
+
+        rule:
+            name:
+                f"{_p.rule}__{_w.replace('-', '_')}"
+            localrule: True
+            input:
+                _t.record,

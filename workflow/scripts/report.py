@@ -7,6 +7,7 @@ from analysis.contrast import Contrast
 from analysis.games_table import read_games
 from analysis.health import TrainingHealth
 from analysis.report.kf_q_model import KfQSection, RidgeFitSection
+from analysis.report.learner_curves import LearnerCurveSection
 from analysis.report.model import ClaimDescription, Verdict
 from analysis.report.page import (
     ClaimRun,
@@ -30,6 +31,7 @@ S = snakemake  # noqa: F821
 
 def main() -> None:
     inputs, plan = dict(S.input.items()), S.params.plan
+    direct = S.params.direct  # weights trained by one job: their records are inputs
     opened = "table" in inputs
     manifests = {w: [{**load_json(p), "path": str(Path(p).parent)} for p in paths]
                  for w, paths in S.params.manifests.items()}
@@ -66,11 +68,12 @@ def main() -> None:
         replay=(ReplaySection.from_json(load_json(S.input.register_replay),
                                         plan["recorded"]["replay"])
                 if "register_replay" in inputs else None),
-        kf_q=[KfQSection.from_json(Path(c).parent.name, load_json(c), load_json(r))
-              for c, r in zip(inputs.get("kf_curves", []), inputs.get("kf_records", []),
-                              strict=True)],
-        fits=[RidgeFitSection(Path(r).parent.parent.name, load_json(r))
-              for r in inputs.get("fit_records", [])],
+        kf_q=[KfQSection.from_json(n, load_json(d["curve"]), load_json(d["record"]))
+              for n, d in direct.items() if d["curve_kind"] == "kf-q"],
+        fits=[RidgeFitSection(n, load_json(d["record"]))
+              for n, d in direct.items() if d["curve_kind"] == "ridge-q"],
+        learners=[LearnerCurveSection.from_json(d, load_json(d["curve"]), load_json(d["record"]))
+                  for d in direct.values() if d["curve_kind"] in ("search", "distil")],
         notes=declaration_notes(plan["declaration"], load_json(S.input.opened) if opened
                                 else None, S.params.declared_in, S.params.replaces),
     )
