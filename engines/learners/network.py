@@ -146,4 +146,4 @@ EVOLVE = register_learner(LearnerKind(
     entries=_sizes_entries, command=evolve_command, curve="search", leaf="nnue",
     pinned="nnue-file", plays="leaf", budget="generations",
     frozen=(FROZEN_DIR, f"{FROZEN_DIR}/{MANIFEST}"), seconds=evolve_seconds,
-    searches=("search",), sizes=("population", "games")))
+    searches=("search",), sizes=("population", "games", "finalists", "select_games")))
