@@ -28,6 +28,7 @@ from protocol.parts.pins import (
     plan_pinned,
     played_leaf,
 )
+from protocol.parts.prune_weights import planned_prune
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
 
@@ -163,6 +164,10 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
         frozen = get_learner(claim.kf_q[a["weights"]]["train"]["learner"]).frozen
         played["weights"] = {"trained": directory, "frozen": f"{directory}/{frozen[0]}"}
         extra["kf_trained"] = (f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}")
+    if "prune" in a:  # its prior's weights as policy text, trained ones waited for
+        played["prune"], reads = planned_prune(claim, name, paths)
+        if reads is not None:
+            extra["kf_trained"] = reads
     if kf_file is not None:
         played["weights"] = {"file": kf_file.path, "sha256": kf_file.sha256}
         extra["pinned"] = kf_file
