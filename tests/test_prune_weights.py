@@ -46,7 +46,8 @@ def test_a_pinned_q_prior_reaches_the_policy_string_and_is_hashed_before_any_job
         tmp_path) -> None:
     plan = _plan(tmp_path, pinned=_pruned(PINNED))
     arm = plan.claims[CLAIM].panel.arms["pinned"]
-    assert arm.policy == f"search:leaf=linear,d=3,s=3,prune=q:{Q_SHA}:{Q_DIR},k=3"  # smoke: d4s7 shrunk
+    # smoke searches d4s7 as d3s3
+    assert arm.policy == f"search:leaf=linear,d=3,s=3,prune=q:{Q_SHA}:{Q_DIR},k=3"
     assert arm.kf_trained is None  # nothing to wait for
     spec = parse_policy(arm.policy).prune
     assert prior_weights(spec).shape == (32,)

@@ -4,7 +4,7 @@ The panel's readings file (``drop7-panel-readings-v1``, docs/panels.md) is
 written by ``drop7 panel read``; the report job reads it back here once,
 checks its shape (one line naming the file and the key), and the page reads
 the section by attribute: how the roots were drawn, every ranker's figures
-(:class:`~analysis.panel_readings.Figure`), the panel readings, the rankers'
+(:class:`~analysis.panel_bootstrap.Figure`), the panel readings, the rankers'
 agreement and the roots shown as boards; the conventions they were read under, and the
 figures and readings under the other convention (:class:`SideReading`, a display that
 decides nothing).  The one-line summary per ranker
@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from analysis.panel_bootstrap import Figure
 from analysis.panel_conventions import CONVENTIONS, DEFAULT, RULES
-from analysis.panel_readings import VALUE_FIGURES, Figure
+from analysis.panel_readings import VALUE_FIGURES
 from analysis.readings import Reading
 from contracts.panel_table import FAULTS
 

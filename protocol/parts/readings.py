@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.panel_readings import figure_names
-from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, gate_kinds
+from analysis.reading_kinds import OPTIONAL, PANEL, READING_KINDS, REQUIRED, gate_kinds
 from analysis.reading_result import NOT_RUN
 from protocol.claim import td_weights
 from protocol.parts.base import KeyCheck, names_of
@@ -30,7 +30,8 @@ from protocol.parts.panel import ranker_names, reference_name
 _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
                                                               "trained weights"),
            "ranker": ("ranker", "the panel's rankers and reference"),
-           "figure": ("figure", "the panel's figures"), "arm": ("arm", "arms")}
+           "figure": ("figure", "the panel's figures"), "arm": ("arm", "arms"),
+           "judge": ("ranker", "the panel's rankers and reference")}
 
 
 def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -38,6 +39,7 @@ def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
     panel = doc.get("panel")
     return {"contrast": doc.get("contrasts", {}), "weights": td_weights(doc),
             "ranker": [reference_name(panel), *ranker_names(panel)] if panel else [],
+            "judge": [reference_name(panel), *ranker_names(panel)] if panel else [],
             "figure": list(figure_names(panel["recall"])) if panel else [],
             "arm": doc["arms"]}
 
@@ -79,21 +81,22 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
             chk.fail(f"{key}.kind", f"a {kind.name} reading reads a ranking panel; this claim "
                      "declares no panel:")
         wanted = kind.keys
+        optional = {p.key for p in kind.parameters if p.default is OPTIONAL}
         for p in kind.parameters:
-            if p.key not in r and p.default is not REQUIRED:
+            if p.key not in r and p.default is not REQUIRED and p.default is not OPTIONAL:
                 r[p.key] = p.default
         for param in keys:
             if param in r and param not in wanted:
                 chk.fail(f"{key}.{_shown(param)}", f"a {kind.name} reading takes "
                          f"{', '.join(map(_shown, wanted))}")
-            if param in wanted and param not in r:
+            if param in wanted and param not in r and param not in optional:
                 chk.fail(f"{key}.{_shown(param)}", f"missing: a {kind.name} reading needs "
                          f"{', '.join(p.key for p in kind.parameters if p.default is REQUIRED)}")
-        for p in kind.parameters:
+        for p in [p for p in kind.parameters if p.key in r]:
             why = p.problem(r[p.key]) if p.problem else None
             if why:
                 chk.fail(f"{key}.{_shown(p.key)}", why)
-        for p in kind.parameters:
+        for p in [p for p in kind.parameters if p.key in r]:
             pool = pools.get(p.role, ())
             if p.role != "value" and r[p.key] not in pool:
                 label, plural = _LABELS[p.role]
@@ -108,6 +111,11 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
         rankers = kind.of_role("ranker")
         if kind.paired and r[rankers[0].key] == r[rankers[1].key]:
             chk.fail(f"{key}.{rankers[1].key}", f"{r[rankers[1].key]!r} against itself")
+        if r.get("judge") is not None and r["judge"] == r[rankers[0].key]:
+            chk.fail(f"{key}.judge", f"{r['judge']!r} judged by its own values: give another "
+                     "ranker (or the reference) as the judge")
+        if r.get("judge") is not None:
+            _check_judge(r["judge"], f"{key}.judge", doc, chk)
     gates = gate_kinds()
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
@@ -115,6 +123,20 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
         if doc["readings"][gate]["kind"] not in gates:
             chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
                      f"validation or health reading ({', '.join(gates)})")
+
+
+def _check_judge(judge: str, key: str, doc: Mapping[str, Any], chk: KeyCheck) -> None:
+    """A judge values every legal column at every root, as a reference does: the reference, an
+    outcome ranker, or a search or direct arm that searches its root full width."""
+    arm = doc["arms"].get(judge)
+    if arm is None:  # the outcome reference or an outcome ranker (checked as a ranker above)
+        return
+    searched = arm["play"] in ("search", "direct")
+    how = (" with its root pruned" if arm.get("prune", {}).get("root") == "pruned"
+           else " with a root filter" if "filter" in arm else "") if searched else ""
+    if not searched or how:
+        chk.fail(key, f"arm {judge!r} plays {arm['play']}{how}: a judge values every legal "
+                 "column, as a reference does (a search or direct arm, its root full width)")
 
 
 def check_verdict(doc: dict[str, Any], chk: KeyCheck) -> None:
