@@ -205,6 +205,8 @@ class PanelSection:
     conventions: str = DEFAULT
     #: the same panel read under the other convention (None: a file written before it had one)
     side: SideReading | None = None
+    #: ``judge -> ranker -> figures`` of the rankers a reading with a judge names
+    judged: dict[str, dict[str, dict[str, Figure]]] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, doc: Any, source: str = "readings.json") -> PanelSection:
@@ -249,7 +251,10 @@ class PanelSection:
                    for i, d in enumerate(_key(doc, "shown", source, list))],
             table_sha256=str(doc.get("table_sha256", "")), faults=faults_of(doc, source),
             conventions=_conventions(doc, source, "conventions"),
-            side=None if side is None else SideReading.from_json(side, rankers, source))
+            side=None if side is None else SideReading.from_json(side, rankers, source),
+            judged={str(j): {str(n): {f: _figure(d, source, f"judged.{j}.{n}.{f}")
+                                      for f, d in figs.items()} for n, figs in by.items()}
+                    for j, by in doc.get("judged", {}).items()})
 
     @property
     def figure_names(self) -> list[str]:

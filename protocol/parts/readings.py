@@ -168,19 +168,35 @@ def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
         for name in rec.get(part, {}):
             if name not in names:
                 chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({names_of(names)})")
-    if "rankers" not in rec:
+    if "rankers" not in rec and "judged" not in rec:
         return
     panel = doc.get("panel")
     if panel is None:
-        chk.fail("recorded.rankers", "the register's figures of a panel's rankers; this claim "
-                 "declares no panel:")
+        chk.fail("recorded.rankers" if "rankers" in rec else "recorded.judged", "the "
+                 "register's figures of a panel's rankers; this claim declares no panel:")
+    names = ranker_names(panel)
+    judges = {r["judge"] for r in doc["readings"].values() if r.get("judge") is not None}
+    for name, figs in rec.get("rankers", {}).items():
+        if name not in names:
+            chk.fail(f"recorded.rankers.{name}", f"not a ranker of the panel ({', '.join(names)})")
+        _recorded_figures(figs, f"recorded.rankers.{name}", panel, chk)
+    for judge, by in rec.get("judged", {}).items():
+        if judge not in judges:
+            chk.fail(f"recorded.judged.{judge}", f"no reading is judged by it (judges: "
+                     f"{names_of(dict.fromkeys(sorted(judges)))})")
+        for name, figs in by.items():
+            if name not in [reference_name(panel), *names]:
+                chk.fail(f"recorded.judged.{judge}.{name}", "not a ranker of the panel or its "
+                         f"reference ({', '.join([reference_name(panel), *names])})")
+            _recorded_figures(figs, f"recorded.judged.{judge}.{name}", panel, chk)
+
+
+def _recorded_figures(figs: Mapping[str, Any], key: str, panel: Mapping[str, Any],
+                      chk: KeyCheck) -> None:
+    """Quoted figures: figures of the panel, each a number or its two halves."""
     figures = figure_names(panel["recall"])
-    for name, figs in rec["rankers"].items():
-        key = f"recorded.rankers.{name}"
-        if name not in ranker_names(panel):
-            chk.fail(key, f"not a ranker of the panel ({', '.join(ranker_names(panel))})")
-        for figure, value in figs.items():
-            if figure not in figures:
-                chk.fail(f"{key}.{figure}", f"not a figure of the panel ({', '.join(figures)})")
-            if isinstance(value, list) and len(value) != 2:
-                chk.fail(f"{key}.{figure}", f"{value} is not a figure or its two halves")
+    for figure, value in figs.items():
+        if figure not in figures:
+            chk.fail(f"{key}.{figure}", f"not a figure of the panel ({', '.join(figures)})")
+        if isinstance(value, list) and len(value) != 2:
+            chk.fail(f"{key}.{figure}", f"{value} is not a figure or its two halves")
