@@ -1,5 +1,6 @@
-"""The one-ply Q claim's legs (c) and (d): the pruned rankers as planned, the judge's refusals,
-the recorded judged figures' refusals and the register's mapping leg by leg."""
+"""The one-ply Q prior's legs (c) and (d) (claim oneply-linear-q-pruned-search): the pruned
+rankers as planned, the judge's refusals, the recorded judged figures' refusals and the
+register's mapping leg by leg."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from protocol.plan import load_plan
 from protocol.schema import DeclarationError
 from protocol.verdict import decide
 
-CLAIM = "oneply-linear-q-prune-prior"
+CLAIM = "oneply-linear-q-pruned-search"
 Q = ("q:5bcea24666f61dc0362a48472e3668eafd514f8e1e86a5668df9a0a652a7fd9c:"
      "config/pinned/oneply-q-register-centred")
 
@@ -54,8 +55,12 @@ def _refused(tmp_path, edit, key: str, message: str) -> None:
     ("nobody", "no ranker 'nobody'"),
 ])
 def test_a_judge_that_does_not_value_every_column_is_refused(tmp_path, judge, message) -> None:
-    _refused(tmp_path, lambda d: d["readings"]["d-beats-d4"].update(judge=judge),
-             "readings.d-beats-d4.judge", message)
+    def edit(d):
+        d["arms"]["q-register"] = {"play": "q", "weights": d["arms"]["q-register-pruned-d4s7"][
+            "prune"]["weights"]}
+        d["panel"]["rankers"].append("q-register")
+        d["readings"]["d-beats-d4"]["judge"] = judge
+    _refused(tmp_path, edit, "readings.d-beats-d4.judge", message)
 
 
 def test_a_root_pruned_judge_is_refused(tmp_path) -> None:
@@ -103,8 +108,7 @@ def _verdict(**outcomes: str) -> str:
     ({"d_beats_d4": "fail"}, "mixed"),                  # inside the paired bound
     ({"d_beats_d4": "fail", "d_d4_beats": "pass"}, "not-supported-as-tested"),
     ({"d_work_2x": "fail"}, "not-supported-as-tested"),
-    ({"q_recall3_95": "fail"}, "mixed"),
-    ({"q_beats_d1": "fail", "c_top1_95": "fail"}, "not-supported-as-tested"),
+    ({"c_work_35": "fail", "d_beats_d4": "fail"}, "not-supported-as-tested"),
 ])
 def test_the_verdict_is_the_registers_mapping_leg_by_leg(outcomes, verdict) -> None:
     assert _verdict(**outcomes) == verdict

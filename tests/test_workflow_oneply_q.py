@@ -1,7 +1,6 @@
 """The one-ply Q's panel claim through Snakemake under smoke: the pinned Q and the Q the claim
-fits (learner ridge-q) rank beside fair d1 against fair d4 and prune d4 and d5 searches, the
-fit's SHA-256 is an opener hash of the block, leg (d) is read against fair d5's values, and the
-readings of every leg reach the verdict."""
+fits (learner ridge-q) rank beside fair d1 against fair d4, the fit's SHA-256 is an opener hash
+of the block, and the readings of both reach the verdict."""
 
 from __future__ import annotations
 
@@ -45,19 +44,6 @@ def test_the_q_panel_runs_and_its_readings_decide_the_verdict(tmp_path) -> None:
     read = {r["name"]: r for r in verdict["readings"]}
     assert {"q-beats-d1", "q-recall3-90", "q-recall3-95", "fitted-beats-d1",
             "fitted-recall3-90", "fitted-recall3-95"} <= set(read)
-    assert {"c-top1-95", "c-regret-02", "c-work-35", "c-top1-90", "c-regret-05", "d-work-2x",
-            "d-beats-d4", "d-d4-beats"} <= set(read)
     assert all(r["outcome"] != "not-run" for r in read.values())
     assert read["q-beats-d1"]["numbers"]["roots"] == p.panel.roots
-    assert read["d-beats-d4"]["numbers"]["judge"] == "fair-d5s7"
-    panel = json.loads((tmp_path / paths.path("panel_readings", claim=CLAIM,
-                                              block=p.label)).read_text())
-    judged = panel["judged"]["fair-d5s7"]
-    assert set(judged) == {"q-register-pruned-d5s7", "fair-d4s7", "oneply-pruned-d5s7"}
-    # fair d4 read against d5's values: its work over its own (the reference's) is 1
-    assert judged["fair-d4s7"]["work_ratio"]["estimate"] == 1.0
-    # the pruned searches' work includes their prior's, below full width's at d3s3 and k=3
-    pruned = panel["figures"]["q-register-pruned-d4s7"]["work_ratio"]["estimate"]
-    assert 0 < pruned < 1
-    assert "Against a judge: fair-d5s7" in page
     assert verdict["verdict"] in ("supported-as-tested", "not-supported-as-tested", "mixed")
