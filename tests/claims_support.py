@@ -16,7 +16,6 @@ CLAIMS = ("depth-five", "factored-chance", "factored-chance-ladder", "fourth-ply
           "kf-linear-q-transfer", "kf-six-weight-policy-search", "linear-trained-leaf",
           "m6-depth-second-order-for-ordering", "ntuple-line-tuples", "ntuple-line-tuples-lanes",
           "ntuple-search-target-treestrap-leaf", "oneply-linear-q-prune-prior",
-          "oneply-linear-q-pruned-search",
           "reveal-construction-leaf", "reveal-quadrature",
           "shallow-ordering", "survival-instinct", "treestrap-linear-leaf-refit")
 

@@ -1,11 +1,12 @@
-"""The one-ply Q prior's legs (c) and (d) (claim oneply-linear-q-pruned-search): the pruned
-rankers as planned, the judge's refusals, the recorded judged figures' refusals and the
-register's mapping leg by leg."""
+"""The one-ply Q prior's legs (c) and (d) (config/pending/oneply-linear-q-pruned-search.yaml,
+planned with ``claims_dir``): the pruned rankers as planned, the judge's refusals, the recorded
+judged figures' refusals and the register's mapping leg by leg."""
 
 from __future__ import annotations
 
 import pytest
-from claims_support import REPO, claims_copy
+import yaml
+from claims_support import REPO, write_claim
 from test_panel_declaration import one_line
 
 from analysis.reading_result import Reading
@@ -15,12 +16,21 @@ from protocol.schema import DeclarationError
 from protocol.verdict import decide
 
 CLAIM = "oneply-linear-q-pruned-search"
+PENDING = REPO / "config" / "pending" / f"{CLAIM}.yaml"
+#: the smoke sizes its header gives for config/profiles/smoke.yaml
+SMOKE = {"claims": {CLAIM: {"panel": {"games": 4, "roots": 24},
+                            "weights": {"qfit": {"games": 1}}}}}
+
+
+def _doc() -> dict:
+    return yaml.safe_load(PENDING.read_text())
 Q = ("q:5bcea24666f61dc0362a48472e3668eafd514f8e1e86a5668df9a0a652a7fd9c:"
      "config/pinned/oneply-q-register-centred")
 
 
 def test_the_pruned_rankers_play_the_declared_searches_and_wait_for_the_fit() -> None:
-    plan = load_plan(REPO, {"profile": "paper"})
+    plan = load_plan(REPO, {"profile": "paper", "claims_dir": str(PENDING)})
+    assert plan.run == [CLAIM]
     p = plan.claims[CLAIM]
     arms = p.panel.arms
     assert arms["q-register-pruned-d4s7"].policy == f"search:leaf=linear,d=4,s=7,prune={Q},k=3"
@@ -36,18 +46,21 @@ def test_the_pruned_rankers_play_the_declared_searches_and_wait_for_the_fit() ->
     assert {r["judge"] for r in judged} == {"fair-d5s7"} and len(judged) == 4
 
 
-def test_the_pilot_searches_every_leg_one_ply_shallower_and_says_so() -> None:
-    p = load_plan(REPO, {"profile": "pilot"}).claims[CLAIM]
-    assert p.panel.arms["fair-d5s7"].policy == "search:leaf=linear,d=4,s=7"
-    assert p.panel.arms["fair-d4s7"].policy == "search:leaf=linear,d=3,s=7"
-    assert "arm fair-d5s7: search d4s7 instead of d5s7" in p.shrunk
+def test_the_smoke_sizes_of_its_header_plan_every_ranker_in_seconds() -> None:
+    p = load_plan(REPO, {"profile": "smoke", "claims_dir": str(PENDING), **SMOKE}).claims[CLAIM]
+    assert p.panel.roots == 24 and p.kf_trained["qfit"].size == 1
+    assert p.panel.arms["fair-d5s7"].policy == "search:leaf=linear,d=4,s=3"
 
 
 def _refused(tmp_path, edit, key: str, message: str) -> None:
-    claims = claims_copy(tmp_path / "claims", edit, claim=CLAIM)
+    doc = _doc()
+    edit(doc)
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    path = write_claim(folder, doc)
     with pytest.raises(DeclarationError) as err:
-        load_claims(claims)
-    assert message in one_line(err, f"{claims / (CLAIM + '.yaml')}: key {key}")
+        load_claims(folder)
+    assert message in one_line(err, f"{path}: key {key}")
 
 
 @pytest.mark.parametrize(("judge", "message"), [
@@ -87,9 +100,7 @@ def test_a_misquoted_judged_figure_is_refused(tmp_path, edit, key, message) -> N
 
 
 def _verdict(**outcomes: str) -> str:
-    from claims_support import shipped
-
-    doc = shipped(CLAIM)
+    doc = _doc()
     readings = [Reading(n, r["kind"], "", outcomes.get(n.replace("-", "_"), "pass"), "")
                 for n, r in doc["readings"].items()]
     # a falsification line that passes (d4s7 beats the pruned d5s7) is the bad outcome
@@ -112,3 +123,36 @@ def _verdict(**outcomes: str) -> str:
 ])
 def test_the_verdict_is_the_registers_mapping_leg_by_leg(outcomes, verdict) -> None:
     assert _verdict(**outcomes) == verdict
+
+
+def test_a_panels_pruned_and_judged_figures_are_found_under_their_keys() -> None:
+    """The pruned-search panel's figures (top-1 agreement, recall@k, normalised and raw regret,
+    work ratio), a ranker's and a judge's, are read under the register's keys for them."""
+    from protocol.records.register import _figure_problems
+
+    record = {"metrics": {
+        "rankersHeldOut": {"lq": {"top1": 0.30803, "recall3": 0.60389}},
+        "pruned": {"q:3,3": {"top1Agreement": 0.78786, "meanNormalisedRegret": 0.037049,
+                             "meanRawRegret": 138.763, "workRatioOfMeans": 0.25068}},
+        "depth5": {"exact:4:7": {"meanNormalisedRegret": 0.028534, "meanRawRegret": 145.649}}}}
+    recorded = {"rankers": {"q": {"top1": 0.308, "recall@3": 0.604},
+                            "q-pruned": {"top1": 0.788, "regret_frac": 0.037,
+                                         "regret": 138.8, "work_ratio": 0.251}},
+                "judged": {"fair-d5s7": {"fair-d4s7": {"regret_frac": 0.0285,
+                                                       "regret": 146}}}}
+    assert _figure_problems(recorded, record, "RS-x", "c.yaml") == []
+    recorded["judged"]["fair-d5s7"]["fair-d4s7"]["regret_frac"] = 0.0286
+    recorded["rankers"]["q-pruned"]["work_ratio"] = 0.252
+    assert _figure_problems(recorded, record, "RS-x", "c.yaml") == [
+        "c.yaml: key recorded.rankers.q-pruned.work_ratio: 0.252 is not a figure of RS-x "
+        "(to the digit it is quoted to)",
+        "c.yaml: key recorded.judged.fair-d5s7.fair-d4s7.regret_frac: 0.0286 is not a figure "
+        "of RS-x (to the digit it is quoted to)"]
+
+
+def test_every_figure_it_quotes_has_a_meaning_in_the_table() -> None:
+    from protocol.records.register import FIGURE_KEYS
+
+    rec = _doc()["recorded"]
+    quoted = [*rec["rankers"].values(), *(f for by in rec["judged"].values() for f in by.values())]
+    assert {k for figures in quoted for k in figures} <= set(FIGURE_KEYS)

@@ -145,9 +145,8 @@ def test_every_figure_a_shipped_claim_quotes_has_a_meaning_in_the_table(claim) -
     must name every kind of figure the shipped claims quote."""
     rec = shipped(claim).get("recorded") or {}
     keys = {"games"}
-    judged = [f for by in (rec.get("judged") or {}).values() for f in by.values()]
-    for part in ("arms", "contrasts", "validation", "rankers", "judged"):
-        for figures in (judged if part == "judged" else (rec.get(part) or {}).values()):
+    for part in ("arms", "contrasts", "validation", "rankers"):
+        for figures in (rec.get(part) or {}).values():
             for k, v in figures.items():
                 split = isinstance(v, list) and k != "wins_ties_losses"
                 keys |= {f"{k}[{i}]" for i in range(len(v))} if split else {k}
@@ -250,28 +249,3 @@ def test_a_record_writing_its_halves_as_a_list_beside_the_delta() -> None:
     swapped = check_claim(doc([-300, 900]), reg, "toy.yaml")
     assert [p for p in swapped if "halves[0]: -300" in p and "metrics.flat.halves[1]" in p]
     assert [p for p in swapped if "halves[1]: 900" in p]
-
-
-def test_a_panels_pruned_and_judged_figures_are_found_under_their_keys() -> None:
-    """The pruned-search panel's figures (top-1 agreement, recall@k, normalised and raw regret,
-    work ratio), a ranker's and a judge's, are read under the register's keys for them."""
-    from protocol.records.register import _figure_problems
-
-    record = {"metrics": {
-        "rankersHeldOut": {"lq": {"top1": 0.30803, "recall3": 0.60389}},
-        "pruned": {"q:3,3": {"top1Agreement": 0.78786, "meanNormalisedRegret": 0.037049,
-                             "meanRawRegret": 138.763, "workRatioOfMeans": 0.25068}},
-        "depth5": {"exact:4:7": {"meanNormalisedRegret": 0.028534, "meanRawRegret": 145.649}}}}
-    recorded = {"rankers": {"q": {"top1": 0.308, "recall@3": 0.604},
-                            "q-pruned": {"top1": 0.788, "regret_frac": 0.037,
-                                         "regret": 138.8, "work_ratio": 0.251}},
-                "judged": {"fair-d5s7": {"fair-d4s7": {"regret_frac": 0.0285,
-                                                       "regret": 146}}}}
-    assert _figure_problems(recorded, record, "RS-x", "c.yaml") == []
-    recorded["judged"]["fair-d5s7"]["fair-d4s7"]["regret_frac"] = 0.0286
-    recorded["rankers"]["q-pruned"]["work_ratio"] = 0.252
-    assert _figure_problems(recorded, record, "RS-x", "c.yaml") == [
-        "c.yaml: key recorded.rankers.q-pruned.work_ratio: 0.252 is not a figure of RS-x "
-        "(to the digit it is quoted to)",
-        "c.yaml: key recorded.judged.fair-d5s7.fair-d4s7.regret_frac: 0.0286 is not a figure "
-        "of RS-x (to the digit it is quoted to)"]
