@@ -116,3 +116,16 @@ def test_a_wrong_pinned_prior_is_refused_before_any_job(tmp_path, pin, part, mes
     assert "\n" not in text and message in text
     assert text.startswith(f"{tmp_path / 'claims' / (CLAIM + '.yaml')}: key "
                            f"arms.pinned.prune.weights.{part}: ")
+
+
+def test_a_kf_prior_of_the_claims_kf_q_weights_reads_their_training_directory(tmp_path) -> None:
+    def edit(doc):
+        doc["arms"]["kf-pruned"] = _pruned("relearned", prior="kf")
+
+    claims = claims_copy(tmp_path / "claims", edit, claim="kf-linear-q-transfer")
+    p = load_plan(REPO, {"profile": "smoke", "claims_dir": str(claims)}).claims[
+        "kf-linear-q-transfer"]
+    fit, arm = p.kf_trained["relearned"], p.arms["kf-pruned"]
+    assert arm.policy == f"search:leaf=linear,d=3,s=3,prune=kf:trained:{fit.dir},k=3"
+    assert arm.kf_trained == (fit.weights_file, fit.record)
+    assert "kf-linear-q-transfer/relearned" in p.opener_records

@@ -45,8 +45,8 @@ def weights_text(prune: Mapping[str, Any], trained: Callable[[str], str] | None 
         return None
     if isinstance(w, Mapping):
         return f"{w['sha256']}:{w['file']}"
-    if PRIOR_KINDS.get(prune["prior"]) and PRIOR_KINDS[prune["prior"]].weights == "kf" \
-            and w in KF_WEIGHTS:
+    kind = PRIOR_KINDS.get(prune["prior"])
+    if kind is not None and kind.weights == "kf" and w in KF_WEIGHTS:
         return str(w)
     return f"{TRAINED}:{trained(w) if trained else w}"
 
@@ -102,8 +102,8 @@ def planned_prune(claim: Claim, name: str, paths: Paths
     directory = paths.path("train", claim=claim.id, weights=w)
     frozen = get_learner(claim.kf_q[w]["train"]["learner"]).frozen
     # a kf prior reads the training directory (kf:w=trained:DIR), a q prior the frozen one
-    where = directory if PRIOR_KINDS[prune["prior"]].weights == "kf" else \
-        f"{directory}/{frozen[0]}"
+    kf = PRIOR_KINDS[prune["prior"]].weights == "kf"
+    where = directory if kf else f"{directory}/{frozen[0]}"
     prune["weights"] = weights_text(prune, lambda _: where)
     return prune, (f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}")
 
