@@ -31,15 +31,8 @@ over the roots where it is defined:
     the ranker's work per root; ``work_ratio`` is its total over the
     reference's (a ratio of means, as the register reports it).
 
-Intervals resample **games**, not roots (the roots of one game are
-correlated): resample ``b`` draws games with :func:`analysis.bootstrap.resample_counts`
-(the screens' generator, seed and 20,000 resamples) and the figure is the
-mean over the roots of the drawn games, ``sum(counts * S_g) / sum(counts * N_g)``
-with ``S_g`` the sum and ``N_g`` the number of the game's defined roots;
-games where a figure is defined nowhere are left out of that figure, so no
-resample divides by zero.  Lower and upper bounds are the 0.05 and 0.95
-quantiles (one-sided 95%, as the screens).  The halves are the figure on the
-first ``G // 2`` games in seed order and on the rest (the screens' halves).
+Each figure's bounds and halves resample games (:mod:`analysis.panel_bootstrap`); the
+criteria that read them are :mod:`analysis.panel_criteria`.
 
 Every figure above is read under ``conventions`` (:mod:`analysis.panel_conventions`): the
 rules stated here are ``harness``'s; under ``register`` the pick is the first best of the
@@ -52,22 +45,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import kendalltau
 
-from analysis.bootstrap import (
-    ALPHA,
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    DEFAULT_CHUNK,
-    resample_counts,
-)
-from analysis.panel_conventions import DEFAULT, first_half, rules
+from analysis.bootstrap import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from analysis.panel_bootstrap import Figure, figure
+from analysis.panel_conventions import DEFAULT, rules
 from analysis.panel_faults import faulted
-from analysis.reading_result import Reading
 from contracts.panel_table import N_COLUMNS, TIE_ORDER, VALUE_COLUMNS
 
 #: figures that need the ranker's values (a ranker giving its choice alone has the others)
@@ -249,72 +235,6 @@ def _pairwise(ref: np.ndarray, mine: np.ndarray, tie_credit: float) -> float:
     return float((agree.sum() + tie_credit * ties.sum()) / pairs)
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One figure over the panel: the mean over defined roots, its game-bootstrap bounds and
-    halves."""
-
-    estimate: float | None
-    lower: float | None
-    upper: float | None
-    halves: tuple[float | None, float | None]
-    roots: int
-    games: int
-    n_resamples: int
-    seed: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return asdict(self)
-
-
-def _game_sums(games: np.ndarray, x: np.ndarray, weights: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Games (seed order) where ``x`` is defined, with the sum of ``x`` and the count (or the
-    sum of ``weights``) over each one's defined roots."""
-    ok = ~np.isnan(x)
-    if weights is not None:
-        ok &= ~np.isnan(weights)
-    ids, inverse = np.unique(games[ok], return_inverse=True)
-    sums = np.bincount(inverse, weights=x[ok], minlength=ids.size)
-    w = np.ones(int(ok.sum())) if weights is None else weights[ok]
-    counts = np.bincount(inverse, weights=w, minlength=ids.size)
-    return ids, sums, counts
-
-
-def game_bootstrap(sums: np.ndarray, counts: np.ndarray, n_resamples: int = BOOTSTRAP_RESAMPLES,
-                   seed: int = BOOTSTRAP_SEED) -> np.ndarray:
-    """The ``n_resamples`` resampled ratios ``sum(c * sums) / sum(c * counts)`` where ``c``
-    counts how often each game is drawn (resample order; chunking changes nothing)."""
-    g = sums.size
-    out = np.empty(n_resamples)
-    for start in range(0, n_resamples, DEFAULT_CHUNK):
-        count = min(DEFAULT_CHUNK, n_resamples - start)
-        c = resample_counts(g, start, count, seed).astype(np.float64)
-        out[start:start + count] = (c @ sums) / (c @ counts)
-    return out
-
-
-def figure(games: np.ndarray, x: np.ndarray, weights: np.ndarray | None = None,
-           n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
-           alpha: float = ALPHA, conventions: str = DEFAULT) -> Figure:
-    """The mean of the per-root ``x`` over its defined roots (or ``sum(x) / sum(weights)``),
-    with bounds from resampling games and the two halves of the games
-    (:func:`analysis.panel_conventions.first_half` under ``conventions``)."""
-    ids, sums, counts = _game_sums(games, x, weights)
-    if ids.size == 0:
-        return Figure(None, None, None, (None, None), 0, 0, n_resamples, seed)
-    roots = int((~np.isnan(x) if weights is None else ~np.isnan(x) & ~np.isnan(weights)).sum())
-    estimate = float(sums.sum() / counts.sum())
-    first = first_half(ids, conventions)
-    halves = tuple(float(s.sum() / c.sum()) if c.sum() > 0 else None
-                   for s, c in ((sums[first], counts[first]), (sums[~first], counts[~first])))
-    means = game_bootstrap(sums, counts, n_resamples, seed)
-    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-    return Figure(estimate, float(lo), float(hi), halves, roots, int(ids.size), n_resamples,
-                  seed)
-
-
 def read_ranker(roots: PanelRoots, ks: Sequence[int] = DEFAULT_KS,
                 n_resamples: int = BOOTSTRAP_RESAMPLES,
                 seed: int = BOOTSTRAP_SEED, conventions: str = DEFAULT) -> dict[str, Figure]:
@@ -343,111 +263,6 @@ def difference(a: PanelRoots, b: PanelRoots, name: str, ks: Sequence[int] = DEFA
     return figure(a.games, per_root(a, ks, conventions)[name]
                   - per_root(b, ks, conventions)[name], None, n_resamples, seed,
                   conventions=conventions)
-
-
-# ---- reading kinds: a figure, its bound or its halves against a declared threshold, and one
-# ranker against another (better than it, or no worse than it by more than a margin)
-
-#: figures where lower is better (``ranker-beats`` and ``ranker-non-inferior`` read their
-#: difference's upper bound)
-LOWER_IS_BETTER = ("regret", "regret_frac", "work", "work_ratio")
-#: what each kind compares: ``on`` is ``estimate``, ``bound`` (the lower bound for at-least,
-#: the upper for at-most) or ``halves`` (both halves)
-ON = ("estimate", "bound", "halves")
-
-
-def read_threshold(name: str, kind: str, ranker: str, figure_name: str, fig: Figure,
-                   threshold: float, on: str = "bound", title: str | None = None) -> Reading:
-    """``figure-at-least`` passes when the figure (``on``: its estimate, its lower bound, or
-    both halves) is at least ``threshold``; ``figure-at-most`` when it (its upper bound) is
-    at most.  A figure with no roots is ``not-run``."""
-    if kind not in ("figure-at-least", "figure-at-most"):
-        raise ValueError(f"{kind!r} is not a threshold reading kind (expected figure-at-least "
-                         "or figure-at-most)")
-    if on not in ON:
-        raise ValueError(f"on must be one of {', '.join(ON)}, got {on!r}")
-    title = title or f"{name} ({kind})"
-    if fig.estimate is None:
-        return Reading(name, kind, title, "not-run", f"{ranker} has no {figure_name} on this "
-                       "panel (it gives no values, or reports no work)")
-    at_least = kind == "figure-at-least"
-    if on == "halves":
-        got = list(fig.halves)
-        what = "both halves"
-    elif on == "bound":
-        got = [fig.lower if at_least else fig.upper]
-        what = "the 95% lower bound" if at_least else "the 95% upper bound"
-    else:
-        got = [fig.estimate]
-        what = "the estimate"
-    ok = all(x is not None and (x >= threshold if at_least else x <= threshold) for x in got)
-    sign = ">=" if at_least else "<="
-    shown = ", ".join("-" if x is None else f"{x:.4g}" for x in got)
-    numbers = {"ranker": ranker, "figure": figure_name, "threshold": threshold, "on": on,
-               **fig.to_dict()}
-    reason = (f"{ranker} {figure_name}: {what} {shown} {'' if ok else 'not '}{sign} "
-              f"{threshold:g} (estimate {fig.estimate:.4g} over {fig.roots} roots of "
-              f"{fig.games} games)")
-    return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
-
-
-
-def read_beats(name: str, ranker: str, other: str, figure_name: str, diff: Figure,
-               title: str | None = None) -> Reading:
-    """``ranker-beats``: passes when ``ranker``'s figure minus ``other``'s (:func:`difference`,
-    paired by root, resampled by game) has its 95% lower bound above 0, or for a figure
-    where lower is better (:data:`LOWER_IS_BETTER`) its upper bound below 0."""
-    kind = "ranker-beats"
-    title = title or f"{name} ({kind})"
-    if diff.estimate is None:
-        return Reading(name, kind, title, "not-run", f"{ranker} or {other} has no "
-                       f"{figure_name} on this panel")
-    lower_better = figure_name in LOWER_IS_BETTER
-    ok = diff.upper < 0 if lower_better else diff.lower > 0
-    bound, sign = (("upper", "<") if lower_better else ("lower", ">"))
-    value = diff.upper if lower_better else diff.lower
-    numbers = {"ranker": ranker, "other": other, "figure": figure_name, **diff.to_dict()}
-    reason = (f"{ranker} - {other} {figure_name}: difference {diff.estimate:+.4g}, 95% "
-              f"{bound} bound {value:+.4g} {sign if ok else 'not ' + sign} 0 (paired over "
-              f"{diff.roots} roots of {diff.games} games)")
-    return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
-
-
-def read_non_inferior(name: str, ranker: str, other: str, figure_name: str, diff: Figure,
-                      margin: float, on: str = "bound", title: str | None = None) -> Reading:
-    """``ranker-non-inferior``: passes when ``ranker`` loses at most ``margin`` (a loss, above
-    0, in the figure's units) of ``other``'s figure: the paired difference ``ranker - other``
-    (:func:`difference`) has its 95% lower bound above ``-margin`` (``on: bound``), or both
-    halves (``halves``, the register's "on each held-out half-fold") or the estimate
-    (``estimate``) at least ``-margin``; mirrored for a figure where lower is better (the upper
-    bound below ``+margin``, halves or estimate at most ``+margin``)."""
-    kind = "ranker-non-inferior"
-    title = title or f"{name} ({kind})"
-    if on not in ON:
-        raise ValueError(f"on must be one of {', '.join(ON)}, got {on!r}")
-    if diff.estimate is None:
-        return Reading(name, kind, title, "not-run", f"{ranker} or {other} has no "
-                       f"{figure_name} on this panel")
-    lower_better = figure_name in LOWER_IS_BETTER
-    limit = margin if lower_better else -margin
-    if on == "bound":
-        got = [diff.upper if lower_better else diff.lower]
-        what = f"95% {'upper' if lower_better else 'lower'} bound"
-        sign = "<" if lower_better else ">"
-    else:
-        got = list(diff.halves) if on == "halves" else [diff.estimate]
-        what = "both halves" if on == "halves" else "the estimate"
-        sign = "<=" if lower_better else ">="
-    holds = {"<": lambda x: x < limit, ">": lambda x: x > limit,
-             "<=": lambda x: x <= limit, ">=": lambda x: x >= limit}[sign]
-    ok = all(x is not None and holds(x) for x in got)
-    shown = ", ".join("-" if x is None else f"{x:+.4g}" for x in got)
-    numbers = {"ranker": ranker, "other": other, "figure": figure_name, "margin": margin,
-               "on": on, **diff.to_dict()}
-    reason = (f"{ranker} - {other} {figure_name}: difference {diff.estimate:+.4g}, {what} "
-              f"{shown} {sign if ok else 'not ' + sign} {limit:+g} (margin {margin:g}; paired "
-              f"over {diff.roots} roots of {diff.games} games)")
-    return Reading(name, kind, title, "pass" if ok else "fail", reason, numbers)
 
 
 def choice_agreement(rows: Sequence[Mapping[str, str]], rankers: Sequence[str]) -> np.ndarray:

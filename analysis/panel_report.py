@@ -14,6 +14,9 @@ page, the verdict and the records read:
 * ``differences``: one per reading of a paired kind (``ranker-beats``,
   ``ranker-non-inferior``), the paired difference it reads; ``readings``: every declared
   reading through its kind's reader (:mod:`analysis.reading_kinds`), in declaration order;
+* ``judged`` (only when a reading names a ``judge``): ``judge -> ranker -> figures``, each
+  ranker such a reading names read against the judge's values at the judge's roots, its
+  ``work_ratio`` still over the reference's work (:func:`judged_roots`);
 * ``conventions``: the rules every figure and reading above is read under (the
   declaration's, :mod:`analysis.panel_conventions`), and ``side``: the figures, differences
   and readings under the other convention, shown beside on the page and deciding nothing;
@@ -37,14 +40,17 @@ import argparse
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from analysis.bootstrap import BOOTSTRAP_RESAMPLES
+from analysis.panel_bootstrap import Figure
 from analysis.panel_conventions import CONVENTIONS, DEFAULT, other
 from analysis.panel_faults import faulted, ranker_faults
 from analysis.panel_readings import (
     DEFAULT_KS,
     PanelError,
+    PanelRoots,
     choice_agreement,
     difference,
     figure_names,
@@ -118,6 +124,11 @@ def _check_reading(where: str, spec: Any, names: list[str], figures: Sequence[st
                              f"panel ({', '.join(names)})")
     if kind.paired and spec[rankers[0].key] == spec[rankers[1].key]:
         raise PanelError(f"{where}.{rankers[1].key}: a ranker cannot be read against itself")
+    if "judge" in spec and spec["judge"] not in names:
+        raise PanelError(f"{where}.judge: {spec['judge']!r} is not a ranker of the panel "
+                         f"({', '.join(names)})")
+    if "judge" in spec and spec["judge"] == spec[rankers[0].key]:
+        raise PanelError(f"{where}.judge: a ranker cannot be judged by its own values")
     for p in kind.of_role("figure"):
         if spec.get(p.key) not in figures:
             raise PanelError(f"{where}.{p.key}: {spec.get(p.key)!r} is not a figure of the "
@@ -184,30 +195,71 @@ def _faults(rows: Sequence[Mapping[str, str]], names: Sequence[str]) -> dict[str
     return {"faults": faults} if faults else {}
 
 
+def judged_roots(rows: Sequence[Mapping[str, str]], reference: str, judge: str, name: str
+                 ) -> PanelRoots:
+    """Ranker ``name`` read against ``judge``'s values (at the judge's roots), its work still
+    over the panel ``reference``'s: the roots a reading with a ``judge`` reads."""
+    mine = panel_roots(rows, judge, name)
+    ref = mine if name == reference else panel_roots(rows, judge, reference)
+    return replace(mine, reference_work=ref.work)
+
+
+def _judged_figures(rows: Sequence[Mapping[str, str]], declaration: Mapping[str, Any],
+                    recall: Sequence[int], n_resamples: int, conventions: str
+                    ) -> dict[str, dict[str, dict[str, Figure]]]:
+    """``judge -> ranker -> figures`` of every ranker a reading with a judge names (the
+    figures against the judge's values), by judge in declaration order."""
+    out: dict[str, dict[str, Any]] = {}
+    for spec in declaration["readings"].values():
+        if "judge" not in spec:
+            continue
+        kind = READING_KINDS[spec["kind"]]
+        for p in kind.of_role("ranker"):
+            roots = judged_roots(rows, declaration["reference"], spec["judge"], spec[p.key])
+            out.setdefault(spec["judge"], {}).setdefault(spec[p.key], read_ranker(
+                roots, recall, n_resamples, conventions=conventions))
+    return out
+
+
 def _read_under(conventions: str, aligned: Mapping[str, Any], declaration: Mapping[str, Any],
-                recall: Sequence[int], n_resamples: int) -> dict[str, Any]:
+                recall: Sequence[int], n_resamples: int,
+                rows: Sequence[Mapping[str, str]] = ()) -> dict[str, Any]:
     """``figures``, ``reference_figures``, ``differences`` and ``readings`` of the readings
-    file, every figure read under ``conventions``."""
+    file, every figure read under ``conventions`` (and ``judged``, the figures against a
+    judge's values, when a reading names one)."""
     reference, rankers = declaration["reference"], declaration["rankers"]
     read = {name: read_ranker(aligned[name], recall, n_resamples, conventions=conventions)
             for name in aligned}
+    judged = _judged_figures(rows, declaration, recall, n_resamples, conventions)
     differences, readings = {}, {}
     for name, spec in declaration["readings"].items():
         kind = READING_KINDS[spec["kind"]]
         ranker, figure = spec[kind.of_role("ranker")[0].key], spec[kind.of_role("figure")[0].key]
+        judge = spec.get("judge")
+
+        def roots_of(n: str, judge: str | None = judge) -> PanelRoots:
+            return aligned[n] if judge is None else judged_roots(rows, reference, judge, n)
+
         if kind.paired:
             against = spec[kind.of_role("ranker")[1].key]
-            diff = difference(aligned[ranker], aligned[against], figure, recall, n_resamples,
+            diff = difference(roots_of(ranker), roots_of(against), figure, recall, n_resamples,
                               conventions=conventions)
             differences[name] = diff.to_dict()
             reading = kind.reader(name, spec, diff)
         else:
-            reading = kind.reader(name, spec, read[ranker][figure])
+            reading = kind.reader(name, spec, (read if judge is None else judged[judge])[
+                ranker][figure])
         readings[name] = reading.to_dict()
+        if judge is not None:
+            readings[name]["numbers"]["judge"] = judge
+            readings[name]["reason"] += f" (against {judge}'s values, work over {reference}'s)"
     return {"figures": {name: {f: fig.to_dict() for f, fig in read[name].items()}
                         for name in rankers},
             "reference_figures": {f: fig.to_dict() for f, fig in read[reference].items()},
-            "differences": differences, "readings": readings}
+            "differences": differences, "readings": readings,
+            **({"judged": {j: {n: {f: fig.to_dict() for f, fig in figs.items()}
+                                for n, figs in by.items()} for j, by in judged.items()}}
+               if judged else {})}
 
 
 def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
@@ -227,8 +279,8 @@ def read_panel(rows: Sequence[Mapping[str, str]], roots_doc: Mapping[str, Any],
     names = [reference, *rankers]
     _check_table(rows, roots_doc, names)
     aligned = {name: panel_roots(rows, reference, name) for name in names}
-    read = _read_under(conventions, aligned, declaration, recall, n_resamples)
-    side = _read_under(other(conventions), aligned, declaration, recall, n_resamples)
+    read = _read_under(conventions, aligned, declaration, recall, n_resamples, rows)
+    side = _read_under(other(conventions), aligned, declaration, recall, n_resamples, rows)
     roots = roots_doc["roots"]
     sha = table_sha256 or hashlib.sha256(table_text(rows).encode("utf-8")).hexdigest()
     out = {

@@ -59,7 +59,7 @@ from typing import Any
 from analysis.arm_figures import ARM_FIGURES
 from analysis.contrast import SCREEN_CRITERIA
 from analysis.metrics import DEFAULT_METRIC, figure_text, unit_of
-from analysis.panel_readings import ON
+from analysis.panel_criteria import ON
 
 
 def margin_problem(margin: float) -> str | None:
@@ -119,7 +119,7 @@ def read_filter_rate(c: Mapping[str, Any], threshold: float) -> tuple[str, str, 
 
 def on_problem(on: str) -> str | None:
     """Why ``on`` is not what a threshold reading compares (None when it is one of
-    :data:`analysis.panel_readings.ON`)."""
+    :data:`analysis.panel_criteria.ON`)."""
     return None if on in ON else f"unknown {on!r} (one of {', '.join(ON)})"
 
 

@@ -21,17 +21,21 @@ from typing import Any
 
 from analysis import readers
 from analysis.arm_figures import ARM_FIGURES, figure_problem
-from analysis.panel_readings import read_beats, read_non_inferior, read_threshold
+from analysis.panel_criteria import read_beats, read_non_inferior, read_threshold
 
 #: the sources a reading reads (``arm``: an arm's figures, which its contrasts carry)
 CONTRAST, CURVE, HEALTH, PANEL, ARM = "contrast", "curve", "health", "panel", "arm"
 SOURCES = (CONTRAST, CURVE, HEALTH, PANEL, ARM)
 #: what a parameter names: a declared contrast, trained weights (a validation curve or its
 #: health), a ranker of the panel's table (a ranker or the reference), a figure of the panel,
-#: a screen arm; or it carries a value
-ROLES = ("contrast", "weights", "ranker", "figure", "arm", "value")
+#: a screen arm, the panel ranker whose values a panel reading is judged by; or it carries a
+#: value
+ROLES = ("contrast", "weights", "ranker", "figure", "arm", "judge", "value")
 #: a parameter without a default must be declared
 REQUIRED = object()
+#: a parameter that may be left out, and then is absent (not filled in: a declaration without
+#: it plans, reads and hashes as before it existed)
+OPTIONAL = object()
 
 #: a declaration check: (the reading's declaration, the claim's, fail(key, message))
 Check = Callable[[Mapping[str, Any], Mapping[str, Any], Callable[[str, str], None]], None]
@@ -216,9 +220,12 @@ _CONTRAST = Parameter("contrast", "contrast")
 _WEIGHTS = Parameter("weights", "weights")
 _RANKER, _FIGURE = Parameter("ranker", "ranker"), Parameter("figure", "figure")
 _OTHER = Parameter("other", "ranker")
+#: a panel reading's figures read against this ranker's values instead of the reference's
+_JUDGE = Parameter("judge", "judge", OPTIONAL)
 _ON = Parameter("on", "value", "bound", readers.on_problem)
 _THRESHOLD = (_RANKER, _FIGURE, Parameter("threshold", "value", problem=readers.threshold_problem),
               _ON)
+_PANEL_THRESHOLD = (*_THRESHOLD, _JUDGE)
 _ARM_THRESHOLD = (Parameter("arm", "arm"), Parameter("figure", "value", problem=figure_problem),
                   *_THRESHOLD[2:])
 
@@ -246,12 +253,14 @@ for _kind in (
     ReadingKind("margin-below", _PF, (_WEIGHTS, Parameter("reference", "weights")), CURVE,
                 readers.read_margin_below),
     ReadingKind("training-health", _PF, (_WEIGHTS,), HEALTH, readers.read_training_health),
-    ReadingKind("figure-at-least", _PF, _THRESHOLD, PANEL, _threshold("figure-at-least")),
-    ReadingKind("figure-at-most", _PF, _THRESHOLD, PANEL, _threshold("figure-at-most")),
-    ReadingKind("ranker-beats", _PF, (_RANKER, _OTHER, _FIGURE), PANEL, _beats, paired=True),
+    ReadingKind("figure-at-least", _PF, _PANEL_THRESHOLD, PANEL,
+                _threshold("figure-at-least")),
+    ReadingKind("figure-at-most", _PF, _PANEL_THRESHOLD, PANEL, _threshold("figure-at-most")),
+    ReadingKind("ranker-beats", _PF, (_RANKER, _OTHER, _FIGURE, _JUDGE), PANEL, _beats,
+                paired=True),
     ReadingKind("ranker-non-inferior", _PF,
                 (_RANKER, _OTHER, _FIGURE,
                  Parameter("margin", "value", problem=readers.loss_margin_problem),
-                 _ON), PANEL, _non_inferior, paired=True),
+                 _ON, _JUDGE), PANEL, _non_inferior, paired=True),
 ):
     register_reading(_kind)

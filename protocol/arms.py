@@ -213,7 +213,11 @@ def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
         except ValueError as exc:
             fail("sampling", str(exc))
     if "prune" in arm and "prune" in kind.takes and "depth" in arm:
-        p = arm["prune"]
+        from protocol.parts.prune_weights import weights_text
+
+        # the weights' form (a name the claim trains: a placeholder DIR; its name is checked by
+        # protocol.parts.prune_weights)
+        p = {**arm["prune"], "weights": weights_text(arm["prune"])}
         try:
             declared_prune(p, arm["depth"])
         except ValueError as exc:

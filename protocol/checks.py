@@ -8,7 +8,8 @@
   must match the SHA-256 its declaration pins; every pinned file (a leaf or a
   warm start, :mod:`engines.pinned_leaf`) exists, has its kind's format and
   hashes to its pin (:func:`pinned_files`), and so does a q arm's frozen one-ply Q
-  (:func:`pinned_q_weights`); a screen block that another
+  (:func:`pinned_q_weights`) and a pruning prior's pinned weights
+  (:func:`protocol.parts.prune_weights.check_pinned_priors`); a screen block that another
   claim owns in the ledger is refused unless the declaration shares it, and
   one this claim opened with other deciding parts (its protocol hash) is
   refused as its opening would refuse it, after the training.
@@ -45,6 +46,7 @@ from protocol.ledger import (
     read_ledger,
     refusal,
 )
+from protocol.parts.prune_weights import check_pinned_priors
 from protocol.plan_model import ClaimPlan, Pinned, Plan
 from protocol.schema import DeclarationError
 
@@ -119,6 +121,7 @@ def before_any_job(plan: Plan, hash_pinned: bool = True) -> None:
     if hash_pinned:
         pinned_files(plan)
         pinned_q_weights(plan)
+        check_pinned_priors({c: p.claim for c, p in plan.claims.items()})
     check_ledger_file(plan.profile["ledger"], plan.profile["ledger_new"],
                       plan.source_of("ledger"))
     for c, p in plan.claims.items():

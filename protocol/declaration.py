@@ -51,6 +51,7 @@ from protocol.parts.direct_training import check_direct
 from protocol.parts.edits import check_edits, check_sources
 from protocol.parts.panel import check_panel, reference_name
 from protocol.parts.pins import check_pins, named_leaves
+from protocol.parts.prune_weights import check_prune_weights
 from protocol.parts.readings import check_readings, check_recorded, check_verdict
 from protocol.parts.replay import check_replay
 from protocol.parts.screen import check_screen, check_shared_block
@@ -79,7 +80,7 @@ SUFFIX = ".yaml"
 #: every part's check of one declaration, in order (the sequential screen's, which builds its
 #: design, runs after them; the verdict's and the records' last)
 CHECKS = (check_screen, check_training, check_direct, check_edits, check_panel, check_arms,
-          check_validation, check_contrasts, check_readings)
+          check_prune_weights, check_validation, check_contrasts, check_readings)
 
 
 def claim_schema() -> dict[str, Any]:
@@ -102,7 +103,7 @@ def claim_schema() -> dict[str, Any]:
     arm["filter"]["enum"] = list(ROOT_FILTERS)
     arm["weights"]["anyOf"][0]["enum"] = list(KF_WEIGHTS)
     arm["prune"]["properties"]["prior"]["enum"] = list(prune_priors())
-    arm["prune"]["properties"]["weights"]["enum"] = list(KF_WEIGHTS)
+    arm["prune"]["properties"]["weights"]["anyOf"][0]["enum"] = list(KF_WEIGHTS)
     schema["$defs"]["leaf"]["oneOf"][0]["enum"] = [
         k.name for k in LEAF_KINDS.values() if not k.takes_path]
     reading = schema["properties"]["readings"]["additionalProperties"]["properties"]

@@ -51,14 +51,8 @@ def readings_doc(rows=None, reference="ref", rankers=("noisy", "random", "choice
     three roots shown (from different games, boards drawn from the game seed); every figure
     under ``conventions``, and with ``side`` the same under the other convention."""
     from analysis.panel_conventions import other
-    from analysis.panel_readings import (
-        choice_agreement,
-        difference,
-        panel_roots,
-        read_beats,
-        read_ranker,
-        read_threshold,
-    )
+    from analysis.panel_criteria import read_beats, read_threshold
+    from analysis.panel_readings import choice_agreement, difference, panel_roots, read_ranker
 
     rows = make_rows(games=8, roots=5) if rows is None else rows
     declared = DECLARED if declared is None else declared

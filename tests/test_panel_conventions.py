@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from panel_support import row
 
+from analysis.panel_bootstrap import figure
 from analysis.panel_conventions import CONVENTIONS, first_half, mix32, other
-from analysis.panel_readings import figure, panel_roots, per_root, read_ranker
+from analysis.panel_readings import panel_roots, per_root, read_ranker
 from analysis.panel_report import check_declaration, read_panel
 from analysis.report.panel_model import PanelSection
 from contracts.panel_roots import read_roots

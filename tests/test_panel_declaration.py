@@ -217,9 +217,10 @@ def test_the_panel_kinds_are_registered_once_and_read_from_the_panel_file(tmp_pa
     enum = claim_schema()["properties"]["readings"]["additionalProperties"]["properties"][
         "kind"]["enum"]
     assert set(kinds_of(PANEL)) <= set(enum) and set(kinds_of(PANEL)) <= set(READING_KINDS)
-    assert reading_kind("ranker-beats").keys == ("ranker", "other", "figure")
+    assert reading_kind("ranker-beats").keys == ("ranker", "other", "figure", "judge")
     claim = load_claims(folder(tmp_path))[ID]
     assert claim.readings["d3-regret"]["on"] == "bound"  # the default, filled in
+    assert "judge" not in claim.readings["d3-regret"]  # optional: absent, not filled in
     assert claim.screen == {"games": 32, "block": BLOCK} and list(claim.screen_arms) == [
         "fair-d3s7"]
     assert claim.contrasts == {}

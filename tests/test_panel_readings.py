@@ -11,18 +11,9 @@ from panel_support import make_rows, row
 from scipy.stats import kendalltau
 
 from analysis.bootstrap import BOOTSTRAP_SEED
-from analysis.panel_readings import (
-    Figure,
-    PanelError,
-    difference,
-    figure,
-    panel_roots,
-    per_root,
-    read_beats,
-    read_non_inferior,
-    read_ranker,
-    read_threshold,
-)
+from analysis.panel_bootstrap import Figure, figure
+from analysis.panel_criteria import read_beats, read_non_inferior, read_threshold
+from analysis.panel_readings import PanelError, difference, panel_roots, per_root, read_ranker
 from contracts.panel_table import (
     PANEL_COLUMNS,
     TIE_ORDER,

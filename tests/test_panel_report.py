@@ -9,16 +9,14 @@ import math
 import pytest
 from panel_support import make_rows
 
+from analysis.panel_criteria import read_beats, read_non_inferior, read_threshold
 from analysis.panel_readings import (
     PanelError,
     choice_agreement,
     difference,
     figure_names,
     panel_roots,
-    read_beats,
-    read_non_inferior,
     read_ranker,
-    read_threshold,
 )
 from analysis.panel_report import READINGS_FORMAT, SHOWN, check_declaration, read_panel
 from cli.main import main

@@ -129,6 +129,19 @@ def test_the_priors_work_is_counted_apart() -> None:
     assert direct.stats[STAT_PRUNED] == 0
 
 
+def test_the_q_priors_work_is_counted_as_the_one_ply_priors() -> None:
+    """The Q's features play the one-ply node's samples and read their leaf terms: at the one
+    node pruned (a d2 root), its moves and leaves are the one-ply prior's, counted alike."""
+    one = Searcher(LINEAR, 2, 7, prune=PruneSpec("oneply", 3, root=True))
+    q = Searcher(LINEAR, 2, 7, prune=PruneSpec("q", 3, root=True, weights=Q3.weights))
+    for cols, disc, mr in POSITIONS[::6]:
+        one.choose(cols, disc, mr)
+        q.choose(cols, disc, mr)
+    assert q.stats[STAT_PRUNED] == one.stats[STAT_PRUNED] > 0
+    assert q.stats[STAT_PRIOR_NODES] == one.stats[STAT_PRIOR_NODES] > 0
+    assert q.stats[STAT_PRIOR_LEAVES] == one.stats[STAT_PRIOR_LEAVES] > 0
+
+
 def test_a_pruned_search_is_mirror_equivariant() -> None:
     searcher = Searcher(LINEAR, 3, 7, prune=KF1)
     for cols, disc, mr in POSITIONS[::12]:

@@ -41,7 +41,7 @@ def _label(name: str) -> tuple[str, tuple[float, float] | None]:
 def ranker_figure(name: str, figures: Mapping[str, Mapping[str, Any]],
                   threshold: float | None = None, reference: str = "reference") -> bytes:
     """One reading over the rankers: ``figures`` maps a ranker to its
-    :class:`~analysis.panel_readings.Figure` dict for ``name``."""
+    :class:`~analysis.panel_bootstrap.Figure` dict for ``name``."""
     if not figures:
         return placeholder(name, "no ranker was read on this panel")
     label, limits = _label(name)

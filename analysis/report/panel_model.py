@@ -4,7 +4,7 @@ The panel's readings file (``drop7-panel-readings-v1``, docs/panels.md) is
 written by ``drop7 panel read``; the report job reads it back here once,
 checks its shape (one line naming the file and the key), and the page reads
 the section by attribute: how the roots were drawn, every ranker's figures
-(:class:`~analysis.panel_readings.Figure`), the panel readings, the rankers'
+(:class:`~analysis.panel_bootstrap.Figure`), the panel readings, the rankers'
 agreement and the roots shown as boards; the conventions they were read under, and the
 figures and readings under the other convention (:class:`SideReading`, a display that
 decides nothing).  The one-line summary per ranker
@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from analysis.panel_bootstrap import Figure
 from analysis.panel_conventions import CONVENTIONS, DEFAULT, RULES
-from analysis.panel_readings import VALUE_FIGURES, Figure
+from analysis.panel_readings import VALUE_FIGURES
 from analysis.readings import Reading
 from contracts.panel_table import FAULTS
 
@@ -204,6 +205,8 @@ class PanelSection:
     conventions: str = DEFAULT
     #: the same panel read under the other convention (None: a file written before it had one)
     side: SideReading | None = None
+    #: ``judge -> ranker -> figures`` of the rankers a reading with a judge names
+    judged: dict[str, dict[str, dict[str, Figure]]] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, doc: Any, source: str = "readings.json") -> PanelSection:
@@ -248,7 +251,10 @@ class PanelSection:
                    for i, d in enumerate(_key(doc, "shown", source, list))],
             table_sha256=str(doc.get("table_sha256", "")), faults=faults_of(doc, source),
             conventions=_conventions(doc, source, "conventions"),
-            side=None if side is None else SideReading.from_json(side, rankers, source))
+            side=None if side is None else SideReading.from_json(side, rankers, source),
+            judged={str(j): {str(n): {f: _figure(d, source, f"judged.{j}.{n}.{f}")
+                                      for f, d in figs.items()} for n, figs in by.items()}
+                    for j, by in doc.get("judged", {}).items()})
 
     @property
     def figure_names(self) -> list[str]:

@@ -72,6 +72,10 @@ KF_FILE = "kf-file"
 #: and the run's facts), as ``drop7 kf-train`` writes them (:mod:`engines.learners.kf_q_train`)
 KF_TRAINED_WEIGHTS = "weights.json"
 KF_TRAINED_RECORD = "frozen.json"
+#: weights a claim trains, named in a policy string by their directory (``trained:DIR``: a kf
+#: arm's or prior's training directory, a q arm's or prior's frozen weights directory), each
+#: checked against the SHA-256 its own record holds
+TRAINED = "trained"
 
 
 class KfWeightsError(ValueError):

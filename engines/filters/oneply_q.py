@@ -76,6 +76,11 @@ assert BIAS == N_FEATURES - 1 and FEATURE_NAMES[DELTA] == "delta_mean"
 
 # work space slots (q_work)
 _CANON, _WORK, _LEAFBUF, _BOARDS, _RES, _SCRATCH, _OUT, _TERMS, _KF, _FEATS, _HEIGHTS = range(11)
+#: the work space's counters (int64[2]): the moves played (sample boards resolved) and the leaf
+#: terms computed since they were last read, counted as the search's depth-1 node counts its
+#: moves and leaves, so a pruning prior's work is in the search's units
+Q_COUNTS = 11
+Q_MOVES, Q_LEAVES = 0, 1
 
 
 def q_work(strata: int, reveals: int = 1) -> tuple:
@@ -88,7 +93,8 @@ def q_work(strata: int, reveals: int = 1) -> tuple:
             np.zeros((rows, 7), np.int64), np.zeros((rows, chance.RES_LEN), np.int64),
             np.zeros(chance.STRATA_SCRATCH_LEN, np.int64), np.zeros(OUT_LEN, np.int64),
             np.zeros(N_TERMS, np.float64), np.zeros((7, N_KF), np.int64),
-            np.zeros((7, N_FEATURES), np.float64), np.zeros(7, np.int64))
+            np.zeros((7, N_FEATURES), np.float64), np.zeros(7, np.int64),
+            np.zeros(2, np.int64))
 
 
 def d1_weights() -> np.ndarray:
@@ -115,7 +121,7 @@ def _column_features(canon, c, disc, mr, strata, reveals, work, row) -> None:
     """``row[0:20]``: the leaf-term means, mean points and terminal fraction of canonical
     column ``c``, sampled as the search's depth-1 node samples it."""
     w, leafbuf, bd, rd = work[_WORK], work[_LEAFBUF], work[_BOARDS], work[_RES]
-    terms = work[_TERMS]
+    terms, counts = work[_TERMS], work[Q_COUNTS]
     for k in range(7):
         w[k] = canon[k]
     total = strata * reveals
@@ -131,11 +137,13 @@ def _column_features(canon, c, disc, mr, strata, reveals, work, row) -> None:
     else:
         rows = play_strata_of(SRC_STRATIFIED, w, c, disc, mr, key, total, bd, rd, 0,
                               work[_SCRATCH], work[_OUT])
+    counts[Q_MOVES] += rows
     if rows == 1:  # one board for every sample: only the next disc varies
         row[DELTA] = np.float64(rd[0, chance.RES_POINTS])
         if rd[0, chance.RES_OVER]:
             row[TERMINAL] = 1.0
             return
+        counts[Q_LEAVES] += 1
         _add_terms(bd[0], rd[0, chance.RES_MR], next_disc(SRC_STRATIFIED, key, strata, 0),
                    leafbuf, terms, row)
         acc = 0.0
@@ -151,6 +159,7 @@ def _column_features(canon, c, disc, mr, strata, reveals, work, row) -> None:
         if rd[r, chance.RES_OVER]:
             dead += 1
             continue
+        counts[Q_LEAVES] += 1
         _add_terms(bd[r], rd[r, chance.RES_MR], next_disc(SRC_STRATIFIED, key, strata, d),
                    leafbuf, terms, row)
     for j in range(TERMINAL):

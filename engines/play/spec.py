@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from contracts.hashing import sha256_problem
-from engines.filters.kf_weights import kf_weights_problem
+from engines.filters.kf_weights import TRAINED, kf_weights_problem
 from engines.filters.kinds import ROOT_FILTERS
 from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
@@ -362,9 +362,9 @@ def _prune_params(name: str, params: dict[str, str], depth: int) -> PruneSpec | 
 
 
 def prune_priors() -> tuple[str, ...]:
-    """The pruning priors a declaration's ``prune.prior`` may name: those without a weights
-    file (a claim cannot pin a prior's file yet; a policy string can: ``q:SHA256:DIR``)."""
-    return tuple(n for n, p in PRIOR_KINDS.items() if p.weights != "file")
+    """The pruning priors a declaration's ``prune.prior`` may name: every one (a prior's
+    weights are declared as an arm of its kind takes them: :mod:`protocol.parts.prune_weights`)."""
+    return tuple(PRIOR_KINDS)
 
 
 def declared_prune(prune: Mapping[str, Any], depth: int) -> PruneSpec:
@@ -448,10 +448,6 @@ register_arm_kind(ArmKind("direct", ("direct",),
                                          + PRUNE_KEYS),
                           "direct:leaf=LEAF[,s=S][,r=M][,f=F][,sampling=SAMPLING]"))
 register_arm_kind(ArmKind(EXTERNAL, (EXTERNAL,), _parse_external, "external[PARAMS]:COMMAND"))
-
-
-#: ``kf:w=trained:DIR``: the frozen weights of a ``drop7 kf-train`` directory
-TRAINED = "trained"
 
 
 def _parse_kf(text: str) -> KfSpec:

@@ -49,7 +49,8 @@ played), ``STAT_LEAVES`` leaf values used (a disc-free base counts once),
 values taken from the node table and the leaf cache; a pruned search
 (``prune``, :mod:`engines.search.prune`) adds ``STAT_PRUNED`` nodes ranked by its prior,
 ``STAT_PRIOR_EVALS`` column values the prior computed and ``STAT_PRIOR_NODES`` and
-``STAT_PRIOR_LEAVES``, the moves and leaves of the one-ply prior (kept out of the first two).
+``STAT_PRIOR_LEAVES``, the moves and leaves of the one-ply prior, or of the q prior's features
+(the same samples, counted alike; kept out of the first two).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ from engines.drop7.core import OUT_LEN, SRC_REGISTER, SRC_STRATIFIED, quick_drop
 from engines.drop7.nibbles import CENTRE, WORD, is_legal
 from engines.drop7.register_rng import OWN_SAMPLING, state_seed
 from engines.drop7.rng import fmix64
-from engines.filters.oneply_q import q_work
+from engines.filters.oneply_q import Q_COUNTS, Q_LEAVES, Q_MOVES, q_work
 from engines.search.leaf import (
     BASE_PART,
     BY_DIFFERENCE,
@@ -284,9 +285,14 @@ def node_value(cols, disc, mr, depth, top, strata, reveals, rseed, kind, weights
             stats[STAT_PRIOR_LEAVES] += stats[STAT_LEAVES] - leaves
             stats[STAT_NODES] = nodes
             stats[STAT_LEAVES] = leaves
-        else:
+        else:  # a q prior's moves and leaf terms, counted as the one-ply prior's are
+            qc = qw[Q_COUNTS]
+            qc[Q_MOVES] = 0
+            qc[Q_LEAVES] = 0
             feature_prior(prune[P_CODE], canon, disc, mr, pw, prior, ws[2 * top + 4:], strata,
                           reveals, qw)
+            stats[STAT_PRIOR_NODES] += qc[Q_MOVES]
+            stats[STAT_PRIOR_LEAVES] += qc[Q_LEAVES]
         keep = kept_columns(canon, prior, prune[P_K])
     leafbuf = ws[0]
     bd = boards[depth]

@@ -15,7 +15,7 @@ from numba import njit
 
 from engines.drop7.nibbles import CENTRE, is_legal
 from engines.filters.kf import kf_values_into
-from engines.filters.kf_weights import kf_weights, read_kf_file
+from engines.filters.kf_weights import TRAINED, kf_weights, read_kf_file, read_kf_trained
 from engines.filters.oneply_q import q_values
 from engines.filters.oneply_q_weights import read_q
 from engines.search.prune_kinds import PRIOR_KF, PRIOR_OFF, PRIOR_Q, PruneSpec
@@ -66,15 +66,18 @@ def prune_arrays(spec: PruneSpec | None, verify: bool = True) -> tuple[np.ndarra
 
 
 def prior_weights(spec: PruneSpec, verify: bool = True) -> np.ndarray:
-    """The weights a prior reads (float64): ``kf`` a named vector or a pinned file (its
-    SHA-256 checked unless ``verify`` is false), as ``play: kf`` reads them."""
+    """The weights a prior reads (float64): ``kf`` a named vector, a pinned file or a
+    training directory (``trained:DIR``), as ``play: kf`` reads them; ``q`` a pinned weights
+    directory or (``trained:DIR``) a fit the claim trained, checked against its own manifest;
+    hashes are checked unless ``verify`` is false."""
     if spec.kind.weights is None:
         return np.zeros(1)
+    sha, colon, path = (spec.weights or "").partition(":")
     if spec.kind.weights == "kf":
-        sha, colon, path = (spec.weights or "").partition(":")
-        six = read_kf_file(path, sha, verify) if colon else kf_weights(spec.weights)
+        six = (read_kf_trained(path, verify) if sha == TRAINED
+               else read_kf_file(path, sha, verify) if colon else kf_weights(spec.weights))
         return np.array(six, dtype=np.float64)
     if spec.kind.weights == "file":
-        sha, _, path = (spec.weights or "").partition(":")
-        return np.ascontiguousarray(read_q(path, sha, verify), dtype=np.float64)
+        pin = None if sha == TRAINED else sha
+        return np.ascontiguousarray(read_q(path, pin, verify), dtype=np.float64)
     raise ValueError(f"prune: no weights loader for prior {spec.prior!r}")

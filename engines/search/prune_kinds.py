@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from contracts.hashing import sha256_problem
-from engines.filters.kf_weights import kf_weights_problem
+from engines.filters.kf_weights import TRAINED, kf_weights_problem
 
 #: the priors' kernel codes (``-1`` in a searcher's pruning array: no pruning)
 PRIOR_OFF, PRIOR_ONEPLY, PRIOR_KF, PRIOR_Q = -1, 0, 1, 2
@@ -68,7 +68,8 @@ class PruneError(ValueError):
 @dataclass(frozen=True)
 class PruneSpec:
     """The pruning of a search arm: ``prior`` (a :data:`PRIOR_KINDS` name) and its
-    ``weights`` (a named vector or ``SHA256:PATH``; None for a prior without weights), the
+    ``weights`` (a named vector, ``SHA256:PATH`` or ``trained:DIR``; None for a prior without
+    weights), the
     width ``k``, the fewest plies remaining ``from_`` at which a node is pruned, and
     ``root``: the root is pruned too (the register's experiment keeps it full width)."""
 
@@ -125,13 +126,18 @@ def prune_spec(prior: str, k: int, from_: int | None, root: bool, depth: int,
     (``PRIOR`` or ``PRIOR:WEIGHTS``), or with ``weights`` apart (a claim's ``weights:``);
     raises :class:`PruneError` in one line."""
     name, inline = parse_prior(prior if weights is None else f"{prior}:{weights}")
-    if PRIOR_KINDS[name].weights == "kf" and (problem := kf_weights_problem(inline or "")):
+    sha, colon, path = (inline or "").partition(":")
+    if sha == TRAINED:
+        if not path:
+            raise PruneError(f"prune: prior {name}: weights {TRAINED}:DIR need the "
+                             f"directory of the weights the claim trains, got {inline!r}")
+    elif PRIOR_KINDS[name].weights == "kf" and (problem := kf_weights_problem(inline or "")):
         raise PruneError(f"prune: prior {name}: weights {problem}")
-    if PRIOR_KINDS[name].weights == "file":
-        sha, colon, path = (inline or "").partition(":")
-        if not colon or not path or sha256_problem(sha):
-            raise PruneError(f"prune: prior {name}: weights must be SHA256:DIR (a frozen "
-                             f"weights directory and its manifest's SHA-256), got {inline!r}")
+    elif PRIOR_KINDS[name].weights == "file" and (not colon or not path
+                                                   or sha256_problem(sha)):
+        raise PruneError(f"prune: prior {name}: weights must be SHA256:DIR (a frozen "
+                         f"weights directory and its manifest's SHA-256) or {TRAINED}:DIR "
+                         f"(weights the claim trains), got {inline!r}")
     spec = PruneSpec(name, k, DEFAULT_FROM if from_ is None else from_, root, inline)
     spec.check(depth)
     return spec

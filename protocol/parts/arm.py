@@ -29,6 +29,7 @@ from protocol.parts.pins import (
     plan_pinned,
     played_leaf,
 )
+from protocol.parts.prune_weights import planned_prune
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
 
@@ -162,6 +163,10 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
         weights, record = _direct_files(claim, a["weights"], paths)
         played["weights"] = {"trained": weights.rpartition("/")[0], "frozen": weights}
         extra["direct"] = (weights, record)
+    if "prune" in a:  # its prior's weights as policy text, trained ones waited for
+        played["prune"], reads = planned_prune(claim, name, paths)
+        if reads is not None:
+            extra["direct"] = reads
     if kf_file is not None:
         played["weights"] = {"file": kf_file.path, "sha256": kf_file.sha256}
         extra["pinned"] = kf_file

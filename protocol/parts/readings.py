@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.panel_readings import figure_names
-from analysis.reading_kinds import PANEL, READING_KINDS, REQUIRED, gate_kinds
+from analysis.reading_kinds import OPTIONAL, PANEL, READING_KINDS, REQUIRED, gate_kinds
 from analysis.reading_result import NOT_RUN
 from protocol.claim import td_weights
 from protocol.parts.base import KeyCheck, names_of
@@ -30,7 +30,8 @@ from protocol.parts.panel import ranker_names, reference_name
 _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
                                                               "trained weights"),
            "ranker": ("ranker", "the panel's rankers and reference"),
-           "figure": ("figure", "the panel's figures"), "arm": ("arm", "arms")}
+           "figure": ("figure", "the panel's figures"), "arm": ("arm", "arms"),
+           "judge": ("ranker", "the panel's rankers and reference")}
 
 
 def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -38,6 +39,7 @@ def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
     panel = doc.get("panel")
     return {"contrast": doc.get("contrasts", {}), "weights": td_weights(doc),
             "ranker": [reference_name(panel), *ranker_names(panel)] if panel else [],
+            "judge": [reference_name(panel), *ranker_names(panel)] if panel else [],
             "figure": list(figure_names(panel["recall"])) if panel else [],
             "arm": doc["arms"]}
 
@@ -79,21 +81,22 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
             chk.fail(f"{key}.kind", f"a {kind.name} reading reads a ranking panel; this claim "
                      "declares no panel:")
         wanted = kind.keys
+        optional = {p.key for p in kind.parameters if p.default is OPTIONAL}
         for p in kind.parameters:
-            if p.key not in r and p.default is not REQUIRED:
+            if p.key not in r and p.default is not REQUIRED and p.default is not OPTIONAL:
                 r[p.key] = p.default
         for param in keys:
             if param in r and param not in wanted:
                 chk.fail(f"{key}.{_shown(param)}", f"a {kind.name} reading takes "
                          f"{', '.join(map(_shown, wanted))}")
-            if param in wanted and param not in r:
+            if param in wanted and param not in r and param not in optional:
                 chk.fail(f"{key}.{_shown(param)}", f"missing: a {kind.name} reading needs "
                          f"{', '.join(p.key for p in kind.parameters if p.default is REQUIRED)}")
-        for p in kind.parameters:
+        for p in [p for p in kind.parameters if p.key in r]:
             why = p.problem(r[p.key]) if p.problem else None
             if why:
                 chk.fail(f"{key}.{_shown(p.key)}", why)
-        for p in kind.parameters:
+        for p in [p for p in kind.parameters if p.key in r]:
             pool = pools.get(p.role, ())
             if p.role != "value" and r[p.key] not in pool:
                 label, plural = _LABELS[p.role]
@@ -108,6 +111,11 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
         rankers = kind.of_role("ranker")
         if kind.paired and r[rankers[0].key] == r[rankers[1].key]:
             chk.fail(f"{key}.{rankers[1].key}", f"{r[rankers[1].key]!r} against itself")
+        if r.get("judge") is not None and r["judge"] == r[rankers[0].key]:
+            chk.fail(f"{key}.judge", f"{r['judge']!r} judged by its own values: give another "
+                     "ranker (or the reference) as the judge")
+        if r.get("judge") is not None:
+            _check_judge(r["judge"], f"{key}.judge", doc, chk)
     gates = gate_kinds()
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
@@ -115,6 +123,20 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
         if doc["readings"][gate]["kind"] not in gates:
             chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
                      f"validation or health reading ({', '.join(gates)})")
+
+
+def _check_judge(judge: str, key: str, doc: Mapping[str, Any], chk: KeyCheck) -> None:
+    """A judge values every legal column at every root, as a reference does: the reference, an
+    outcome ranker, or a search or direct arm that searches its root full width."""
+    arm = doc["arms"].get(judge)
+    if arm is None:  # the outcome reference or an outcome ranker (checked as a ranker above)
+        return
+    searched = arm["play"] in ("search", "direct")
+    how = (" with its root pruned" if arm.get("prune", {}).get("root") == "pruned"
+           else " with a root filter" if "filter" in arm else "") if searched else ""
+    if not searched or how:
+        chk.fail(key, f"arm {judge!r} plays {arm['play']}{how}: a judge values every legal "
+                 "column, as a reference does (a search or direct arm, its root full width)")
 
 
 def check_verdict(doc: dict[str, Any], chk: KeyCheck) -> None:
@@ -146,19 +168,35 @@ def check_recorded(doc: dict[str, Any], chk: KeyCheck) -> None:
         for name in rec.get(part, {}):
             if name not in names:
                 chk.fail(f"recorded.{part}.{name}", f"not a declared {label} ({names_of(names)})")
-    if "rankers" not in rec:
+    if "rankers" not in rec and "judged" not in rec:
         return
     panel = doc.get("panel")
     if panel is None:
-        chk.fail("recorded.rankers", "the register's figures of a panel's rankers; this claim "
-                 "declares no panel:")
+        chk.fail("recorded.rankers" if "rankers" in rec else "recorded.judged", "the "
+                 "register's figures of a panel's rankers; this claim declares no panel:")
+    names = ranker_names(panel)
+    judges = {r["judge"] for r in doc["readings"].values() if r.get("judge") is not None}
+    for name, figs in rec.get("rankers", {}).items():
+        if name not in names:
+            chk.fail(f"recorded.rankers.{name}", f"not a ranker of the panel ({', '.join(names)})")
+        _recorded_figures(figs, f"recorded.rankers.{name}", panel, chk)
+    for judge, by in rec.get("judged", {}).items():
+        if judge not in judges:
+            chk.fail(f"recorded.judged.{judge}", f"no reading is judged by it (judges: "
+                     f"{names_of(dict.fromkeys(sorted(judges)))})")
+        for name, figs in by.items():
+            if name not in [reference_name(panel), *names]:
+                chk.fail(f"recorded.judged.{judge}.{name}", "not a ranker of the panel or its "
+                         f"reference ({', '.join([reference_name(panel), *names])})")
+            _recorded_figures(figs, f"recorded.judged.{judge}.{name}", panel, chk)
+
+
+def _recorded_figures(figs: Mapping[str, Any], key: str, panel: Mapping[str, Any],
+                      chk: KeyCheck) -> None:
+    """Quoted figures: figures of the panel, each a number or its two halves."""
     figures = figure_names(panel["recall"])
-    for name, figs in rec["rankers"].items():
-        key = f"recorded.rankers.{name}"
-        if name not in ranker_names(panel):
-            chk.fail(key, f"not a ranker of the panel ({', '.join(ranker_names(panel))})")
-        for figure, value in figs.items():
-            if figure not in figures:
-                chk.fail(f"{key}.{figure}", f"not a figure of the panel ({', '.join(figures)})")
-            if isinstance(value, list) and len(value) != 2:
-                chk.fail(f"{key}.{figure}", f"{value} is not a figure or its two halves")
+    for figure, value in figs.items():
+        if figure not in figures:
+            chk.fail(f"{key}.{figure}", f"not a figure of the panel ({', '.join(figures)})")
+        if isinstance(value, list) and len(value) != 2:
+            chk.fail(f"{key}.{figure}", f"{value} is not a figure or its two halves")

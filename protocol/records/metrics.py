@@ -96,7 +96,7 @@ def result_metrics(verdict: Mapping[str, Any], contrasts: Mapping[str, Mapping[s
     return out
 
 
-#: a panel figure in ``metrics.panel`` -> the figure's key (analysis.panel_readings.Figure)
+#: a panel figure in ``metrics.panel`` -> the figure's key (analysis.panel_bootstrap.Figure)
 PANEL_FIGURE_KEYS = {"estimate": "estimate", "lower95": "lower", "upper95": "upper",
                      "halves": "halves", "roots": "roots", "games": "games"}
 

@@ -113,15 +113,19 @@ FIGURE_KEYS: dict[str, str] = {
     "halves[1]": r"[^.]*\.(?:secondHalfMeanDelta|half2)|halves\[1\]",
     "margin": r"[^.]*\.finalMargin",
     "wins_ties_losses": r"[^.]*\.winTieLoss",
-    "top1": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)(?:Pooled)?",
+    "top1": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)(?:Pooled|Agreement)?",
     "top1[0]": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)Half1|[A-Za-z0-9]*Top1Halves\[0\]",
     "top1[1]": r"[^.]*\.(?:top1|[A-Za-z0-9]*Top1)Half2|[A-Za-z0-9]*Top1Halves\[1\]",
     "pairwise": r"[^.]*\.pairwise(?:Pooled)?",
     "pairwise[0]": r"[^.]*\.pairwiseHalf1",
     "pairwise[1]": r"[^.]*\.pairwiseHalf2",
-    "regret_frac": r"[^.]*\.regret(?:Pooled)?",
+    "regret_frac": r"[^.]*\.(?:regret(?:Pooled)?|meanNormalisedRegret)",
     "regret_frac[0]": r"[^.]*\.regretHalf1",
     "regret_frac[1]": r"[^.]*\.regretHalf2",
+    # a ranking panel's figures (docs/panels.md): recall@k, normalised and raw regret, work
+    **{f"recall@{k}": rf"[^.]*\.recall{k}" for k in range(1, 7)},
+    "regret": r"[^.]*\.meanRawRegret",
+    "work_ratio": r"[^.]*\.workRatioOfMeans",
 }
 #: a win-tie-loss count written as a list of three under this key (``wtl: [22, 0, 42]``)
 WTL_LIST = "wtl"
@@ -262,6 +266,9 @@ def _figure_problems(recorded: Mapping[str, Any], record: Mapping[str, Any], rid
     for part in ("arms", "validation", "rankers"):
         for name, figures in (recorded.get(part) or {}).items():
             quoted += _quoted(part, name, figures)
+    for judge, by in (recorded.get("judged") or {}).items():
+        for name, figures in by.items():
+            quoted += _quoted(f"judged.{judge}", name, figures)
     for key, meaning, figure in quoted:  # each its own: arms name their parts unlike ours
         if meaning not in _MEANS:
             out.append(unknown(key, meaning))

@@ -1,0 +1,136 @@
+"""A pruning prior's weights as a claim declares them: checked, planned, hashed before any job.
+
+A search arm's ``prune: {prior, k, weights}`` takes its prior's weights as an arm of the
+prior's kind takes them (``prior: q`` as ``play: q``, ``prior: kf`` as ``play: kf``): a named
+vector (kf only), a pinned file ``{file, sha256}`` (hashed before any job, as a pinned leaf
+is: :func:`check_pinned_priors`), or the name of weights the claim trains with a learner whose
+weights play as that kind (ridge-q for q, kf-q for kf).  Planned (:func:`planned_prune`), the
+weights become the ``prune=PRIOR:WEIGHTS`` text of the arm's policy string (``SHA256:PATH`` or
+``trained:DIR``), and trained weights the arm's ``direct``, so its games and panel rows
+wait for the fit and the fit's SHA-256 enters the ledger opener's hashes as a q arm's does
+(:attr:`protocol.plan_model.ClaimPlan.opener_records`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engines.filters.kf_weights import KF_WEIGHTS, TRAINED
+from engines.search.prune_kinds import PRIOR_KINDS
+from protocol.claim import Claim, direct_weights
+from protocol.files import OutsideRootError, run_relative
+from protocol.parts.base import KeyCheck, names_of
+from protocol.paths import Paths
+from protocol.schema import DeclarationError
+
+
+def _learned_for(doc: Mapping[str, Any], prior: str) -> dict[str, str]:
+    """The weights this claim trains whose learner plays as the ``prior``'s kind, with their
+    learner (a prior that reads weights is named as the arm kind that plays the same ones)."""
+    from engines.learners import get_learner
+
+    return {n: w["train"]["learner"] for n, w in direct_weights(doc).items()
+            if get_learner(w["train"]["learner"]).played_by(w["train"]) == prior}
+
+
+def weights_text(prune: Mapping[str, Any], trained: Callable[[str], str] | None = None
+                 ) -> str | None:
+    """The ``prune=PRIOR:WEIGHTS`` text of a declared prior's weights: a named vector as is,
+    a pinned file ``SHA256:PATH`` (run-relative), trained weights ``trained:DIR`` with
+    ``trained(name)`` their directory (None: the name itself, a placeholder for the checks of
+    the declaration's form)."""
+    w = prune.get("weights")
+    if w is None:
+        return None
+    if isinstance(w, Mapping):
+        return f"{w['sha256']}:{w['file']}"
+    kind = PRIOR_KINDS.get(prune["prior"])
+    if kind is not None and kind.weights == "kf" and w in KF_WEIGHTS:
+        return str(w)
+    return f"{TRAINED}:{trained(w) if trained else w}"
+
+
+def check_prune_weights(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """Each pruning prior's weights named by a string: a named KF vector for ``kf``, else
+    weights this claim trains whose learner plays as the prior's kind."""
+    from engines.learners import get_learner
+
+    learned = direct_weights(doc)
+    for name, arm in doc["arms"].items():
+        prune = arm.get("prune") or {}
+        w, prior = prune.get("weights"), prune.get("prior")
+        kind = PRIOR_KINDS.get(prior)
+        if not isinstance(w, str) or kind is None or kind.weights is None:
+            continue  # a pinned file's form is the schema's; a prior without weights: check_arm
+        if kind.weights == "kf" and w in KF_WEIGHTS:
+            continue
+        mine = _learned_for(doc, prior)
+        key = f"arms.{name}.prune.weights"
+        if w in mine:
+            continue
+        if w in learned:
+            learner = get_learner(learned[w]["train"]["learner"])
+            plays = learner.played_by(learned[w]["train"])
+            chk.fail(key, f"{w!r} is trained by learner {learner.name}, whose weights a "
+                     f"{plays} arm plays: a {prior} prior reads weights a {prior} arm "
+                     f"plays ({names_of(mine)})")
+        else:
+            named = (f"neither a named vector ({', '.join(KF_WEIGHTS)}) nor "
+                     if kind.weights == "kf" else "not ")
+            chk.fail(key, f"{w!r} is {named}weights this claim trains for a {prior} prior "
+                     f"({names_of(mine)})")
+
+
+def planned_prune(claim: Claim, name: str, paths: Paths
+                  ) -> tuple[dict[str, Any], tuple[str, str] | None]:
+    """A search arm's declared ``prune`` with its weights as their policy text, and the frozen
+    weights and record of weights this claim trains that it reads (None: none)."""
+    from engines.learners import get_learner
+
+    prune = dict(claim.arms[name]["prune"])
+    w = prune.get("weights")
+    if isinstance(w, Mapping):
+        try:
+            prune["weights"] = f"{w['sha256']}:{run_relative(w['file'])}"
+        except OutsideRootError as exc:
+            raise DeclarationError(f"{claim.path}: key arms.{name}.prune.weights.file: "
+                                   f"{exc}") from None
+        return prune, None
+    if not isinstance(w, str) or w not in claim.direct:
+        prune["weights"] = weights_text(prune)
+        return prune, None
+    directory = paths.path("train", claim=claim.id, weights=w)
+    t = claim.direct[w]["train"]
+    frozen = get_learner(t["learner"]).frozen_files(t)
+    # a kf prior reads the training directory (kf:w=trained:DIR), a q prior the frozen one
+    kf = PRIOR_KINDS[prune["prior"]].weights == "kf"
+    where = directory if kf else f"{directory}/{frozen[0]}"
+    prune["weights"] = weights_text(prune, lambda _: where)
+    return prune, (f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}")
+
+
+def check_pinned_priors(claims: Mapping[str, Claim]) -> None:
+    """Refuse, in one line naming the claim's file and the key, a pruning prior's pinned
+    weights that are missing, malformed or not their pin (a q prior's one-ply Q directory,
+    its array hashed too; a kf prior's KF weights file)."""
+    from engines.filters.kf_weights import KfHashError, KfWeightsError, read_kf_file
+    from engines.filters.oneply_q_weights import read_q
+    from engines.weights_files import WeightsError
+
+    for claim in claims.values():
+        for name, arm in claim.arms.items():
+            prune = arm.get("prune") or {}
+            pin = prune.get("weights")
+            if not isinstance(pin, Mapping):
+                continue
+            key = f"arms.{name}.prune.weights"
+            try:
+                if PRIOR_KINDS[prune["prior"]].weights == "kf":
+                    read_kf_file(run_relative(pin["file"]), pin["sha256"])
+                else:
+                    read_q(run_relative(pin["file"]), pin["sha256"])
+            except (KfWeightsError, WeightsError) as exc:
+                part = ("sha256" if isinstance(exc, KfHashError) or "SHA-256" in str(exc)
+                        else "file")
+                raise DeclarationError(f"{claim.path}: key {key}.{part}: {exc}") from None
