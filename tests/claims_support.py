@@ -12,12 +12,14 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
-CLAIMS = ("depth-five", "depth-native-leaf-weights", "factored-chance", "factored-chance-ladder",
-          "fourth-ply",
+CLAIMS = ("depth-five", "depth-native-leaf-weights", "evolved-nnue-leaf-d3", "factored-chance",
+          "factored-chance-ladder", "fourth-ply",
           "kf-linear-q-transfer", "kf-six-weight-policy-search", "linear-trained-leaf",
-          "m6-depth-second-order-for-ordering", "ntuple-fill-conditioned-leaf",
+          "m6-depth-second-order-for-ordering", "nnue-class-holds-d4-ordering",
+          "ntuple-fill-conditioned-leaf",
           "ntuple-line-tuples", "ntuple-line-tuples-lanes",
           "ntuple-search-target-treestrap-leaf", "oneply-linear-q-prune-prior",
+          "oneply-linear-q-pruned-search",
           "reveal-construction-leaf", "reveal-quadrature",
           "shallow-ordering", "survival-instinct", "treestrap-linear-leaf-refit")
 

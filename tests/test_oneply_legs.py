@@ -1,5 +1,5 @@
-"""The one-ply Q prior's legs (c) and (d) (config/pending/oneply-linear-q-pruned-search.yaml,
-planned with ``claims_dir``): the pruned rankers as planned, the judge's refusals, the recorded
+"""The one-ply Q prior's legs (c) and (d) (config/claims/oneply-linear-q-pruned-search.yaml,
+planned alone with ``claims_dir``): the pruned rankers as planned, the judge's refusals, the recorded
 judged figures' refusals and the register's mapping leg by leg."""
 
 from __future__ import annotations
@@ -16,20 +16,20 @@ from protocol.schema import DeclarationError
 from protocol.verdict import decide
 
 CLAIM = "oneply-linear-q-pruned-search"
-PENDING = REPO / "config" / "pending" / f"{CLAIM}.yaml"
-#: the smoke sizes its header gives for config/profiles/smoke.yaml
+DECLARED = REPO / "config" / "claims" / f"{CLAIM}.yaml"
+#: its smoke sizes (config/profiles/smoke.yaml), given again: the claim planned alone
 SMOKE = {"claims": {CLAIM: {"panel": {"games": 4, "roots": 24},
                             "weights": {"qfit": {"games": 1}}}}}
 
 
 def _doc() -> dict:
-    return yaml.safe_load(PENDING.read_text())
+    return yaml.safe_load(DECLARED.read_text())
 Q = ("q:5bcea24666f61dc0362a48472e3668eafd514f8e1e86a5668df9a0a652a7fd9c:"
      "config/pinned/oneply-q-register-centred")
 
 
 def test_the_pruned_rankers_play_the_declared_searches_and_wait_for_the_fit() -> None:
-    plan = load_plan(REPO, {"profile": "paper", "claims_dir": str(PENDING)})
+    plan = load_plan(REPO, {"profile": "paper", "claims_dir": str(DECLARED)})
     assert plan.run == [CLAIM]
     p = plan.claims[CLAIM]
     arms = p.panel.arms
@@ -47,7 +47,7 @@ def test_the_pruned_rankers_play_the_declared_searches_and_wait_for_the_fit() ->
 
 
 def test_the_smoke_sizes_of_its_header_plan_every_ranker_in_seconds() -> None:
-    p = load_plan(REPO, {"profile": "smoke", "claims_dir": str(PENDING), **SMOKE}).claims[CLAIM]
+    p = load_plan(REPO, {"profile": "smoke", "claims_dir": str(DECLARED), **SMOKE}).claims[CLAIM]
     assert p.panel.roots == 24 and p.direct_trained["qfit"].size == 1
     assert p.panel.arms["fair-d5s7"].policy == "search:leaf=linear,d=4,s=3"
 

@@ -1,6 +1,6 @@
 """A pinned network as a panel ranker: a one-ply search with the network leaf
 (``play: search, depth: 1, leaf: {file, sha256}``) ranks the roots of a panel like any search
-arm (docs/panels.md, The rankers; the claim config/pending/nnue-class-holds-d4-ordering.yaml
+arm (docs/panels.md, The rankers; the claim config/claims/nnue-class-holds-d4-ordering.yaml
 trains its network in the claim instead)."""
 
 from __future__ import annotations

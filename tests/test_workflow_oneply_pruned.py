@@ -1,5 +1,5 @@
-"""The one-ply Q's pruned-search claim (config/pending, planned with ``claims_dir`` at the smoke
-sizes its header gives) through Snakemake under smoke: fair d4 and d5 searches
+"""The one-ply Q's pruned-search claim (planned alone with ``claims_dir`` at its smoke
+sizes) through Snakemake under smoke: fair d4 and d5 searches
 pruned by the pinned Q, by the Q the claim fits (learner ridge-q) and by their own one-ply value
 rank against fair d4; leg (d) is read against fair d5's values; the fit's SHA-256 is an opener
 hash of the block and every leg's readings reach the verdict."""
@@ -11,7 +11,7 @@ import json
 import pytest
 import yaml
 from claims_support import REPO
-from test_oneply_legs import PENDING, SMOKE
+from test_oneply_legs import DECLARED, SMOKE
 from workflow_support import failure_report, snakemake
 
 from protocol.plan import load_plan
@@ -22,7 +22,7 @@ CLAIM = "oneply-linear-q-pruned-search"
 
 
 def test_the_pruned_search_panel_runs_and_its_judge_reads_leg_d(tmp_path) -> None:
-    config = {"profile": "smoke", "claims_dir": str(PENDING), **SMOKE}
+    config = {"profile": "smoke", "claims_dir": str(DECLARED), **SMOKE}
     (tmp_path / "over.yaml").write_text(yaml.safe_dump(config))
     result = snakemake(tmp_path, "--cores", "2", "--configfile", str(tmp_path / "over.yaml"),
                        "--", CLAIM.replace("-", "_"))
