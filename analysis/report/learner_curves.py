@@ -59,11 +59,17 @@ def _search(curve: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[
     """A weight search's or nnue-evolve's generations."""
     points = list(curve["curve"])
     health = [k for k in HEALTH if points and k in points[0]]
+    # a search by game length (``fitness: moves``) tells its best, mean and control in moves
+    moves = curve.get("fitness") == "moves"
+    fit = (lambda n: f"{n:,.2f}") if moves else _points
     columns = ["generation", "best", "mean", "control", *(HEALTH[k] for k in health)]
-    rows = [[str(p["generation"]), _points(p["best"]), _points(p["mean"]),
-             _points(p["control"]), *(_points(p[k]) for k in health)] for p in points]
+    rows = [[str(p["generation"]), fit(p["best"]), fit(p["mean"]),
+             fit(p["control"]), *(_points(p[k]) for k in health)] for p in points]
     notes = [f"frozen by the rule {curve['frozen']['rule']!r} after generation "
              f"{curve['generations']}"]
+    if moves:
+        notes.append("candidates scored by their games' mean length in moves (best, mean and "
+                     "control); the one-ply health in points")
     sel = curve.get("selection")
     if sel:
         best = max(sel["means"])

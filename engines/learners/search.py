@@ -16,8 +16,8 @@ from typing import Any
 from contracts.weights_dir import MANIFEST
 from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
 from engines.learners.registry import Fail, LearnerKind, register_learner
-from engines.learners.vectors import TARGETS
-from engines.learners.weight_search import FREEZE, FROZEN_DIR
+from engines.learners.vectors import STARTS, TARGETS
+from engines.learners.weight_search import FITNESS, FREEZE, FROZEN_DIR
 
 #: the keys of a weight-search declaration (``learner`` aside)
 KEYS: dict[str, Any] = {
@@ -38,9 +38,12 @@ KEYS: dict[str, Any] = {
                "required": ["depth", "strata"],
                "properties": {"depth": {"type": "integer", "minimum": 1, "maximum": 6},
                               "strata": {"type": "integer", "minimum": 1, "maximum": 7}}},
-    "start": {"description": "the start vector: shipped (the target's shipped weights) or a "
-                             "pinned file", "default": "shipped",
-              "oneOf": [{"enum": ["shipped"]}, {"$ref": "#/$defs/pinned"}]},
+    "start": {"description": "the start vector: shipped (the target's shipped weights), zero "
+                             "or a pinned file", "default": STARTS[0],
+              "oneOf": [{"enum": list(STARTS)}, {"$ref": "#/$defs/pinned"}]},
+    "fitness": {"enum": list(FITNESS), "default": FITNESS[0],
+                "description": "what scores a candidate: its games' mean final score, or their "
+                               "mean length in moves (the register's lifetime objective)"},
     "freeze": {"enum": list(FREEZE), "default": "mean",
                "description": "the vector a checkpoint freezes: the distribution's mean or "
                               "the generation's best candidate"},
@@ -85,7 +88,7 @@ def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[o
     generation when ``start`` > 0); ``recipe``: the declaration's keys, a pinned start as
     ``{path, sha256}``."""
     search = recipe.get("search", {"depth": 1, "strata": 7})
-    begin = recipe.get("start", "shipped")
+    begin = recipe.get("start", STARTS[0])
     words: list[object] = [
         "drop7", "weight-search", "--kind", recipe["learner"], "--target", recipe["target"],
         "--population", recipe["population"], "--generations", end, "--sigma", recipe["sigma"],
@@ -95,6 +98,8 @@ def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[o
         "--seed", recipe.get("seed", 0), "--out", out]
     if "elite" in recipe:
         words += ["--elite", recipe["elite"]]
+    if recipe.get("fitness", FITNESS[0]) != FITNESS[0]:  # absent: the words it always had
+        words += ["--fitness", recipe["fitness"]]
     return [*words, "--resume"] if start else words
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from contracts.cli_numbers import finite_option, int_option
 from contracts.errors import InputError
-from engines.learners.vectors import TARGETS, read_start
-from engines.learners.weight_search import FREEZE, KINDS, SearchConfig, WeightSearch
+from engines.learners.vectors import STARTS, TARGETS, named_start, read_start
+from engines.learners.weight_search import FITNESS, FREEZE, KINDS, SearchConfig, WeightSearch
 
 #: the most candidates a generation, generations (``gen-NNNN``) and games a search may ask for
 MAX_POPULATION, MAX_GENERATIONS, MAX_GAMES = 1024, 9_999, 4096
@@ -48,8 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the search depth a leaf candidate plays in (default 1)")
     parser.add_argument("--strata", type=int_option(1, 7), default=7,
                         help="the search's chance strata (default 7)")
-    parser.add_argument("--start", default="shipped", metavar="shipped|SHA256:PATH",
-                        help="the start vector: the target's shipped weights, or a pinned file")
+    parser.add_argument("--start", default=STARTS[0], metavar="|".join((*STARTS, "SHA256:PATH")),
+                        help="the start vector: the target's shipped weights, zeros, or a "
+                             "pinned file")
+    parser.add_argument("--fitness", choices=FITNESS, default=FITNESS[0],
+                        help="what scores a candidate: its games' mean final score or mean "
+                             f"length in moves (default {FITNESS[0]})")
     parser.add_argument("--freeze", choices=FREEZE, default="mean",
                         help="the frozen vector: the distribution's mean or the best candidate "
                              "of the last generation (default mean)")
@@ -70,11 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _start(args: argparse.Namespace):
     target = TARGETS[args.target]
-    if args.start == "shipped":
-        return target.shipped()
+    if args.start in STARTS:
+        return named_start(target, args.start)
     sha, sep, path = args.start.partition(":")
     if not sep or not path:
-        raise InputError(f"--start {args.start!r}: shipped or SHA256:PATH")
+        raise InputError(f"--start {args.start!r}: {', '.join(STARTS)} or SHA256:PATH")
     try:
         return read_start(target, path, sha)
     except ValueError as exc:
@@ -96,7 +100,7 @@ def config_of(args: argparse.Namespace) -> SearchConfig:
     return SearchConfig(args.kind, args.target, args.population, args.sigma, args.games,
                         args.depth, args.strata, int(role["start"]), int(role["count"]),
                         args.first_game, args.seed, tuple(float(v) for v in _start(args)),
-                        args.freeze, args.elite, args.health_games)
+                        args.freeze, args.elite, args.health_games, args.fitness)
 
 
 def run(args: argparse.Namespace) -> int:

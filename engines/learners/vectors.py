@@ -13,7 +13,8 @@ The optimizer works in scaled coordinates, ``x = w / scale``: each weight
 over the magnitude of its shipped value (the intercept's scale is the mean
 magnitude of the 18), so one step size moves every weight by the same
 fraction of its own size, as the register's sign-normalised coordinates do.
-A candidate is written as a JSON list (:func:`write_vector`), the format a
+A search starts from the shipped weights, from zeros (:data:`STARTS`) or
+from a pinned file.  A candidate is written as a JSON list (:func:`write_vector`), the format a
 pinned vector takes, and played by its SHA-256 like any pinned file.
 """
 
@@ -78,6 +79,20 @@ TARGETS: dict[str, Target] = {
     "kf": Target("kf", 6, _kf_shipped, _kf_policy,
                  "the six Klein-Friedmann weights, as the one-ply KF policy"),
 }
+
+
+#: the named starts a search may begin from (else a pinned file): the target's shipped
+#: weights, or the zero vector (the register's KF search drew its first generation around 0)
+STARTS = ("shipped", "zero")
+
+
+def named_start(target: Target, name: str) -> np.ndarray:
+    """The start ``name`` (one of :data:`STARTS`) of ``target``."""
+    if name == "zero":
+        return np.zeros(target.length)
+    if name == "shipped":
+        return target.shipped()
+    raise ValueError(f"start {name!r}: {', '.join(STARTS)} or a pinned file")
 
 
 def read_start(target: Target, path: str, sha256: str) -> np.ndarray:

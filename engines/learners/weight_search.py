@@ -6,7 +6,11 @@ every candidate, and the start vector as a control, plays the same ``games``
 whole games (common random numbers) on the generation's own block of the
 training role: games ``first_game + (g - 1) * games ..`` of generation ``g``,
 so no game is read twice and no block is held out.  A candidate's score is
-its games' mean final score; the optimizer is told the scores.
+its games' mean fitness, the declared ``fitness``: ``score`` (the final
+score, the default) or ``moves`` (the game's length, the register's lifetime
+objective); the optimizer is told the means.  A config records its fitness
+only when it is not the default, so a score search's config and hash are
+those it had before the key existed.
 
 Checkpoint per generation: ``gen-NNNN/`` (written whole or not at all)
 holds ``generation.json`` (the candidates with their SHA-256 and per-game
@@ -55,6 +59,8 @@ FROZEN_DIR = "frozen"
 FREEZE = ("mean", "best")
 #: the optimizer kinds
 KINDS = ("cmaes", "cem")
+#: what a candidate's games are scored by (the first: the default): a games-table column
+FITNESS = ("score", "moves")
 
 
 @dataclass(frozen=True)
@@ -77,13 +83,19 @@ class SearchConfig:
     freeze: str = "mean"
     elite: float = 0.25
     health_games: int = 0
+    fitness: str = FITNESS[0]
 
     @property
     def spec(self) -> Target:
         return TARGETS[self.target]
 
     def describe(self) -> dict[str, Any]:
-        return {**asdict(self), "start": list(self.start)}
+        """The config as ``config.json`` records it (``fitness`` only when not the
+        default)."""
+        out = {**asdict(self), "start": list(self.start)}
+        if self.fitness == FITNESS[0]:
+            del out["fitness"]
+        return out
 
     def sha256(self) -> str:
         return canonical_sha256(self.describe())
@@ -136,23 +148,29 @@ def policy_of(policy: str) -> Any:
     return _POLICIES[policy]
 
 
-def _score(policy: str, seed: int) -> int:
-    """The final score of one game of ``policy`` (loaded once per process)."""
+def _outcome(policy: str, seed: int, fitness: str = FITNESS[0]) -> int:
+    """One game of ``policy`` (loaded once per process): its final score, or its length in
+    moves (``fitness``)."""
     from engines.play.games import play_game
 
     row = play_game(policy_of(policy), seed)
     if row["illegal"] or row["unfinished"]:
         raise RuntimeError(f"{policy} on seed {seed}: {row['illegal']} illegal and "
                            f"{row['unfinished']} unfinished decisions")
-    return int(row["score"])
+    return int(row[fitness])
 
 
-def play_all(tasks: list[tuple[str, int]], workers: int) -> list[int]:
-    """Every ``(policy, seed)``'s final score, in task order, in ``workers`` processes."""
+def play_all(tasks: list[tuple[str, int]], workers: int,
+             fitness: str = FITNESS[0]) -> list[int]:
+    """Every ``(policy, seed)``'s final score (or length, ``fitness``), in task order, in
+    ``workers`` processes."""
+    if fitness not in FITNESS:
+        raise ValueError(f"fitness {fitness!r}: one of {', '.join(FITNESS)}")
     if workers <= 1 or len(tasks) <= 1:
-        return [_score(p, s) for p, s in tasks]
+        return [_outcome(p, s, fitness) for p, s in tasks]
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        return list(pool.map(_score, *zip(*tasks, strict=True), chunksize=1))
+        policies, seeds = zip(*tasks, strict=True)
+        return list(pool.map(_outcome, policies, seeds, [fitness] * len(tasks), chunksize=1))
 
 
 def check_config(path: Path, config: dict[str, Any]) -> None:
@@ -235,7 +253,8 @@ class WeightSearch:
                         for i, v in enumerate(vectors)]
             seeds = self.config.block(g)
             tasks = [(p, s) for p in [*policies, control] for s in seeds]
-            flat = np.array(play_all(tasks, self.workers), dtype=np.int64).reshape(
+            flat = np.array(play_all(tasks, self.workers, self.config.fitness),
+                            dtype=np.int64).reshape(
                 len(policies) + 1, len(seeds))
             means = flat[:-1].mean(axis=1)
             optimizer.tell(xs, means)
@@ -254,13 +273,14 @@ class WeightSearch:
         best = int(np.argmax(means))  # the first of equal means
         frozen = centre if self.config.freeze == "mean" else vectors[best]
         path, sha = self._file(f"gen-{g:04d}-frozen.json", frozen)
+        games = "scores" if self.config.fitness == "score" else "moves"  # per game, by fitness
         record: dict[str, Any] = {
             "generation": g, "seeds": seeds,
-            "candidates": [{"vector": [float(v) for v in vec], "scores": [int(s) for s in row],
+            "candidates": [{"vector": [float(v) for v in vec], games: [int(s) for s in row],
                             "mean": float(m)}
                            for vec, row, m in zip(vectors, flat[:-1], means, strict=True)],
             "control": {"vector": [float(v) for v in self.start],
-                        "scores": [int(s) for s in flat[-1]], "mean": float(flat[-1].mean())},
+                        games: [int(s) for s in flat[-1]], "mean": float(flat[-1].mean())},
             "best": float(means[best]), "best_index": best, "mean": float(means.mean()),
             "centre": [float(v) for v in centre],
             "frozen": {"rule": self.config.freeze, "vector": [float(v) for v in frozen],
@@ -285,7 +305,7 @@ class WeightSearch:
                 "scores": {a: flat[i * n:(i + 1) * n] for i, a in enumerate(arms)}}
 
     def curve(self) -> list[dict[str, Any]]:
-        """Best, mean and control score of every whole generation, in order, and its health's
+        """Best, mean and control fitness of every whole generation, in order, and its health's
         one-ply means."""
         out = []
         for g in range(1, self.generations_done() + 1):
@@ -312,6 +332,8 @@ class WeightSearch:
         summary = {"config_sha256": self.config.sha256(), "generations": last,
                    "frozen": {"file": FROZEN, "sha256": sha, "rule": self.config.freeze},
                    "curve": curve}
+        if self.config.fitness != FITNESS[0]:  # the curve's best, mean and control are in it
+            summary["fitness"] = self.config.fitness
         write_json(self.out / CURVE, summary)
         return summary
 
