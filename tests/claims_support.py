@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
 CLAIMS = ("depth-five", "depth-native-leaf-weights", "evolved-nnue-leaf-d3", "factored-chance",
           "factored-chance-ladder", "fourth-ply",
-          "kf-linear-q-transfer", "kf-six-weight-policy-search", "linear-trained-leaf",
+          "kf-linear-q-transfer", "kf-six-weight-cem-searched", "kf-six-weight-policy-search",
+          "linear-trained-leaf",
           "m6-depth-second-order-for-ordering", "nnue-class-holds-d4-ordering",
           "ntuple-fill-conditioned-leaf",
           "ntuple-line-tuples", "ntuple-line-tuples-lanes",

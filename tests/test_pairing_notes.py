@@ -44,7 +44,8 @@ def test_a_profile_that_keeps_pairs_apart_says_nothing() -> None:
         for claim, p in load_plan(REPO, {"profile": profile}).claims.items():
             said = notes(p, "not the declared one")
             assert not notes(p, "play one policy"), (profile, claim)
-            if (profile, claim) == ("pilot", "kf-six-weight-policy-search"):
+            if profile == "pilot" and claim in ("kf-six-weight-policy-search",
+                                                "kf-six-weight-cem-searched"):
                 assert len(said) == 1 and said[0].startswith("contrast depth-four: fair-d4s7")
             elif (profile, claim) == ("pilot", "kf-linear-q-transfer"):  # d3s7 against 3 KF arms
                 assert len(said) == 3 and all(n.startswith("contrast depth-four-") for n in said)

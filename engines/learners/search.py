@@ -123,16 +123,23 @@ def plays(train: Mapping[str, Any]) -> str:
 
 
 def candidate_policy(train: Mapping[str, Any]) -> str:
-    """A policy that plays a candidate as the search does, for the cost model."""
-    if train["target"] == "kf":
-        return "kf:w=transplanted"
+    """A policy that plays a leaf target's candidate as the search does, for the cost model."""
     s = train["search"]
     return f"search:leaf=linear,d={s['depth']},s={s['strata']}"
 
 
+#: CPU seconds of one KF game (or a random one) in the search's own process: 3.3 s a
+#: generation of 65 x 256 games of about 40 moves and the health's 96 (measured 2026-12-06); the
+#: arms' cost model counts a game's shard overhead, which a search's games do not pay
+KF_GAME_SECONDS = 2e-4
+
+
 def seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
     """Candidates and the control on ``games`` games a generation, and the one-ply health."""
-    one_ply = game("search:leaf=linear,d=1,s=7") if recipe["target"] != "kf" else 0.0
+    if recipe["target"] == "kf":
+        per_game = (recipe["population"] + 1) * recipe["games"] + 3 * HEALTH_GAMES
+        return recipe["generations"] * per_game * KF_GAME_SECONDS
+    one_ply = game("search:leaf=linear,d=1,s=7")
     per = ((recipe["population"] + 1) * recipe["games"] * game(candidate_policy(recipe))
            + HEALTH_GAMES * (2 * one_ply + game("random")))
     return recipe["generations"] * per
