@@ -142,3 +142,16 @@ def test_a_bad_fitness_flag_is_refused(tmp_path, capsys, bad) -> None:
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--fitness" in err, err
     assert not (tmp_path / "o").exists()
+
+
+def test_the_page_shows_a_moves_curve_in_moves() -> None:
+    """A search by length shows its curve to two decimals and says so; a score search as
+    before, in whole points."""
+    from analysis.report.learner_curves import _search
+
+    point = {"generation": 1, "best": 43.2890625, "mean": 27.93, "control": 21.5}
+    curve = {"curve": [point], "frozen": {"rule": "mean"}, "generations": 1}
+    _, rows, notes = _search({**curve, "fitness": "moves"})
+    assert rows == [["1", "43.29", "27.93", "21.50"]] and any("moves" in n for n in notes)
+    _, rows, notes = _search(curve)
+    assert rows == [["1", "43", "28", "22"]] and not any("moves" in n for n in notes)
