@@ -184,7 +184,7 @@ def _claim(tmp_path, edit):
     (lambda d: d["arms"]["kf-optimum"].pop("weights"), "arms.kf-optimum.weights",
      "a kf arm needs weights"),
     (lambda d: d["arms"]["kf-optimum"].update(weights="best"), "arms.kf-optimum.weights",
-     "'best' is neither a named vector (transplanted, cem) nor kf-q weights this claim "
+     "'best' is neither a named vector (transplanted, cem) nor kf weights this claim "
      "trains"),
     (lambda d: d["arms"]["kf-optimum"].update(depth=2), "arms.kf-optimum.depth",
      "a kf arm takes no depth"),
