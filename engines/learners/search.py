@@ -41,9 +41,12 @@ KEYS: dict[str, Any] = {
     "start": {"description": "the start vector: shipped (the target's shipped weights), zero "
                              "or a pinned file", "default": STARTS[0],
               "oneOf": [{"enum": list(STARTS)}, {"$ref": "#/$defs/pinned"}]},
-    "fitness": {"enum": list(FITNESS), "default": FITNESS[0],
-                "description": "what scores a candidate: its games' mean final score, or their "
-                               "mean length in moves (the register's lifetime objective)"},
+    # no schema default: an absent fitness is the score and leaves the planned recipe, and so
+    # the protocol hash of a claim declared before the key, as it was
+    "fitness": {"enum": list(FITNESS),
+                "description": "what scores a candidate: its games' mean final score (absent), "
+                               "or their mean length in moves (the register's lifetime "
+                               "objective)"},
     "freeze": {"enum": list(FREEZE), "default": "mean",
                "description": "the vector a checkpoint freezes: the distribution's mean or "
                               "the generation's best candidate"},
