@@ -249,10 +249,10 @@ SLOW_TICKS = 1_000_000
 SLOW_FACTOR = 16
 #: rounds a descheduled worker sits out; doubled (up to ``MAX_SIT``) when it is descheduled
 #: again within ``4 x`` its last sit-out's rounds of rejoining, else back to ``SIT_ROUNDS``
-SIT_ROUNDS = 32
+SIT_ROUNDS = 8
 MAX_SIT = 4096
 #: a sitting worker's nap between looks at the round count, in microseconds
-SIT_NAP_US = 200
+SIT_NAP_US = 2000
 
 
 def learn_parts(threads: int) -> int:
