@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts.atomic import atomic_write
+from contracts.errors import InputError
 
 
 def finite(value: Any) -> Any:
@@ -45,3 +46,15 @@ def load_json(path: str | Path) -> Any:
     """A JSON file's value (UTF-8)."""
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
+
+
+def recorded_sha256(path: str, option: str = "--init-record") -> str:
+    """The ``sha256`` a JSON record holds (given by ``option``); one line naming the file when
+    it holds none."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8")).get("sha256")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise InputError(f"{option} {path}: not a JSON record ({exc})") from None
+    if not isinstance(value, str):
+        raise InputError(f"{option} {path}: no sha256 key")
+    return value

@@ -38,8 +38,8 @@ def test_a_segment_discards_the_state_it_started_from(tmp_path) -> None:
     temp files while a checkpoint job is pending)."""
     from cli.main import main
     from contracts.errors import InputError
+    from contracts.json_file import recorded_sha256
     from contracts.train_directory import resume_dir
-    from engines.train.cli import recorded_sha256
     from protocol.commands import train
 
     out = tmp_path / "seg"

@@ -171,7 +171,7 @@ def test_leaf_terms_prints_the_extra_term_when_asked() -> None:
 # ---- the claim key -------------------------------------------------------------------------
 
 def _claim(tmp_path, leaf: dict):
-    doc = fair_depth_claim(block=71)
+    doc = fair_depth_claim(block=91)
     doc["arms"]["fair-d2s7"] = {"play": "search", "depth": 2, "strata": 7, "leaf": leaf}
     own = tmp_path / "mine"
     own.mkdir(exist_ok=True)

@@ -174,7 +174,7 @@ def test_a_claim_pins_a_network_and_a_wrong_one_is_refused_before_any_job(tmp_pa
                                                                           monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     digest = write_random_network(tmp_path / "net", 7)["sha256"]
-    doc = fair_depth_claim(block=70)
+    doc = fair_depth_claim(block=90)
     doc["arms"]["fair-d2s7"] = {"play": "search", "depth": 2, "strata": 7,
                                 "leaf": {"file": "net", "sha256": digest}}
     own = tmp_path / "mine"

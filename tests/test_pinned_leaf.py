@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from claims_support import REPO, fair_depth_claim, write_claim
 from engines.drop7.board import rows_to_cols
 from engines.leaves.kinds import N_TERMS, LeafError, LeafSpec, parse_leaf
 from engines.leaves.linear import FAIR_WEIGHTS
+from engines.ntuple.layouts import FILL_RULES, FILL_SEP
 from engines.pinned_leaf import PinnedError, check_pinned, read_vector
 from engines.play.games import play_game
 from engines.play.policy import load_policy
@@ -201,9 +203,10 @@ def test_tables_holding_a_non_finite_entry_are_refused(tmp_path, bad) -> None:
 def test_a_test_layout_is_not_a_pinned_leaf_of_a_claim(tmp_path) -> None:
     for layout in ("T1", "null"):
         directory, digest, _ = _tables_dir(tmp_path / layout, layout)
+        rules = ", ".join(re.escape(FILL_SEP + r) for r in FILL_RULES)
         with pytest.raises(PinnedError, match=f"layout {layout} is a test layout, not one a "
                                               "claim may pin \\(A, B, C, D, E, or one of them "
-                                              "with a fill rule: \\+occ5, \\+hgt5\\)"):
+                                              f"with a fill rule: {rules}\\)"):
             check_pinned(directory, digest)
         load_leaf(f"ntuple-file:{digest}:{directory}")  # the engine's own tests may
 
@@ -247,7 +250,7 @@ def test_a_truncated_compressed_vector_is_reported_truncated(tmp_path) -> None:
 # ---- the claim key ----------------------------------------------------------------------------
 
 def _claim(tmp_path, leaf: dict, comparator=None) -> tuple:
-    doc = fair_depth_claim(block=70)
+    doc = fair_depth_claim(block=90)
     doc["arms"]["fair-d2s7"] = {"play": "search", "depth": 2, "strata": 7, "leaf": leaf}
     own = tmp_path / "mine"
     own.mkdir(exist_ok=True)

@@ -289,7 +289,7 @@ def test_the_report_job_reads_the_panel_input_of_a_panel_only_claim(doc, tmp_pat
                      provenance=str(tmp_path / "provenance.json"),
                      **{name: str(tmp_path / f"{name}.png") for name in FIGURES})
     job = SimpleNamespace(input=inputs, output=outputs, log=[str(tmp_path / "job.log")],
-                          params=SimpleNamespace(plan=plan, manifests={}, health={},
+                          params=SimpleNamespace(plan=plan, manifests={}, health={}, direct={},
                                                  profile={"profile": "pilot"}, repo=str(REPO),
                                                  ledger=str(ledger),
                                                  benchmarks=None, declared_in="p.yaml",

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--artefact names the record's artefact: give --record too")
     sha, gates = args.source_sha256, True
     if args.source_record is not None:
-        from engines.train.cli import recorded_sha256
+        from contracts.json_file import recorded_sha256
 
         sha = recorded_sha256(args.source_record, "--source-record")
         gates = load_json(args.source_record).get("gates_passed", True)

@@ -361,6 +361,13 @@ def _prune_params(name: str, params: dict[str, str], depth: int) -> PruneSpec | 
         raise PolicyError(f"{name}: {exc}") from None
 
 
+def prior_weights(prior: str | None) -> str | None:
+    """The kind of weights a pruning prior reads (``kf``, ``q``: those an arm of that play kind
+    takes), None for a prior that reads none or a name that is no prior."""
+    kind = PRIOR_KINDS.get(prior) if prior is not None else None
+    return None if kind is None else kind.weights
+
+
 def prune_priors() -> tuple[str, ...]:
     """The pruning priors a declaration's ``prune.prior`` may name: every one (a prior's
     weights are declared as an arm of its kind takes them: :mod:`protocol.parts.prune_weights`)."""

@@ -31,6 +31,7 @@ import numba
 
 from contracts.cli_numbers import INT64_MAX, finite_option, int_option, parse_seed_block
 from contracts.errors import InputError
+from contracts.json_file import recorded_sha256
 from contracts.train_directory import (
     LATEST,
     has_output,
@@ -101,18 +102,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(tree, the default) or the root alone (root)")
     parser.add_argument("--log-every", type=finite_option, default=10.0,
                         help="seconds between progress lines on stderr (default 10)")
-
-
-def recorded_sha256(path: str, option: str = "--init-record") -> str:
-    """The ``sha256`` a JSON record holds (given by ``option``); one line naming the file when
-    it holds none."""
-    try:
-        value = json.loads(Path(path).read_text(encoding="utf-8")).get("sha256")
-    except (OSError, ValueError, AttributeError) as exc:
-        raise InputError(f"{option} {path}: not a JSON record ({exc})") from None
-    if not isinstance(value, str):
-        raise InputError(f"{option} {path}: no sha256 key")
-    return value
 
 
 def parse_seeds(args: argparse.Namespace) -> SeedRange:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engines.filters.kf_weights import KF_WEIGHTS, TRAINED
-from engines.search.prune_kinds import PRIOR_KINDS
+from engines.play.spec import prior_weights
 from protocol.claim import Claim, direct_weights
 from protocol.files import OutsideRootError, run_relative
 from protocol.parts.base import KeyCheck, names_of
@@ -45,8 +45,7 @@ def weights_text(prune: Mapping[str, Any], trained: Callable[[str], str] | None 
         return None
     if isinstance(w, Mapping):
         return f"{w['sha256']}:{w['file']}"
-    kind = PRIOR_KINDS.get(prune["prior"])
-    if kind is not None and kind.weights == "kf" and w in KF_WEIGHTS:
+    if prior_weights(prune["prior"]) == "kf" and w in KF_WEIGHTS:
         return str(w)
     return f"{TRAINED}:{trained(w) if trained else w}"
 
@@ -60,10 +59,10 @@ def check_prune_weights(doc: dict[str, Any], chk: KeyCheck) -> None:
     for name, arm in doc["arms"].items():
         prune = arm.get("prune") or {}
         w, prior = prune.get("weights"), prune.get("prior")
-        kind = PRIOR_KINDS.get(prior)
-        if not isinstance(w, str) or kind is None or kind.weights is None:
+        reads = prior_weights(prior)
+        if not isinstance(w, str) or reads is None:
             continue  # a pinned file's form is the schema's; a prior without weights: check_arm
-        if kind.weights == "kf" and w in KF_WEIGHTS:
+        if reads == "kf" and w in KF_WEIGHTS:
             continue
         mine = _learned_for(doc, prior)
         key = f"arms.{name}.prune.weights"
@@ -77,7 +76,7 @@ def check_prune_weights(doc: dict[str, Any], chk: KeyCheck) -> None:
                      f"plays ({names_of(mine)})")
         else:
             named = (f"neither a named vector ({', '.join(KF_WEIGHTS)}) nor "
-                     if kind.weights == "kf" else "not ")
+                     if reads == "kf" else "not ")
             chk.fail(key, f"{w!r} is {named}weights this claim trains for a {prior} prior "
                      f"({names_of(mine)})")
 
@@ -104,7 +103,7 @@ def planned_prune(claim: Claim, name: str, paths: Paths
     t = claim.direct[w]["train"]
     frozen = get_learner(t["learner"]).frozen_files(t)
     # a kf prior reads the training directory (kf:w=trained:DIR), a q prior the frozen one
-    kf = PRIOR_KINDS[prune["prior"]].weights == "kf"
+    kf = prior_weights(prune["prior"]) == "kf"
     where = directory if kf else f"{directory}/{frozen[0]}"
     prune["weights"] = weights_text(prune, lambda _: where)
     return prune, (f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}")
@@ -126,7 +125,7 @@ def check_pinned_priors(claims: Mapping[str, Claim]) -> None:
                 continue
             key = f"arms.{name}.prune.weights"
             try:
-                if PRIOR_KINDS[prune["prior"]].weights == "kf":
+                if prior_weights(prune["prior"]) == "kf":
                     read_kf_file(run_relative(pin["file"]), pin["sha256"])
                 else:
                     read_q(run_relative(pin["file"]), pin["sha256"])
