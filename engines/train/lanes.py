@@ -79,7 +79,6 @@ from engines.train.kernel import (
 )
 from engines.train.tickets import (
     LINE,
-    NAP_US,
     compare_swap,
     fetch_add,
     finish,
@@ -291,7 +290,7 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
         first = 0  # the phase's first task in the round
         slow = False
         for phase in range(2):
-            ticks[T_WAIT] += wait_done(sync, i * per_round + first, NAP_US)
+            ticks[T_WAIT] += wait_done(sync, i * per_round + first)
             j = 0
             while not slow:
                 k, j = take(sync, w, workers, sizes, i, phase, j)

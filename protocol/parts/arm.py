@@ -21,6 +21,7 @@ from protocol.arms import arm_spec, check_arm, decision_seconds, play_kind
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path
 from protocol.files import OutsideRootError, program_files
 from protocol.parts.base import KeyCheck, ProfileSettings, dtag
+from protocol.parts.direct_training import direct_files
 from protocol.parts.pins import (
     Artefact,
     Pinned,
@@ -160,7 +161,7 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
     kf_file = (plan_kf_file(claim, f"arms.{name}.weights", a.get("weights"))
                if play_kind(a["play"]).kind == KF else None)
     if isinstance(a.get("weights"), str) and a["weights"] in claim.direct:
-        weights, record = _direct_files(claim, a["weights"], paths)
+        weights, record = direct_files(claim, a["weights"], paths)
         played["weights"] = {"trained": weights.rpartition("/")[0], "frozen": weights}
         extra["direct"] = (weights, record)
     if "prune" in a:  # its prior's weights as policy text, trained ones waited for
@@ -172,7 +173,7 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
         extra["pinned"] = kf_file
     leaf = a.get("leaf")
     if isinstance(leaf, Mapping) and "claim" not in leaf and leaf.get("weights") in claim.direct:
-        weights, record = _direct_files(claim, leaf["weights"], paths)
+        weights, record = direct_files(claim, leaf["weights"], paths)
         kind = get_learner(claim.direct[leaf["weights"]]["train"]["learner"])
         extra["direct"] = (weights, record)
         return arm_spec(played, kind.leaf_spec(weights)), {
@@ -185,14 +186,6 @@ def played(claim: Claim, name: str, prof: ProfileSettings, claims: Mapping[str, 
     return arm_spec(played, played_leaf(leaf, artefact, pinned)), {
         "artefact": artefact, "pinned": pinned,
         "entries": artefact.entries if artefact else pinned.entries if pinned else 0, **extra}
-
-
-def _direct_files(claim: Claim, name: str, paths: Paths) -> tuple[str, str]:
-    """The frozen weights and record of weights ``name`` this claim trains by one job."""
-    t = claim.direct[name]["train"]
-    frozen = get_learner(t["learner"]).frozen_files(t)
-    directory = paths.path("train", claim=claim.id, weights=name)
-    return f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}"
 
 
 def plan_kf_file(claim: Claim, key: str, weights: Any) -> Pinned | None:

@@ -43,6 +43,20 @@ def _played_by(w: Mapping[str, Any]) -> str | None:
     return get_learner(w["train"]["learner"]).played_by(w["train"])
 
 
+def played_as(doc: Mapping[str, Any], play: str) -> dict[str, Any]:
+    """The weights this claim trains by one job whose frozen output an arm of kind ``play``
+    (``kf``, ``q``; a pruning prior reads the same) plays."""
+    return {n: w for n, w in direct_weights(doc).items() if _played_by(w) == play}
+
+
+def direct_files(claim: Claim, name: str, paths: Paths) -> tuple[str, str]:
+    """The frozen weights and record of weights ``name`` this claim trains by one job."""
+    t = claim.direct[name]["train"]
+    frozen = get_learner(t["learner"]).frozen_files(t)
+    directory = paths.path("train", claim=claim.id, weights=name)
+    return f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}"
+
+
 def check_direct(doc: dict[str, Any], chk: KeyCheck) -> None:
     """Each trained weights' name (a kf arm's not a named vector's), every arm that names
     weights as a string (a kf arm's a named vector or kf weights this claim trains, another
@@ -62,7 +76,7 @@ def check_direct(doc: dict[str, Any], chk: KeyCheck) -> None:
         kind = play_kind(play)
         if "weights" not in kind.takes or kind.weights is not None:
             continue  # no weights, or a form protocol.arms checks: refused there
-        mine = {n: x for n, x in learned.items() if _played_by(x) == play}
+        mine = played_as(doc, play)
         if w in mine:
             continue
         if play == "kf":

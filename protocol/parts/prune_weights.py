@@ -21,17 +21,9 @@ from engines.play.spec import prior_weights
 from protocol.claim import Claim, direct_weights
 from protocol.files import OutsideRootError, run_relative
 from protocol.parts.base import KeyCheck, names_of
+from protocol.parts.direct_training import direct_files, played_as
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
-
-
-def _learned_for(doc: Mapping[str, Any], prior: str) -> dict[str, str]:
-    """The weights this claim trains whose learner plays as the ``prior``'s kind, with their
-    learner (a prior that reads weights is named as the arm kind that plays the same ones)."""
-    from engines.learners import get_learner
-
-    return {n: w["train"]["learner"] for n, w in direct_weights(doc).items()
-            if get_learner(w["train"]["learner"]).played_by(w["train"]) == prior}
 
 
 def weights_text(prune: Mapping[str, Any], trained: Callable[[str], str] | None = None
@@ -64,7 +56,7 @@ def check_prune_weights(doc: dict[str, Any], chk: KeyCheck) -> None:
             continue  # a pinned file's form is the schema's; a prior without weights: check_arm
         if reads == "kf" and w in KF_WEIGHTS:
             continue
-        mine = _learned_for(doc, prior)
+        mine = played_as(doc, prior)  # a prior reads what an arm of its kind plays
         key = f"arms.{name}.prune.weights"
         if w in mine:
             continue
@@ -85,8 +77,6 @@ def planned_prune(claim: Claim, name: str, paths: Paths
                   ) -> tuple[dict[str, Any], tuple[str, str] | None]:
     """A search arm's declared ``prune`` with its weights as their policy text, and the frozen
     weights and record of weights this claim trains that it reads (None: none)."""
-    from engines.learners import get_learner
-
     prune = dict(claim.arms[name]["prune"])
     w = prune.get("weights")
     if isinstance(w, Mapping):
@@ -99,14 +89,13 @@ def planned_prune(claim: Claim, name: str, paths: Paths
     if not isinstance(w, str) or w not in claim.direct:
         prune["weights"] = weights_text(prune)
         return prune, None
-    directory = paths.path("train", claim=claim.id, weights=w)
-    t = claim.direct[w]["train"]
-    frozen = get_learner(t["learner"]).frozen_files(t)
-    # a kf prior reads the training directory (kf:w=trained:DIR), a q prior the frozen one
+    weights, record = direct_files(claim, w, paths)
+    # a kf prior reads the directory of its weights file (kf:w=trained:DIR), as a kf arm does;
+    # a q prior the frozen weights directory itself
     kf = prior_weights(prune["prior"]) == "kf"
-    where = directory if kf else f"{directory}/{frozen[0]}"
+    where = weights.rpartition("/")[0] if kf else weights
     prune["weights"] = weights_text(prune, lambda _: where)
-    return prune, (f"{directory}/{frozen[0]}", f"{directory}/{frozen[1]}")
+    return prune, (weights, record)
 
 
 def check_pinned_priors(claims: Mapping[str, Claim]) -> None:
