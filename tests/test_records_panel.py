@@ -169,7 +169,8 @@ def test_the_records_job_reads_the_panel_input(smoke, doc, tmp_path) -> None:
     class Files(dict):
         __getattr__ = dict.__getitem__
 
-    plan = _with_panel(smoke, doc, contrasts=False)
+    # trained weights' figures are tests/test_records_training.py's: this plan trains none
+    plan = {**_with_panel(smoke, doc, contrasts=False), "trained": {}}
     start, count = plan["seeds"]
     write_rows(run_shard([parse_arm("fair-d3s7=random")], start, count, progress_s=-1),
                tmp_path / "games.csv")
@@ -186,7 +187,7 @@ def test_the_records_job_reads_the_panel_input(smoke, doc, tmp_path) -> None:
              "opened": {"blocks": {block: {"entry": entry, "reused": False}}},
              "preregistered": {"protocolSha256": protocol_sha256(plan),
                                "createdAt": "2026-12-02T02:09:00Z"}}
-    inputs = Files(table=str(tmp_path / "games.csv"))
+    inputs = Files(table=str(tmp_path / "games.csv"), curves=[])
     for key, content in files.items():
         inputs[key] = str(tmp_path / f"{key}.json")
         (tmp_path / f"{key}.json").write_text(json.dumps(content))
@@ -198,7 +199,8 @@ def test_the_records_job_reads_the_panel_input(smoke, doc, tmp_path) -> None:
     job = SimpleNamespace(input=inputs, output=[str(tmp_path / "records")],
                           log=[str(tmp_path / "job.log")],
                           params=SimpleNamespace(plan=plan, repo=str(ROOT), ledger=str(ledger),
-                                                 benchmarks=str(tmp_path / "none")))
+                                                 benchmarks=str(tmp_path / "none"), health={},
+                                                 direct={}))
     script = ROOT / "workflow" / "scripts" / "records.py"
     runpy.run_path(str(script), init_globals={"snakemake": job})
     assert check_bundle(tmp_path / "records") == []

@@ -47,9 +47,10 @@ from protocol.records.ids import (
     stamp,
 )
 from protocol.records.machine import machine_at
-from protocol.records.metrics import result_metrics
+from protocol.records.metrics import check_panel, result_metrics
 from protocol.records.resources import run_resources, source_notes
 from protocol.records.rows import NOT_MEASURED, WORK_COLUMNS, game_rows, games_text
+from protocol.records.training import check_training, with_frozen
 
 #: what a result with a ranking panel cannot hold
 PANEL_ROWS = ("the ranking panel's per-root rows are not in the bundle: its table is named by "
@@ -272,35 +273,6 @@ def derived_theory(plan: Mapping[str, Any], theory: str) -> list[str]:
                ": it names no register theory")]
 
 
-def _check_panel(plan: Mapping[str, Any], panel: Mapping[str, Any] | None,
-                 screened: bool) -> None:
-    """Refuse panel figures that are not this claim's panel's: figures without a panel,
-    none for a panel whose block was opened, another reference, other rankers, roots from
-    other seeds than the planned ones."""
-    planned = plan.get("panel")
-    if planned is None:
-        if panel is not None:
-            raise RecordError(f"claim {plan['id']}: panel figures given, but the claim has no "
-                              "panel")
-        return
-    if panel is None:
-        if screened:
-            raise RecordError(f"claim {plan['id']}: its block was opened but no panel readings "
-                              "were given to the records")
-        return
-    for key, read in (("reference", str), ("rankers", list)):
-        if read(panel[key]) != read(planned[key]):  # the plan's may hold a tuple
-            raise RecordError(f"claim {plan['id']}: the panel readings' {key} {panel[key]!r} "
-                              f"is not the plan's {read(planned[key])!r}")
-    start, count = (int(x) for x in planned["seeds"])
-    roots = panel["roots"]
-    if (roots["rangeStartHex"], roots["rangeEndExclusiveHex"]) != (
-            seed_hex(start), seed_hex(start + count)):
-        raise RecordError(f"claim {plan['id']}: the panel's roots come from seeds "
-                          f"{roots['rangeStartHex']} to {roots['rangeEndExclusiveHex']}, the "
-                          f"plan's are {seed_hex(start)}:{count}")
-
-
 def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mapping[str, Any],
                  provenance: Mapping[str, Any], *, opened: Mapping[str, Any] | None = None,
                  closed: Mapping[str, Any] | None = None,
@@ -311,6 +283,7 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
                  machine: Mapping[str, Any] | None = None, decided_utc: str | None = None,
                  opened_in: Mapping[int, str] | None = None,
                  panel: Mapping[str, Any] | None = None,
+                 training: Mapping[str, Mapping[str, Any]] | None = None,
                  now: datetime | None = None) -> dict[str, Any]:
     """Write a claim's bundle into ``directory``; returns the result record.
 
@@ -330,13 +303,15 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
     ``opened_in``: the ledger commit that recorded each block's opening;
     ``panel``: a ranking panel's figures (:func:`~protocol.records.metrics.panel_metrics`
     of its readings file), required when the claim has a panel and its block was
-    opened, refused otherwise.
+    opened, refused otherwise; ``training``: the trained weights' figures
+    (:func:`~protocol.records.training.training_metrics`; none: the claim trains nothing).
     Every record is checked against its format before anything is written.
     """
     now_utc = stamp(now or datetime.now(UTC))
     decided = decided_utc or now_utc
     blocks = _blocks(plan["id"], opened, closed, decided, now_utc)
-    _check_panel(plan, panel, blocks.screened)
+    check_panel(plan, panel, blocks.screened)
+    check_training(plan, training)
     experiment, unproven = _experiment(plan, blocks, decided, now_utc, preregistered, opened_in)
     machine_rec = machine_at(closed, machine, now_utc)
     check_record(machine_rec, "machine", "machine record")
@@ -361,7 +336,9 @@ def write_bundle(directory: str | Path, plan: Mapping[str, Any], verdict: Mappin
         "scientificOutcome": OUTCOME[verdict["verdict"]], "assessment": verdict["verdict"],
         "evidenceTier": verdict["tier"], "summary": verdict["reason"],
         "metrics": {**result_metrics(verdict, contrasts or {}, frozen),
-                    **({"panel": dict(panel)} if panel is not None else {})},
+                    **({"panel": dict(panel)} if panel is not None else {}),
+                    **({"training": with_frozen(training, frozen, plan["id"])}
+                       if training else {})},
         "gateChecks": gate_checks(verdict),
         "perGameArtifact": {"path": GAMES_FILE if rows else None,
                             "sha256": hashlib.sha256(games.encode()).hexdigest() if rows else None,

@@ -9,9 +9,11 @@ and losses, and each arm's root filter counts where it has one (how often it cha
 choice: the register's coverage); for a sequential screen its looks, bounds and decisions, the
 corrected estimate with its interval and stage-wise p, and the simulated error
 rates; the SHA-256 of every frozen artefact the arms read; a ranking panel's
-figures per ranker, its readings and its roots (:func:`panel_metrics`).  The
-names are the contrast JSON's (analysis/contrast.py) and the panel figures'
-(analysis/panel_readings.py) in the register's camelCase.
+figures per ranker, its readings and its roots (:func:`panel_metrics`, refused when they are
+not the plan's panel's: :func:`check_panel`); the trained weights' figures are
+:mod:`protocol.records.training`'s.  The names are the contrast JSON's
+(analysis/contrast.py) and the panel figures' (analysis/panel_readings.py) in the register's
+camelCase.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from contracts.cli_numbers import seed_hex
+from protocol.records.ids import RecordError
 
 #: a contrast's figures in ``metrics.contrasts.<name>`` -> the contrast JSON's key
 CONTRAST_FIGURES = {
@@ -150,3 +153,32 @@ def panel_faults(readings: Mapping[str, Any]) -> dict[str, Any]:
     panel without faults is the same as before they were recorded."""
     faults = readings.get("faults") or {}
     return {"rankerFaults": {name: dict(c) for name, c in faults.items()}} if faults else {}
+
+
+def check_panel(plan: Mapping[str, Any], panel: Mapping[str, Any] | None,
+                screened: bool) -> None:
+    """Refuse panel figures that are not this claim's panel's: figures without a panel,
+    none for a panel whose block was opened, another reference, other rankers, roots from
+    other seeds than the planned ones."""
+    planned = plan.get("panel")
+    if planned is None:
+        if panel is not None:
+            raise RecordError(f"claim {plan['id']}: panel figures given, but the claim has no "
+                              "panel")
+        return
+    if panel is None:
+        if screened:
+            raise RecordError(f"claim {plan['id']}: its block was opened but no panel readings "
+                              "were given to the records")
+        return
+    for key, read in (("reference", str), ("rankers", list)):
+        if read(panel[key]) != read(planned[key]):  # the plan's may hold a tuple
+            raise RecordError(f"claim {plan['id']}: the panel readings' {key} {panel[key]!r} "
+                              f"is not the plan's {read(planned[key])!r}")
+    start, count = (int(x) for x in planned["seeds"])
+    roots = panel["roots"]
+    if (roots["rangeStartHex"], roots["rangeEndExclusiveHex"]) != (
+            seed_hex(start), seed_hex(start + count)):
+        raise RecordError(f"claim {plan['id']}: the panel's roots come from seeds "
+                          f"{roots['rangeStartHex']} to {roots['rangeEndExclusiveHex']}, the "
+                          f"plan's are {seed_hex(start)}:{count}")

@@ -21,7 +21,9 @@ rows, the ledger and its git history, and the declaration (docs/records.md,
 * a ranking panel's figures are the bundle's (``metrics.panel``): its table
   and readings file are not committed, so they are kept, not computed again;
   so are a root filter's counts (``filterCandidate``, ``filterBaseline``): the
-  per-game rows are the register's format, which has no field for them;
+  per-game rows are the register's format, which has no field for them; and so are
+  the trained weights' figures (``metrics.training``): their validation curves,
+  health files, learners' curves and frozen records are not committed;
 * the run's commit, dirtiness and command are the bundle's; its diff hash and
   CPU are unknown (said so); its wall the ledger's span; the machine record is
   the bundle's, said to be captured when the records were written;
@@ -228,6 +230,7 @@ def rebuild(directory: str | Path, repo: str | Path = ".", ledger: str = COMMITT
     machine = {**old["machine"], "notes": [n for n in old["machine"]["notes"]
                                            if not n.startswith("captured ")]}
     common = dict(command=old["run"]["command"], machine=machine, now=now,
+                  training=old["result"]["metrics"].get("training"),
                   preregistered={"protocolSha256": protocol,
                                  "createdAt": old["experiment"]["createdAt"]})
     if not entries:  # never screened: the verdict's time is the one the records kept

@@ -52,8 +52,9 @@ rule health:
         "../scripts/health.py"
 
 
-def health_files(claim):
+def health_files(claim, others=True):
     """``name -> health file`` of every trained weights a claim's page shows (its own by
-    weights name, another claim's by ``claim/weights``)."""
+    weights name, another claim's by ``claim/weights``; its own alone without ``others``:
+    the records')."""
     return {(w if c == claim else f"{c}/{w}"): PATHS.path("health", claim=c, weights=w)
-            for c, w in CLAIMS[claim].health_weights()}
+            for c, w in CLAIMS[claim].health_weights() if others or c == claim}

@@ -10,15 +10,33 @@ def manifests_of(wc):
             for t in CLAIMS[wc.claim].trained.values()}
 
 
+def training_files(claim, others=True):
+    """The files of a claim's trained weights the page and the records read: the validation
+    curves, the training health (:func:`health_files`, another claim's too unless not
+    ``others``) and the records of the weights trained by one job (their curves sit beside
+    them, direct.smk)."""
+    p = CLAIMS[claim]
+    files = {"curves": [PATHS.path("curve", claim=claim, weights=w) for w in p.curve_weights()],
+             "health": list(health_files(claim, others).values())}
+    if p.direct_trained:
+        files["direct_records"] = [t.record for t in p.direct_trained.values()]
+    return files
+
+
+def direct_described(claim):
+    """Every weights the claim trains by one job, as the page and the records read them: its
+    recipe, record, curve and curve kind (``DirectTraining.describe``), by name."""
+    return {n: t.describe() for n, t in CLAIMS[claim].direct_trained.items()}
+
+
 def report_inputs(wc):
     """Everything the page shows; the screen's files only when its block was opened."""
     p = CLAIMS[wc.claim]
     files = {"verdict": PATHS.path("verdict", claim=wc.claim),
              "records": PATHS.path("records", claim=wc.claim),
              "gates": PATHS.path("gates", claim=wc.claim),
-             "curves": [PATHS.path("curve", claim=wc.claim, weights=w) for w in p.curve_weights()],
              "manifests": [f for fs in manifests_of(wc).values() for f in fs],
-             "health": list(health_files(wc.claim).values())}
+             **training_files(wc.claim)}
     if screen_opens(wc.claim):
         files.update(
             opened=PATHS.path("opened", claim=wc.claim, block=p.label),
@@ -33,8 +51,6 @@ def report_inputs(wc):
             files["panel_public"] = PATHS.path("panel_public", claim=wc.claim)
     if p.replay is not None:
         files["register_replay"] = PATHS.path("register_replay", claim=wc.claim)
-    if p.direct_trained:  # their curves and reports sit beside the records (direct.smk)
-        files["direct_records"] = [t.record for t in p.direct_trained.values()]
     return files
 
 
@@ -60,8 +76,7 @@ rule report:
                              if wc.claim in PLAN.replaces else None),
         manifests=manifests_of,
         health=lambda wc: health_files(wc.claim),
-        direct=lambda wc: {n: t.describe()
-                           for n, t in CLAIMS[wc.claim].direct_trained.items()},
+        direct=lambda wc: direct_described(wc.claim),
         profile=PLAN.profile,
         ledger=PLAN.profile["ledger"],
         repo=workflow.basedir,

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 from pathlib import Path
 
+from analysis.health import TrainingHealth
 from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
 from contracts.json_file import load_json
@@ -13,6 +14,7 @@ from protocol.records.bundle import write_bundle
 from protocol.records.check import check_bundle
 from protocol.records.ids import RecordError, stamp
 from protocol.records.metrics import panel_metrics
+from protocol.records.training import training_metrics
 
 S = snakemake  # noqa: F821
 
@@ -30,6 +32,14 @@ def main() -> None:
                   "jobs": jobs_written(S.params.benchmarks)}
     # when the verdict was decided: the time of a claim whose screen was never opened
     decided = stamp(datetime.fromtimestamp(Path(S.input.verdict).stat().st_mtime, UTC))
+    # the trained weights' figures: the validation curves and health the page reads (health
+    # read back through its dataclass, so a malformed file stops here) and the direct records
+    training = training_metrics(
+        S.params.plan, curves={c["weights"]: c for c in map(load_json, inputs["curves"])},
+        health={n: TrainingHealth.from_json(load_json(p)).to_json()
+                for n, p in S.params.health.items()},
+        direct={n: (d, load_json(d["curve"]) if d["curve"] else None, load_json(d["record"]))
+                for n, d in S.params.direct.items()})
     write_bundle(S.output[0], S.params.plan, load_json(S.input.verdict), provenance,
                  opened=load_json(S.input.opened) if opened else None,
                  closed=closed or None,
@@ -40,7 +50,8 @@ def main() -> None:
                  contrasts={Path(p).stem: load_json(p) for p in inputs.get("contrasts", [])},
                  decided_utc=decided,
                  panel=(panel_metrics(load_json(S.input.panel), S.params.plan["block"])
-                        if "panel" in inputs else None))
+                        if "panel" in inputs else None),
+                 training=training)
     problems = check_bundle(S.output[0])
     if problems:
         raise RecordError("; ".join(problems))
