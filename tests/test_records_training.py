@@ -93,20 +93,25 @@ def test_every_health_figure_and_validation_figure_is_named() -> None:
 def test_every_learner_s_curve_kind_has_its_figures() -> None:
     kinds = {k.curve for k in LEARNERS.values()}
     assert kinds - {"health"} == set(KINDS) and "health" in kinds, kinds
-    with pytest.raises(ValueError, match="curve kind 'other'"):
+    with pytest.raises(RecordError, match="curve kind 'other'"):
         direct_entry(_described("x", "new", "other"), None, {"sha256": SHA})
 
 
 def test_a_segmented_training_gives_its_health_and_validation_curve() -> None:
     plan = load_plan(ROOT, {"profile": "smoke"}).claims["ntuple-line-tuples"].describe()
     health, curve = _health(), _validation_curve()
+    e_curve = {**curve, "weights": "ntuple-E", "points": curve["points"][:1]}
     with pytest.raises(RecordError, match="no training health of the trained weights "
                                           "ntuple-E was given"):
-        training_metrics(plan, curves={"ntuple-A": curve, "ntuple-E": curve},
+        training_metrics(plan, curves={"ntuple-A": curve, "ntuple-E": e_curve},
                          health={"ntuple-A": health}, direct={})
-    e_curve = {**curve, "weights": "ntuple-E", "points": curve["points"][:1]}
+    e_health = {**health, "weights": "ntuple-E"}
+    with pytest.raises(RecordError, match="training health given for ntuple-E is another "
+                                          "weights'"):
+        training_metrics(plan, curves={"ntuple-A": curve, "ntuple-E": e_curve},
+                         health={"ntuple-A": health, "ntuple-E": health}, direct={})
     out = training_metrics(plan, curves={"ntuple-A": curve, "ntuple-E": e_curve},
-                           health={"ntuple-A": health, "ntuple-E": health}, direct={})
+                           health={"ntuple-A": health, "ntuple-E": e_health}, direct={})
     assert set(out) == set(plan["trained"]) == {"ntuple-A", "ntuple-E"}
     a = out["ntuple-A"]
     assert a["learner"] == "ntuple" and a["curveKind"] == "health"
@@ -264,8 +269,9 @@ def test_rebuild_keeps_the_bundle_s_training_figures(tmp_path, monkeypatch) -> N
     plain = module.rebuild(bundle, ROOT, out=tmp_path / "plain" / bundle.name, now=NOW)
     assert "training" not in plain["metrics"]
     plan = load_plan(ROOT, {"profile": "pilot"}).claims[bundle.name].describe()
-    kept = training_metrics(plan, curves={w: _validation_curve() for w in plan["trained"]},
-                            health={w: _health() for w in plan["trained"]}, direct={})
+    kept = training_metrics(
+        plan, curves={w: {**_validation_curve(), "weights": w} for w in plan["trained"]},
+        health={w: {**_health(), "weights": w} for w in plan["trained"]}, direct={})
     assert kept and all("health" in e for e in kept.values())
     read = module._old_records
 

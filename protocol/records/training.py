@@ -147,7 +147,7 @@ def direct_entry(training: Mapping[str, Any], curve: Mapping[str, Any] | None,
     profile shrank of it, the frozen SHA-256, the curve's points and figures, the record's."""
     kind = training["curve_kind"]
     if kind not in KINDS:
-        raise ValueError(f"weights {training['name']}: curve kind {kind!r} has no figures "
+        raise RecordError(f"weights {training['name']}: curve kind {kind!r} has no figures "
                          f"for the records ({', '.join(KINDS)})")
     figures = KINDS[kind]
     out = {"learner": training["learner"], "curveKind": kind,
@@ -177,6 +177,10 @@ def training_metrics(plan: Mapping[str, Any], *, curves: Mapping[str, Mapping[st
         if missing:
             raise RecordError(f"claim {plan['id']}: no {what} of the trained weights "
                               f"{', '.join(missing)} was given to the records")
+        wrong = sorted(n for n in trained if given[n].get("weights") != n)
+        if wrong:
+            raise RecordError(f"claim {plan['id']}: the {what} given for {', '.join(wrong)} "
+                              "is another weights' (its key weights)")
     out = {name: segmented_entry(t["learner"], t, health[name], curves[name])
            for name, t in trained.items()}
     out.update({name: direct_entry(*sources) for name, sources in direct.items()})
