@@ -17,7 +17,16 @@ from engines.drop7 import core
 from engines.held_core import held_core
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import kernel as kern
-from engines.train.lanes import SLOW_TICKS, T_SAT, TICKS_LEN, owner, train_rounds
+from engines.train.lanes import (
+    S_SIT,
+    SIT_ROUNDS,
+    SLOW_TICKS,
+    T_SAT,
+    TICKS_LEN,
+    new_sitting,
+    owner,
+    train_rounds,
+)
 from engines.weights_files import alloc_zeroed
 
 CLI_SEEDS = "0x1000000000000000:1000000"
@@ -25,7 +34,7 @@ TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2
 
 
 def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
-           zeroed: bool = False, slow_ticks: int = SLOW_TICKS, ticks=None):
+           zeroed: bool = False, slow_ticks: int = SLOW_TICKS, ticks=None, sitting=None):
     """Tables and carry after ``sum(chunks)`` rounds of ``lanes`` lanes (fresh tables)."""
     ticks = np.zeros(TICKS_LEN, dtype=np.int64) if ticks is None else ticks
     entries = int(spec[2])
@@ -41,7 +50,7 @@ def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
         for rounds in chunks:
             train_rounds(vals, acc, INITIAL_VALUE, spec, 1.0, np.uint64(SEEDS.start),
                          SEEDS.count, carry, state, cols, rounds, parts, np.zeros(kern.F_LEN),
-                         ticks, slow_ticks)
+                         ticks, slow_ticks, sitting)
     finally:
         numba.set_num_threads(before)
     return vals, acc, carry
@@ -96,6 +105,27 @@ def test_workers_sitting_out_any_rounds_keep_the_bits() -> None:
     alone = np.zeros(TICKS_LEN, dtype=np.int64)
     _lanes(wide_spec(), 16, [rounds], 5, 1, slow_ticks=0, ticks=alone)
     assert alone[T_SAT] == 0
+
+
+@pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
+def test_sitting_out_carries_over_calls_and_keeps_the_bits() -> None:
+    """A sitting-out state kept from call to call, in calls of 7 rounds (shorter than a first
+    sit-out): the second worker's sit-outs grow past ``SIT_ROUNDS``, which they can only do
+    from a sit-out a call's end cut short and the next call finished; the tables and lanes
+    are still one thread's, and a fresh state in each call never grows."""
+    rounds = 3200 // 16
+    chunks = [7] * 20 + [rounds - 140]
+    ref = _lanes(wide_spec(), 16, [rounds], 1)
+    sitting, ticks = new_sitting(), np.zeros(TICKS_LEN, dtype=np.int64)
+    got = _lanes(wide_spec(), 16, chunks, 3, 2, slow_ticks=0, ticks=ticks, sitting=sitting)
+    assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
+    assert sitting[1, 0, S_SIT] > SIT_ROUNDS and ticks[T_SAT] > 0
+    fresh = new_sitting()
+    for chunk in chunks[:20]:
+        one = new_sitting()
+        _lanes(wide_spec(), 16, [chunk], 3, 2, slow_ticks=0, sitting=one)
+        fresh = np.maximum(fresh, one)
+    assert fresh[1, 0, S_SIT] == SIT_ROUNDS
 
 
 def test_lanes_change_the_tables_and_layout_e_ignores_the_threads() -> None:

@@ -75,6 +75,7 @@ from engines.train.lanes import (
     T_WAIT,
     TICKS_LEN,
     learn_parts,
+    new_sitting,
     train_rounds,
 )
 from engines.weights_files import alloc_zeroed, anon_huge_bytes
@@ -283,15 +284,21 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
     fstats = np.zeros(kern.F_LEN)
     ticks = np.zeros(TICKS_LEN, dtype=np.int64)
 
-    def rounds(n: int, t: int) -> int:
+    def rounds(n: int, t: int, sitting: np.ndarray | None = None) -> int:
         numba.set_num_threads(t)
         return train_rounds(vals, acc, INITIAL_VALUE, layout.spec, 1.0, np.uint64(seed_start),
-                            1 << 40, carry, state, cols, n, learn_parts(t), fstats, ticks)
+                            1 << 40, carry, state, cols, n, learn_parts(t), fstats, ticks,
+                            sitting=sitting)
 
-    def turn(times: dict) -> None:
+    # each case's threads keep what they learnt of the machine from block to block, as a
+    # training's do from call to call (not from the other case: the case changes between
+    # blocks here, rarely in a training)
+    sittings = {False: new_sitting(), True: new_sitting()}
+
+    def turn(times: dict, held: bool = False) -> None:
         for t in threads:
             ticks[:] = 0
-            played, wall, cpu = _timed(rounds, max(moves // lanes, 1), t)
+            played, wall, cpu = _timed(rounds, max(moves // lanes, 1), t, sittings[held])
             times[t].append((played, wall, cpu, *(ticks[k] / hz for k in
                                                   (T_CHOOSE, T_LEARN, T_WAIT, T_SIT)),
                              int(ticks[T_SAT]) / max(played // lanes, 1)))
@@ -306,7 +313,7 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
         turn(blocks)
         if busy:
             with held_core(_HOLD_S):
-                turn(busy_blocks)
+                turn(busy_blocks, held=True)
     figures = [_lane_figures(t, blocks[t]) for t in threads]
     huge = anon_huge_bytes()
     table_bytes = int(vals.nbytes + acc.nbytes)

@@ -176,8 +176,9 @@ def learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
 
     First pass: list the part's updates in order (``seq``: entry, slot, lane) and count, for
     each entry, the lanes of the round that update it (``table``, a small open-addressing
-    table, empty again on return).  Second pass: apply them, prefetching ``PREFETCH_AHEAD``
-    updates ahead for writing, each value step divided by its entry's lane count: the
+    table, empty again on return), prefetching the first ``PREFETCH_AHEAD`` entries as they
+    are listed.  Second pass: apply them, prefetching ``PREFETCH_AHEAD`` updates ahead for
+    writing, each value step divided by its entry's lane count: the
     round's steps to an entry several lanes share average instead of adding up (one lane:
     divided by 1, the sequential trainer's step).
     """
@@ -196,10 +197,10 @@ def learn_part(vals, acc, acc_flat, upd_idx, upd_off, upd_delta, alpha, n, part,
             seq[total, 0] = i
             seq[total, 1] = h
             seq[total, 2] = lane
+            if total < PREFETCH_AHEAD:  # the first updates' fetches overlap the listing
+                prefetch_write(vals, i)
+                prefetch_write(acc_flat, 2 * i)
             total += 1
-    for j in range(min(PREFETCH_AHEAD, total)):
-        prefetch_write(vals, seq[j, 0])
-        prefetch_write(acc_flat, 2 * seq[j, 0])
     for j in range(total):
         if j + PREFETCH_AHEAD < total:
             prefetch_write(vals, seq[j + PREFETCH_AHEAD, 0])
@@ -250,8 +251,23 @@ SLOW_FACTOR = 16
 #: again within ``4 x`` its last sit-out's rounds of rejoining, else back to ``SIT_ROUNDS``
 SIT_ROUNDS = 8
 MAX_SIT = 4096
-#: a sitting worker's nap between looks at the round count, in microseconds
+#: a sitting worker's nap between looks at the round count, in microseconds: ``SIT_NAP_US``
+#: for a sit-out of ``SIT_ROUNDS``, as much longer as the sit-out is, at most ``MAX_NAP_US``
 SIT_NAP_US = 2000
+MAX_NAP_US = 20_000
+#: a worker's sitting-out state between calls (``sitting[w, 0]``, :func:`new_sitting`): its last
+#: sit-out's length, rounds since it rejoined, rounds it still owes, and its usual task
+#: cycles of each phase, so a training cut into calls keeps what it learnt of the machine
+S_SIT, S_SINCE, S_OWED, S_USUAL0, S_USUAL1 = range(5)
+SCHED_LEN = 5
+
+
+def new_sitting() -> np.ndarray:
+    """A fresh sitting-out state for every thread numba may run (:func:`train_rounds`)."""
+    sitting = np.zeros((numba.config.NUMBA_NUM_THREADS, PAD, SCHED_LEN), dtype=np.int64)
+    sitting[:, 0, S_SIT] = SIT_ROUNDS
+    sitting[:, 0, S_SINCE] = 4 * MAX_SIT
+    return sitting
 
 
 def learn_parts(threads: int) -> int:
@@ -262,7 +278,7 @@ def learn_parts(threads: int) -> int:
 @njit(cache=True, _nrt=False)
 def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state, cols,
             idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, tables, seqs,
-            fstats, n_rounds, sync, seats, wticks, w, workers, slow_ticks) -> None:
+            fstats, n_rounds, sync, seats, wticks, sitting, w, workers, slow_ticks) -> None:
     """Worker ``w``'s part of ``n_rounds`` rounds, by ticket (:mod:`engines.train.tickets`).
 
     A round is two phases: its choose tasks (``CHUNK`` lanes each), then its learn tasks
@@ -275,17 +291,25 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
     usual one was descheduled while it ran (another process wants the core): the worker then
     sits out the rest of the round and the next ``SIT_ROUNDS`` (doubling while it keeps
     being descheduled), napping, so the others run every task and the OS can give them the
-    free cores.  ``seats[0]`` counts the workers sitting out; one always stays.
+    free cores.  ``seats[0]`` counts the workers sitting out; one always stays.  Its sit-out
+    length, the rounds since it rejoined, a sit-out the call's end cut short and its usual
+    task cycles carry over to the next call in ``sitting[w, 0]``.
     """
     lanes = carry.shape[0]
     chunks = (lanes + CHUNK - 1) // CHUNK
     sizes = (chunks, parts + 1)
     per_round = chunks + parts + 1
     ticks = wticks[w, 0]
-    usual0 = usual1 = np.int64(0)  # a moving mean of each phase's task cycles
-    sit = SIT_ROUNDS
-    rejoined = -(4 * MAX_SIT)
+    own = sitting[w, 0]
+    usual0, usual1 = own[S_USUAL0], own[S_USUAL1]  # a moving mean of each phase's task cycles
+    sit = own[S_SIT]
+    rejoined = -own[S_SINCE]
     i = 0
+    owed = min(own[S_OWED], n_rounds)  # the rest of a sit-out the last call cut short
+    own[S_OWED] = 0
+    if owed > 0 and workers > 1 and _take_seat(seats, workers):
+        i = _sit_out(sync, seats, ticks, 0, owed, per_round, sit)
+        rejoined = i
     while i < n_rounds:
         first = 0  # the phase's first task in the round
         slow = False
@@ -324,14 +348,25 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
             i += 1
             continue
         sit = min(2 * sit, MAX_SIT) if i - rejoined < 4 * sit else SIT_ROUNDS
-        back = min(i + 1 + sit, n_rounds)
-        t0 = cycle_counter()
-        wait_done(sync, back * per_round, SIT_NAP_US)
-        ticks[T_SIT] += cycle_counter() - t0
-        ticks[T_SAT] += back - i
-        fetch_add(seats, 0, -1)
-        rejoined = back
-        i = back
+        back = i + 1 + sit
+        own[S_OWED] = max(back - n_rounds, 0)
+        i = _sit_out(sync, seats, ticks, i, min(back, n_rounds), per_round, sit)
+        rejoined = i
+    own[S_SIT] = sit
+    own[S_SINCE] = min(n_rounds - rejoined, 4 * MAX_SIT)
+    own[S_USUAL0], own[S_USUAL1] = usual0, usual1
+
+
+@njit(cache=True, _nrt=False)
+def _sit_out(sync, seats, ticks, i, back, per_round, sit) -> np.int64:
+    """Sit out rounds ``i .. back - 1`` (napping longer the longer the sit-out ``sit``), give
+    the seat back, and return ``back``."""
+    t0 = cycle_counter()
+    wait_done(sync, back * per_round, min(SIT_NAP_US * max(sit // SIT_ROUNDS, 1), MAX_NAP_US))
+    ticks[T_SIT] += cycle_counter() - t0
+    ticks[T_SAT] += back - i
+    fetch_add(seats, 0, -1)
+    return back
 
 
 @njit(cache=True, inline="always")
@@ -347,7 +382,8 @@ def _take_seat(seats, workers) -> bool:
 
 
 def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
-                 n_rounds, parts, fstats, ticks, slow_ticks: int = SLOW_TICKS) -> int:
+                 n_rounds, parts, fstats, ticks, slow_ticks: int = SLOW_TICKS,
+                 sitting: np.ndarray | None = None) -> int:
     """Train ``n_rounds`` rounds of ``L = carry.shape[0]`` lanes; returns the moves played.
 
     ``carry[l]`` (``C_*``), ``state[l]`` and ``cols[l]`` are lane ``l``'s
@@ -356,19 +392,22 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
     phase (:func:`learn_parts`); the tables depend neither on it nor on the
     thread count.  The rounds run on every thread numba has, a descheduled one sitting out
     rounds (:func:`_worker`; ``slow_ticks`` 0 makes every worker but one sit out after each
-    task it runs, as tests do to show the bits do not move).
+    task it runs, as tests do to show the bits do not move).  ``sitting`` (:func:`new_sitting`)
+    keeps each worker's sitting-out state from one call to the next, so a training cut into
+    calls does not learn again, call after call, that a core is taken (None: a fresh state).
     ``ticks[T_CHOOSE]``, ``ticks[T_LEARN]``, ``ticks[T_WAIT]`` and ``ticks[T_SIT]``
     accumulate the cycles the threads spent choosing, learning, waiting and sitting out
     (summed over the threads), ``ticks[T_SAT]`` the rounds they sat out.
     """
     return int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
                              state, cols, n_rounds, parts, fstats, ticks,
+                             new_sitting() if sitting is None else sitting,
                              numba.get_num_threads(), slow_ticks))
 
 
 @njit(cache=True, parallel=True)
 def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
-                  n_rounds, parts, fstats, ticks, workers, slow_ticks) -> np.int64:
+                  n_rounds, parts, fstats, ticks, sitting, workers, slow_ticks) -> np.int64:
     """:func:`train_rounds` on ``workers`` workers (numba's thread count: one each)."""
     lanes = carry.shape[0]
     n = spec[1]
@@ -400,7 +439,8 @@ def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, s
     for w in prange(workers):
         _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state,
                 cols, idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn,
-                tables, seqs, fstats, n_rounds, sync, seats, wticks, w, workers, slow_ticks)
+                tables, seqs, fstats, n_rounds, sync, seats, wticks, sitting, w, workers,
+                slow_ticks)
     for w in range(workers):
         for k in range(TICKS_LEN):
             ticks[k] += wticks[w, 0, k]

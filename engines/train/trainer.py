@@ -48,7 +48,7 @@ from engines.leaves.kinds import N_TERMS
 from engines.ntuple.fill import promote_into, promotes
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import kernel as kern
-from engines.train.lanes import TICKS_LEN, learn_parts, train_rounds
+from engines.train.lanes import TICKS_LEN, learn_parts, new_sitting, train_rounds
 from engines.weights_files import (
     PACKED_STATE_K,
     PACKED_STEP_K,
@@ -390,6 +390,7 @@ class NtupleLearner:
             raise ValueError(f"lanes must be in 1..{MAX_LANES}, got {lanes}")
         self.lanes = int(lanes)
         self.ticks = np.zeros(TICKS_LEN, dtype=np.int64)  # the lane kernel's cycles by phase
+        self.sitting = new_sitting()  # what the lane threads learnt of the machine, call to call
         self.vals = alloc_zeroed((layout.entries,))
         self.acc = alloc_zeroed((layout.entries, 2))
         #: the constant the kernels add to a state's sum of entries (rises): fresh tables hold
@@ -462,7 +463,8 @@ class NtupleLearner:
         return int(train_rounds(self.vals, self.acc, self.bias, self.layout.spec,
                                 self.alpha, np.uint64(seeds.start), seeds.count, carry, state,
                                 cols, moves // self.lanes,
-                                learn_parts(numba.get_num_threads()), fstats, self.ticks))
+                                learn_parts(numba.get_num_threads()), fstats, self.ticks,
+                                sitting=self.sitting))
 
     def values_chunks(self, block: int = 1 << 20):
         """The exported values ``float32(20/N + offset)`` (a warm start's: the values as held),
