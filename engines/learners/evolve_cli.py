@@ -44,6 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select-games", type=int_option(1, 4096), default=128)
     parser.add_argument("--depth", type=int_option(1, 6), default=3)
     parser.add_argument("--strata", type=int_option(1, 7), default=7)
+    parser.add_argument("--reference-depth", type=int_option(1, 6), default=None,
+                        help="a fair-leaf search of this depth plays each generation's games "
+                             "too (the same seeds), its mean in the curve (with "
+                             "--reference-strata)")
+    parser.add_argument("--reference-strata", type=int_option(1, 7), default=None)
     parser.add_argument("--health-games", type=int_option(0, 4096), default=0,
                         help="games of the one-ply health at every generation (default 0)")
     common_arguments(parser)
@@ -74,12 +79,17 @@ def run(args: argparse.Namespace) -> int:
     if args.elites > args.population or args.finalists > args.population:
         raise InputError(f"--elites {args.elites} and --finalists {args.finalists} may not "
                          f"pass --population {args.population}")
+    if (args.reference_depth is None) != (args.reference_strata is None):
+        raise InputError("--reference-depth and --reference-strata go together")
+    reference = (None if args.reference_depth is None
+                 else (args.reference_depth, args.reference_strata))
     start, count = training_role(args)
     config = EvolveConfig("ga", "nnue", args.population, args.sigma, args.games, args.depth,
                           args.strata, start, count, args.first_game, args.seed, (), "best",
                           0.25, args.health_games, start_network=path, start_sha256=sha,
                           elites=args.elites, tournament=args.tournament,
-                          finalists=args.finalists, select_games=args.select_games)
+                          finalists=args.finalists, select_games=args.select_games,
+                          reference=reference)
     try:
         summary = NetworkEvolution(config, fresh_out(args), args.workers).run(args.generations)
     except ValueError as exc:

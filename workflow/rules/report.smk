@@ -60,8 +60,7 @@ rule report:
                              if wc.claim in PLAN.replaces else None),
         manifests=manifests_of,
         health=lambda wc: health_files(wc.claim),
-        direct=lambda wc: {n: t.describe()
-                           for n, t in CLAIMS[wc.claim].direct_trained.items()},
+        direct=lambda wc: direct_described(wc.claim),
         profile=PLAN.profile,
         ledger=PLAN.profile["ledger"],
         repo=workflow.basedir,
