@@ -225,3 +225,19 @@ def test_the_gates_job_waits_for_the_learner_a_gate_reads(tmp_path) -> None:
     evolve, gate = out.index("drop7 nnue-evolve"), out.index("checkpoint gates")
     assert evolve < gate and "--reference-depth" in out
     assert p.direct_trained["evolved"].record in out[gate:]
+
+
+def test_the_page_shows_the_reference_beside_best_mean_and_control() -> None:
+    from analysis.report.learner_curves import LearnerCurveSection
+
+    training = {"name": "evolved", "learner": "nnue-evolve", "produces": "a network",
+                "recipe": {}, "shrunk": [], "curve_kind": "search"}
+    curve = {**_evolve_curve([(200, 150)]), "frozen": {"rule": "re-selected"},
+             "generations": 1}
+    section = LearnerCurveSection.from_json(training, curve, {"sha256": "0" * 64})
+    assert section.columns == ["generation", "best", "mean", "control", "reference (fair leaf)"]
+    assert section.rows == [["1", "250", "200", "190", "150"]]
+    plain = LearnerCurveSection.from_json(
+        training, {**curve, "curve": [{k: v for k, v in curve["curve"][0].items()
+                                       if k != "reference"}]}, {"sha256": "0" * 64})
+    assert "reference (fair leaf)" not in plain.columns

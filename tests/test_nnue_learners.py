@@ -241,6 +241,8 @@ def test_an_evolution_starts_from_a_trained_network_by_its_manifest(tmp_path, ca
       "--generations", "1"], "--start trained:"),
     (["nnue-evolve", "--start", f"{'0' * 64}:START", "--population", "4", "--games", "2",
       "--generations", "1", "--finalists", "2"], "SHA-256"),
+    (["nnue-evolve", "--start", "ab:net", "--population", "4", "--games", "2",
+      "--generations", "1", "--finalists", "2", "--reference-depth", "2"], "go together"),
     (["nnue-distil", "--teacher", "search:leaf=linear,d=1,s=7", "--games", "2", "--epochs",
       "1", "--rate", "0"], "--rate"),
 ])
@@ -346,6 +348,20 @@ def test_the_reference_plays_each_generations_games_paired_and_ignores_workers(t
     for out, other in (("part", again), ("two", two)):
         assert _generations(tmp_path / out) == records
         assert other["curve"] == whole["curve"] and other["frozen"] == whole["frozen"]
+    # the files as the gates and verdict jobs read them (the workflow's description of them)
+    from analysis.learner_readings import learner_sources
+    from analysis.readings import evaluate
+
+    files = learner_sources({"evolved": {
+        "learner": "nnue-evolve", "figures": ["mean_minus_reference"],
+        "curve": str(tmp_path / "whole" / "curve.json"),
+        "record": str(tmp_path / "whole" / "frozen" / "manifest.json")}})
+    gap = np.mean([p["mean"] - p["reference"] for p in whole["curve"]])
+    got = evaluate("signal", {"kind": "learner-at-most", "weights": "evolved",
+                              "figure": "mean_minus_reference", "threshold": gap}, {}, {},
+                   learners=files)
+    assert got.outcome == "pass" and got.numbers["value"] == pytest.approx(gap)
+    assert "(the curve has 2, fewer than the last 10)" in got.reason
 
 
 def test_the_reference_is_declared_planned_priced_and_shrunk(tmp_path) -> None:

@@ -1,12 +1,13 @@
 """``drop7 nnue-evolve``: the mutation-only GA over a network leaf's weights, scored by games.
 
     drop7 nnue-evolve --start SHA256:NETWORK --population 32 --games 32 --generations 60 \\
-        --depth 3 --strata 7 --out DIR
+        --depth 3 --strata 7 [--reference-depth 3 --reference-strata 7] --out DIR
 
 Every candidate and the start network play the same ``--games`` games of the seed bank's
 training role a generation (a fresh block each), a checkpoint per generation, ``--resume``
 goes on from the newest, the bits do not depend on ``--workers``; the last generation's best
-are re-selected on fresh games before freezing (:mod:`engines.learners.evolve`).  Prints the
+are re-selected on fresh games before freezing; a reference fair-leaf search plays each
+generation's games too when given (:mod:`engines.learners.evolve`).  Prints the
 summary (the frozen network's SHA-256) as one JSON line.  docs/training.md, "The network
 leaf's learners".
 """
