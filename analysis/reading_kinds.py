@@ -1,12 +1,12 @@
 """The one registry of reading kinds: what each kind reads, takes, may conclude, and its reader.
 
 A reading kind is one :class:`ReadingKind` in :data:`READING_KINDS`, added by
-:func:`register_reading`: its name, its outcomes (and which of them mean its
-criterion held), its parameters (each key with what it names and its default
-or value check), its source (a screen ``contrast``, a validation ``curve``,
-training ``health``, an ``arm``'s own figures on a contrast's games or a ranking
-``panel``), whether it reads the paired difference of two rankers, a declaration
-check of its own and its reader.
+:func:`register_reading`: its name, its outcomes (and which of them mean its criterion
+held), its parameters (each key with what it names and its default or value check), its
+source (a screen ``contrast``, a validation ``curve``, training ``health``, an ``arm``'s own
+figures on a contrast's games, a ranking ``panel`` or a ``learner``'s curve and record),
+whether it reads the paired difference of two rankers, a declaration check of its own and
+its reader.
 The declaration, the schema's enum of kinds, the evaluation of readings, a
 panel's reader dispatch, the records and ``drop7 records rebuild`` all read
 this registry, so a new kind is one entry (docs/claims.md, "A new reading
@@ -21,16 +21,22 @@ from typing import Any
 
 from analysis import readers
 from analysis.arm_figures import ARM_FIGURES, figure_problem
+from analysis.learner_readings import read_learner_threshold
 from analysis.panel_criteria import read_beats, read_non_inferior, read_threshold
+from contracts import learner_figures
 
-#: the sources a reading reads (``arm``: an arm's figures, which its contrasts carry)
-CONTRAST, CURVE, HEALTH, PANEL, ARM = "contrast", "curve", "health", "panel", "arm"
-SOURCES = (CONTRAST, CURVE, HEALTH, PANEL, ARM)
+#: the sources a reading reads (``arm``: an arm's figures, which its contrasts carry;
+#: ``learner``: the curve and record of weights trained by one job)
+CONTRAST, CURVE, HEALTH, PANEL, ARM, LEARNER = (
+    "contrast", "curve", "health", "panel", "arm", "learner")
+SOURCES = (CONTRAST, CURVE, HEALTH, PANEL, ARM, LEARNER)
+#: the sources that exist before a screen block opens: a gate may read them
+GATE_SOURCES = (CURVE, HEALTH, LEARNER)
 #: what a parameter names: a declared contrast, trained weights (a validation curve or its
 #: health), a ranker of the panel's table (a ranker or the reference), a figure of the panel,
-#: a screen arm, the panel ranker whose values a panel reading is judged by; or it carries a
-#: value
-ROLES = ("contrast", "weights", "ranker", "figure", "arm", "judge", "value")
+#: a screen arm, the panel ranker whose values a panel reading is judged by, weights the claim
+#: trains by one job (a learner's curve and record); or it carries a value
+ROLES = ("contrast", "weights", "ranker", "figure", "arm", "judge", "learner", "value")
 #: a parameter without a default must be declared
 REQUIRED = object()
 #: a parameter that may be left out, and then is absent (not filled in: a declaration without
@@ -85,7 +91,7 @@ class ReadingKind:
     @property
     def gate(self) -> bool:
         """Whether a gate may name it: it reads what exists before a screen block opens."""
-        return self.source in (CURVE, HEALTH)
+        return self.source in GATE_SOURCES
 
 
 #: every reading kind by name, in registration order
@@ -185,6 +191,13 @@ def _arm_threshold(at_least: bool) -> Callable[..., Any]:
     return read
 
 
+def _learner_threshold(at_least: bool) -> Callable[..., Any]:
+    def read(source: Mapping[str, Any], figure: str, threshold: float,
+             last: int | None) -> Any:
+        return read_learner_threshold(at_least, source, figure, float(threshold), last)
+    return read
+
+
 def _filtered_candidate(spec: Mapping[str, Any], doc: Mapping[str, Any],
                         fail: Callable[[str, str], None]) -> None:
     """The contrast read is a difference whose candidate arm declares a root filter."""
@@ -228,6 +241,11 @@ _THRESHOLD = (_RANKER, _FIGURE, Parameter("threshold", "value", problem=readers.
 _PANEL_THRESHOLD = (*_THRESHOLD, _JUDGE)
 _ARM_THRESHOLD = (Parameter("arm", "arm"), Parameter("figure", "value", problem=figure_problem),
                   *_THRESHOLD[2:])
+#: a learner's figure (the weights' learner must give it: protocol.parts.readings checks it)
+_LEARNER_THRESHOLD = (
+    Parameter("weights", "learner"),
+    Parameter("figure", "value", problem=learner_figures.figure_problem), _THRESHOLD[2],
+    Parameter("last", "value", OPTIONAL, learner_figures.last_problem))
 
 for _kind in (
     ReadingKind("screen", _PF, (_CONTRAST,), CONTRAST, readers.read_screen,
@@ -253,6 +271,9 @@ for _kind in (
     ReadingKind("margin-below", _PF, (_WEIGHTS, Parameter("reference", "weights")), CURVE,
                 readers.read_margin_below),
     ReadingKind("training-health", _PF, (_WEIGHTS,), HEALTH, readers.read_training_health),
+    ReadingKind("learner-at-least", _PF, _LEARNER_THRESHOLD, LEARNER,
+                _learner_threshold(True)),
+    ReadingKind("learner-at-most", _PF, _LEARNER_THRESHOLD, LEARNER, _learner_threshold(False)),
     ReadingKind("figure-at-least", _PF, _PANEL_THRESHOLD, PANEL,
                 _threshold("figure-at-least")),
     ReadingKind("figure-at-most", _PF, _PANEL_THRESHOLD, PANEL, _threshold("figure-at-most")),

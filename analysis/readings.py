@@ -1,9 +1,9 @@
 """Evaluating a claim's readings: each declared reading on what its kind reads, or ``not-run``.
 
-:func:`evaluate` looks a reading's kind up in :mod:`analysis.reading_kinds`
-and calls its reader on the contrasts, validation curves, training health or
-arms' figures (which the contrasts carry) that exist; a panel kind's outcome is
-taken from the panel's readings file (read by :mod:`analysis.panel_report`).
+:func:`evaluate` looks a reading's kind up in :mod:`analysis.reading_kinds` and calls its
+reader on the contrasts, validation curves, training health, arms' figures (which the
+contrasts carry) or learners' curves and records that exist; a panel kind's outcome is taken
+from the panel's readings file (read by :mod:`analysis.panel_report`).
 Whatever a reading needs and does not exist gives ``not-run``.  The integrity
 checks (illegal or unfinished decisions, a frozen hash) are not evidence but methodological errors:
 :func:`integrity_errors`.
@@ -16,7 +16,7 @@ from typing import Any
 
 from analysis.arm_figures import figures_of_arms
 from analysis.contrast import FAIL
-from analysis.reading_kinds import ARM, CONTRAST, CURVE, HEALTH, PANEL, reading_kind
+from analysis.reading_kinds import ARM, CONTRAST, CURVE, HEALTH, LEARNER, PANEL, reading_kind
 from analysis.reading_result import NOT_RUN, Reading
 
 __all__ = ["NOT_RUN", "Reading", "evaluate", "evaluate_all", "integrity_errors", "outcomes_of",
@@ -46,9 +46,11 @@ def panel_reading(name: str, spec: Mapping[str, Any], panel: Mapping[str, Any] |
 def evaluate(name: str, spec: Mapping[str, Any], contrasts: Mapping[str, Mapping[str, Any]],
              curves: Mapping[str, Mapping[str, Any]],
              health: Mapping[str, Mapping[str, Any]] | None = None,
-             panel: Mapping[str, Any] | None = None) -> Reading:
-    """One declared reading on the contrasts, curves, training health and panel readings that
-    exist (else ``not-run``)."""
+             panel: Mapping[str, Any] | None = None,
+             learners: Mapping[str, Mapping[str, Any]] | None = None) -> Reading:
+    """One declared reading on the contrasts, curves, training health, panel readings and
+    learners' curves (:func:`analysis.learner_readings.learner_sources`) that exist (else
+    ``not-run``)."""
     kind = reading_kind(spec["kind"])
     if kind.source == PANEL:
         return panel_reading(name, spec, panel)
@@ -57,13 +59,16 @@ def evaluate(name: str, spec: Mapping[str, Any], contrasts: Mapping[str, Mapping
         source, what = figures_of_arms(contrasts), "figures of arm"
     else:
         source, what = {CONTRAST: (contrasts, "contrast"), CURVE: (curves, "validation curve"),
-                        HEALTH: (health or {}, "training health of")}[kind.source]
+                        HEALTH: (health or {}, "training health of"),
+                        LEARNER: (learners or {}, "curve of the learner of")}[kind.source]
     names = [p for p in kind.parameters if p.role != "value"]
     missing = [spec[p.key] for p in names if spec[p.key] not in source]
     if missing:
         return Reading(name, kind.name, title, NOT_RUN,
                        f"no {what} {', '.join(missing)}: not run")
-    args = [spec[p.key] if p.role == "value" else source[spec[p.key]] for p in kind.parameters]
+    # an optional value left out is None to the reader
+    args = [spec.get(p.key) if p.role == "value" else source[spec[p.key]]
+            for p in kind.parameters]
     outcome, reason, numbers = kind.reader(*args)
     return Reading(name, kind.name, title, outcome, reason, numbers)
 
@@ -86,10 +91,12 @@ def evaluate_all(readings: Mapping[str, Mapping[str, Any]],
                  contrasts: Mapping[str, Mapping[str, Any]],
                  curves: Mapping[str, Mapping[str, Any]],
                  health: Mapping[str, Mapping[str, Any]] | None = None,
-                 panel: Mapping[str, Any] | None = None) -> list[Reading]:
+                 panel: Mapping[str, Any] | None = None,
+                 learners: Mapping[str, Mapping[str, Any]] | None = None) -> list[Reading]:
     """Every declared reading, in declaration order (``panel``: the panel's readings file,
-    which gives the panel kinds' readings; None: they are ``not-run``)."""
-    return [evaluate(name, spec, contrasts, curves, health, panel)
+    which gives the panel kinds' readings; None: they are ``not-run``; ``learners``: the
+    learners' curves and records a learner kind reads)."""
+    return [evaluate(name, spec, contrasts, curves, health, panel, learners)
             for name, spec in readings.items()]
 
 

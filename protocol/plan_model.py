@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.reading_kinds import panel_readings
+from analysis.reading_kinds import LEARNER, panel_readings, reading_kind
 from analysis.report.model import (
     ArmPlan,
     ClaimDescription,
@@ -214,6 +214,14 @@ class ClaimPlan:
     def curve_weights(self) -> list[str]:
         """Trained weights with a validation curve (all of them)."""
         return list(self.trained)
+
+    def learner_reads(self, gates: bool = False) -> dict[str, DirectTraining]:
+        """The weights trained by one job whose curve and record a learner reading reads (of
+        the gates only, ``gates``): the gates and verdict jobs wait for their records."""
+        names = self.gates if gates else list(self.readings)
+        read = [self.readings[n]["weights"] for n in names
+                if reading_kind(self.readings[n]["kind"]).source == LEARNER]
+        return {w: self.direct_trained[w] for w in dict.fromkeys(read)}
 
     def health_weights(self) -> list[tuple[str, str]]:
         """``(claim, weights)`` of every trained weights whose training health the page shows:

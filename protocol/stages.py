@@ -63,10 +63,12 @@ def validation_curve(weights: str, comparator: str, comparator_csv: str,
 
 def gates(claim: str, names: Sequence[str], readings: Mapping[str, Mapping[str, Any]],
           curves: Mapping[str, Mapping[str, Any]], enforced: bool,
-          health: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """The gate decision of a claim: every gate reading (on the validation curves and the
-    training health), and whether all passed."""
-    results = [evaluate(n, readings[n], {}, curves, health).to_dict() for n in names]
+          health: Mapping[str, Mapping[str, Any]] | None = None,
+          learners: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The gate decision of a claim: every gate reading (on the validation curves, the
+    training health and the learners' curves), and whether all passed."""
+    results = [evaluate(n, readings[n], {}, curves, health, learners=learners).to_dict()
+               for n in names]
     failed = [r for r in results if r["outcome"] != "pass"]
     if not names:
         reason = "no gates declared"

@@ -241,6 +241,8 @@ def test_an_evolution_starts_from_a_trained_network_by_its_manifest(tmp_path, ca
       "--generations", "1"], "--start trained:"),
     (["nnue-evolve", "--start", f"{'0' * 64}:START", "--population", "4", "--games", "2",
       "--generations", "1", "--finalists", "2"], "SHA-256"),
+    (["nnue-evolve", "--start", "ab:net", "--population", "4", "--games", "2",
+      "--generations", "1", "--finalists", "2", "--reference-depth", "2"], "go together"),
     (["nnue-distil", "--teacher", "search:leaf=linear,d=1,s=7", "--games", "2", "--epochs",
       "1", "--rate", "0"], "--rate"),
 ])
@@ -312,3 +314,72 @@ def test_the_column_examples_are_what_a_one_ply_search_values(labelled, tmp_path
     xr, yr = data.arrays("held", "root")
     assert xr.shape == (len(data.held), 135)
     assert yr[0] == max(v for v in data.held[0]["values"] if v is not None) / VALUE_SCALE
+
+
+def test_the_reference_plays_each_generations_games_paired_and_ignores_workers(tmp_path) -> None:
+    """A declared reference (the fair leaf one ply) plays every generation's own seeds: its
+    scores are the fair search's on those seeds, its mean is the curve's ``reference``, the
+    candidates' games are those of a run without it, and a resumed run and two workers give
+    the same bits.  Without it the config is recorded as before the key existed."""
+    from engines.learners.weight_search import play_all
+
+    sha = write_random_network(tmp_path / "start", 4, Sizes(8, 4))["sha256"]
+    plain = _evolve(tmp_path / "start", sha)
+    assert "reference" not in plain.describe() and plain.reference_policy() is None
+    config = _evolve(tmp_path / "start", sha, reference=(1, 7))
+    assert config.describe()["reference"] == [1, 7] and config.sha256() != plain.sha256()
+    whole = NetworkEvolution(config, tmp_path / "whole", **QUIET).run(2)
+    alone = NetworkEvolution(plain, tmp_path / "plain", **QUIET).run(2)
+    records = _generations(tmp_path / "whole")
+    for r, point, other in zip(records, whole["curve"], _generations(tmp_path / "plain"),
+                               strict=True):
+        ref = r["reference"]
+        assert ref["policy"] == "search:leaf=linear,d=1,s=7"
+        assert ref["scores"] == play_all([(ref["policy"], s) for s in r["seeds"]], 1)
+        assert point["reference"] == ref["mean"] == np.mean(ref["scores"])
+        assert [c["scores"] for c in r["candidates"]] == [c["scores"] for c in
+                                                         other["candidates"]]
+        assert r["control"]["scores"] == other["control"]["scores"]
+    assert whole["frozen"]["sha256"] == alone["frozen"]["sha256"]
+    assert "reference" not in alone["curve"][0]
+    NetworkEvolution(config, tmp_path / "part", **QUIET).run(1)
+    again = NetworkEvolution(config, tmp_path / "part", **QUIET).run(2)
+    two = NetworkEvolution(config, tmp_path / "two", 2, **QUIET).run(2)
+    for out, other in (("part", again), ("two", two)):
+        assert _generations(tmp_path / out) == records
+        assert other["curve"] == whole["curve"] and other["frozen"] == whole["frozen"]
+    # the files as the gates and verdict jobs read them (the workflow's description of them)
+    from analysis.learner_readings import learner_sources
+    from analysis.readings import evaluate
+
+    files = learner_sources({"evolved": {
+        "learner": "nnue-evolve", "figures": ["mean_minus_reference"],
+        "curve": str(tmp_path / "whole" / "curve.json"),
+        "record": str(tmp_path / "whole" / "frozen" / "manifest.json")}})
+    gap = np.mean([p["mean"] - p["reference"] for p in whole["curve"]])
+    got = evaluate("signal", {"kind": "learner-at-most", "weights": "evolved",
+                              "figure": "mean_minus_reference", "threshold": gap}, {}, {},
+                   learners=files)
+    assert got.outcome == "pass" and got.numbers["value"] == pytest.approx(gap)
+    assert "(the curve has 2, fewer than the last 10)" in got.reason
+
+
+def test_the_reference_is_declared_planned_priced_and_shrunk(tmp_path) -> None:
+    """``reference: {depth, strata}`` reaches the command (only when declared), its games are
+    in the learner's seconds, and a profile shrinks its search as it shrinks the GA's."""
+    from engines.learners import get_learner
+
+    kind = get_learner("nnue-evolve")
+    recipe = {"start": {"trained": "dir/network"}, "population": 8, "generations": 3,
+              "games": 4, "search": {"depth": 3, "strata": 7}}
+    with_ref = {**recipe, "reference": {"depth": 3, "strata": 5}}
+    words = kind.command(with_ref, 3, "out", 0)
+    assert words[words.index("--reference-depth") + 1] == 3
+    assert words[words.index("--reference-strata") + 1] == 5
+    assert "--reference-depth" not in kind.command(recipe, 3, "out", 0)
+
+    def game(policy: str) -> float:
+        return 1.0 if "leaf=linear" in policy else 10.0
+    assert kind.seconds(with_ref, game) - kind.seconds(recipe, game) == 3 * 4 * 1.0
+    assert kind.figures_of(recipe) == ("best_gain",)
+    assert "mean_minus_reference" in kind.figures_of(with_ref)

@@ -4,10 +4,11 @@ Each section says the learner, its recipe as this profile ran it (and what the p
 shrank of it), the frozen weights' SHA-256, and the learner's curve as a table: for a weight
 search (``cmaes``, ``cem``) and ``nnue-evolve`` the best and mean candidate score and the
 control's per generation (their ``curve.json``), with the one-ply health where the search
-played it and nnue-evolve's re-selection; for ``nnue-distil`` the training and held-out loss
-per epoch, the held-out top-1 of the epochs it probed (``probe_every``) and the frozen network's
-beside its random start's (``distil.json``; the frozen network is the last epoch's, not the
-best-probed, so the figure is not selected on).
+played it, nnue-evolve's re-selection and its reference search's mean when declared; for
+``nnue-distil`` the training and held-out loss per epoch, the held-out top-1 of the epochs
+it probed (``probe_every``) and the frozen network's beside its random start's
+(``distil.json``; the frozen network is the last epoch's, not the best-probed, so the figure
+is not selected on).
 The workflow passes the files (its report job); nothing here reads a path of its own.
 """
 
@@ -20,6 +21,8 @@ from typing import Any
 #: the health columns of a weight search's curve point, as the page names them
 HEALTH = {"health_one_ply": "frozen one ply", "health_start": "start one ply",
           "health_random": "random"}
+#: players beside the candidates on a generation's own games, as the page names them
+SIDE = {"reference": "reference (fair leaf)"}
 
 
 @dataclass(frozen=True)
@@ -62,9 +65,13 @@ def _search(curve: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[
     # a search by game length (``fitness: moves``) tells its best, mean and control in moves
     moves = curve.get("fitness") == "moves"
     fit = (lambda n: f"{n:,.2f}") if moves else _points
-    columns = ["generation", "best", "mean", "control", *(HEALTH[k] for k in health)]
+    # nnue-evolve's reference search on the same games, when declared
+    side = [k for k in SIDE if points and k in points[0]]
+    columns = ["generation", "best", "mean", "control", *(SIDE[k] for k in side),
+               *(HEALTH[k] for k in health)]
     rows = [[str(p["generation"]), fit(p["best"]), fit(p["mean"]),
-             fit(p["control"]), *(_points(p[k]) for k in health)] for p in points]
+             fit(p["control"]), *(fit(p[k]) for k in side), *(_points(p[k]) for k in health)]
+            for p in points]
     notes = [f"frozen by the rule {curve['frozen']['rule']!r} after generation "
              f"{curve['generations']}"]
     if moves:

@@ -11,10 +11,13 @@ What differs: a candidate is a network weights directory (:func:`save_nnue`, pla
 ``nnue-file`` by its SHA-256) rather than a JSON vector, a generation's record names its
 candidates by their SHA-256 (not their 572k values), the GA's state is its float32
 population, and only the newest generation's candidates stay on disk (with every
-generation's frozen best).  Before freezing, the ``finalists`` best of the last generation
-play ``select_games`` fresh games (the block after the last generation's) and the best mean
-among them is the frozen network (``frozen/``, its SHA-256 in ``curve.json``), the register's
-guard against a lucky champion.
+generation's frozen best). A declared ``reference`` (a fair-leaf search) plays each
+generation's games too, on the same seeds; the optimizer is not told its scores, and its
+mean is the curve's ``reference`` beside best, mean and control (the register's training-
+signal check compares the population's mean with it). Before freezing, the ``finalists``
+best of the last generation play ``select_games`` fresh games (the block after the last
+generation's) and the best mean among them is the frozen network (``frozen/``, its SHA-256
+in ``curve.json``), the register's guard against a lucky champion.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ from engines.leaves.nnue_weights import load_nnue, save_nnue
 
 #: the frozen network's directory in the run's (the weight search's frozen directory)
 FROZEN_NETWORK = FROZEN_DIR
+#: the reference search's key in a generation's record and a curve point
+REFERENCE = "reference"
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,25 @@ class EvolveConfig(SearchConfig):
     tournament: int = 3
     finalists: int = 8
     select_games: int = 128
+    #: the fair-leaf search that plays each generation's games too, ``(depth, strata)``
+    #: (None: none; then the config is recorded as before the key existed)
+    reference: tuple[int, int] | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """The config as ``config.json`` records it (``reference`` only when declared)."""
+        out = SearchConfig.describe(self)
+        if self.reference is None:
+            del out["reference"]
+        else:
+            out["reference"] = list(self.reference)
+        return out
+
+    def reference_policy(self) -> str | None:
+        """The reference search, the fair leaf's (None: no reference)."""
+        if self.reference is None:
+            return None
+        depth, strata = self.reference
+        return f"search:leaf=linear,d={depth},s={strata}"
 
     def overlaps_health(self, generations: int) -> bool:
         """The weight search's guard, with the re-selection's block read after the last
@@ -92,6 +116,12 @@ class NetworkEvolution(WeightSearch):
         c = self.config
         return Ga(self.start, c.sigma, c.population, c.seed, c.elites, c.tournament,
                   segments(self.sizes))
+
+    def _side_policies(self) -> dict[str, str]:
+        """The reference search on the generation's games (common random numbers), when
+        declared: its mean is the curve's ``reference``."""
+        policy = self.config.reference_policy()
+        return {} if policy is None else {REFERENCE: policy}
 
     def _file(self, name: str, vector: np.ndarray) -> tuple[str, str]:
         path = self.out / CANDIDATES / name.removesuffix(".json")

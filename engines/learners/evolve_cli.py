@@ -1,12 +1,13 @@
 """``drop7 nnue-evolve``: the mutation-only GA over a network leaf's weights, scored by games.
 
     drop7 nnue-evolve --start SHA256:NETWORK --population 32 --games 32 --generations 60 \\
-        --depth 3 --strata 7 --out DIR
+        --depth 3 --strata 7 [--reference-depth 3 --reference-strata 7] --out DIR
 
 Every candidate and the start network play the same ``--games`` games of the seed bank's
 training role a generation (a fresh block each), a checkpoint per generation, ``--resume``
 goes on from the newest, the bits do not depend on ``--workers``; the last generation's best
-are re-selected on fresh games before freezing (:mod:`engines.learners.evolve`).  Prints the
+are re-selected on fresh games before freezing; a reference fair-leaf search plays each
+generation's games too when given (:mod:`engines.learners.evolve`).  Prints the
 summary (the frozen network's SHA-256) as one JSON line.  docs/training.md, "The network
 leaf's learners".
 """
@@ -44,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select-games", type=int_option(1, 4096), default=128)
     parser.add_argument("--depth", type=int_option(1, 6), default=3)
     parser.add_argument("--strata", type=int_option(1, 7), default=7)
+    parser.add_argument("--reference-depth", type=int_option(1, 6), default=None,
+                        help="a fair-leaf search of this depth plays each generation's games "
+                             "too (the same seeds), its mean in the curve (with "
+                             "--reference-strata)")
+    parser.add_argument("--reference-strata", type=int_option(1, 7), default=None)
     parser.add_argument("--health-games", type=int_option(0, 4096), default=0,
                         help="games of the one-ply health at every generation (default 0)")
     common_arguments(parser)
@@ -74,12 +80,17 @@ def run(args: argparse.Namespace) -> int:
     if args.elites > args.population or args.finalists > args.population:
         raise InputError(f"--elites {args.elites} and --finalists {args.finalists} may not "
                          f"pass --population {args.population}")
+    if (args.reference_depth is None) != (args.reference_strata is None):
+        raise InputError("--reference-depth and --reference-strata go together")
+    reference = (None if args.reference_depth is None
+                 else (args.reference_depth, args.reference_strata))
     start, count = training_role(args)
     config = EvolveConfig("ga", "nnue", args.population, args.sigma, args.games, args.depth,
                           args.strata, start, count, args.first_game, args.seed, (), "best",
                           0.25, args.health_games, start_network=path, start_sha256=sha,
                           elites=args.elites, tournament=args.tournament,
-                          finalists=args.finalists, select_games=args.select_games)
+                          finalists=args.finalists, select_games=args.select_games,
+                          reference=reference)
     try:
         summary = NetworkEvolution(config, fresh_out(args), args.workers).run(args.generations)
     except ValueError as exc:

@@ -67,6 +67,9 @@ EVOLVE_KEYS: dict[str, Any] = {
     "finalists": {"type": "integer", "minimum": 1, "maximum": 1024, "default": 8},
     "select_games": {"type": "integer", "minimum": 1, "maximum": 4096, "default": 128},
     "search": _SEARCH, "seed": _SEED, "first_game": _FIRST,
+    # no default: a claim without it plans and hashes as before the key existed
+    "reference": {**_SEARCH, "description": "a fair-leaf search that plays each generation's "
+                                            "games too (the same seeds), its mean in the curve"},
 }
 
 
@@ -104,6 +107,9 @@ def evolve_command(recipe: Mapping[str, Any], end: int, out: str, start: int) ->
         "--select-games", recipe.get("select_games", 128), "--depth", s["depth"],
         "--strata", s["strata"], "--first-game", recipe.get("first_game", 0),
         "--seed", recipe.get("seed", 0), "--out", out]
+    if "reference" in recipe:  # absent: the words it always had
+        r = recipe["reference"]
+        words += ["--reference-depth", r["depth"], "--reference-strata", r["strata"]]
     return [*words, "--resume"] if start else words
 
 
@@ -124,12 +130,17 @@ def distil_seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> f
 
 
 def evolve_seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
-    """Every candidate and the control on ``games`` games a generation, then the finalists'
-    re-selection."""
+    """Every candidate and the control on ``games`` games a generation, the reference search
+    on the same games (when declared), then the finalists' re-selection."""
     s = recipe["search"]
     one = game(f"search:leaf=nnue:network,d={s['depth']},s={s['strata']}")
-    return one * ((recipe["population"] + 1) * recipe["games"] * recipe["generations"]
-                  + recipe.get("finalists", 8) * recipe.get("select_games", 128))
+    seconds = one * ((recipe["population"] + 1) * recipe["games"] * recipe["generations"]
+                     + recipe.get("finalists", 8) * recipe.get("select_games", 128))
+    if "reference" in recipe:
+        r = recipe["reference"]
+        seconds += (game(f"search:leaf=linear,d={r['depth']},s={r['strata']}")
+                    * recipe["games"] * recipe["generations"])
+    return seconds
 
 
 DISTIL = register_learner(LearnerKind(
@@ -138,7 +149,7 @@ DISTIL = register_learner(LearnerKind(
     is_checkpoint=_steps("epochs")[1], entries=_sizes_entries, command=distil_command,
     curve="distil", leaf="nnue", pinned="nnue-file", plays="leaf", budget="epochs",
     frozen=(NETWORK, f"{NETWORK}/{MANIFEST}"), seconds=distil_seconds,
-    searches=("teacher", "probe"), sizes=("games",)))
+    searches=("teacher", "probe"), sizes=("games",), figures=("holdout_top1",)))
 EVOLVE = register_learner(LearnerKind(
     name="nnue-evolve", produces="network weights evolved by whole games (mutation-only GA)",
     keys=EVOLVE_KEYS, required=("start", "population", "generations", "games", "search"),
@@ -146,4 +157,5 @@ EVOLVE = register_learner(LearnerKind(
     entries=_sizes_entries, command=evolve_command, curve="search", leaf="nnue",
     pinned="nnue-file", plays="leaf", budget="generations",
     frozen=(FROZEN_DIR, f"{FROZEN_DIR}/{MANIFEST}"), seconds=evolve_seconds,
-    searches=("search",), sizes=("population", "games", "finalists", "select_games")))
+    searches=("search", "reference"), sizes=("population", "games", "finalists", "select_games"),
+    figures=("best_gain", "mean_above_reference_share", "mean_minus_reference")))

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from contracts.learner_figures import FIGURES
 from engines.leaves.kinds import LeafSpec
 
 #: ``fail(key, message)``: refuse a declaration's key (below ``train``) in one line
@@ -57,7 +58,10 @@ class LearnerKind:
     estimate (``game``: the protocol's estimated CPU seconds of one whole game of a policy
     text); ``policies`` the keys of its declaration that name policies and ``searches`` those
     that declare ``{depth, strata}``, whose searches a profile shrinks as it shrinks an arm's;
-    ``defaults`` what its absent keys mean (filled by the plan)."""
+    ``defaults`` what its absent keys mean (filled by the plan); ``figures`` the figures its
+    curve or record gives (:data:`contracts.learner_figures.FIGURES`: a figure that needs a
+    key is given only when the declaration has it), which a ``learner-at-least`` or
+    ``learner-at-most`` reading reads."""
 
     name: str
     produces: str
@@ -88,6 +92,7 @@ class LearnerKind:
     #: the CPU of one of its training moves in TC-TD moves (the cost model's training rates are
     #: TC-TD's, protocol/costs.py), given its declaration; None: 1
     move_cost: Callable[[Mapping[str, Any]], float] | None = None
+    figures: tuple[str, ...] = ()
 
     @property
     def direct(self) -> bool:
@@ -104,6 +109,12 @@ class LearnerKind:
         if self.frozen is None:
             raise ValueError(f"learner {self.name!r} is not trained by one job")
         return self.frozen(train) if callable(self.frozen) else self.frozen
+
+    def figures_of(self, train: Mapping[str, Any]) -> tuple[str, ...]:
+        """The figures weights declared as ``train`` give (a figure that needs a key of the
+        declaration only when it is declared)."""
+        return tuple(f for f in self.figures
+                     if FIGURES[f].needs is None or FIGURES[f].needs in train)
 
     def recipe_extra(self, train: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
         """``(key, value)`` of each of :attr:`recipe_keys` as declared (else its default)."""
@@ -130,6 +141,10 @@ def register_learner(kind: LearnerKind) -> LearnerKind:
     """Add a learner kind (once: a name given twice is an error)."""
     if kind.name in LEARNERS:
         raise ValueError(f"learner {kind.name!r} is registered already")
+    unknown = [f for f in kind.figures if f not in FIGURES]
+    if unknown or (kind.figures and not kind.direct):
+        raise ValueError(f"learner {kind.name!r}: figures {kind.figures} (known: "
+                         f"{', '.join(FIGURES)}; only a learner trained by one job gives them)")
     LEARNERS[kind.name] = kind
     return kind
 

@@ -156,7 +156,7 @@ def _search(name: str, says: str) -> LearnerKind:
         entries=lambda target: TARGETS[target or "leaf"].length, command=command,
         curve="search", leaf="linear-trained", pinned="linear-file", check=check,
         plays=plays, budget="generations", frozen=frozen, seconds=seconds,
-        searches=("search",), sizes=("population", "games"))
+        searches=("search",), sizes=("population", "games"), figures=("best_gain",))
 
 
 CMAES = register_learner(_search("cmaes", "a searched weight vector (CMA-ES)"))

@@ -252,13 +252,18 @@ class WeightSearch:
             policies = [self._policy(f"gen-{g:04d}-c{i:03d}.json", v)
                         for i, v in enumerate(vectors)]
             seeds = self.config.block(g)
-            tasks = [(p, s) for p in [*policies, control] for s in seeds]
+            side = self._side_policies()
+            tasks = [(p, s) for p in [*policies, control, *side.values()] for s in seeds]
             flat = np.array(play_all(tasks, self.workers, self.config.fitness),
                             dtype=np.int64).reshape(
-                len(policies) + 1, len(seeds))
+                len(policies) + 1 + len(side), len(seeds))
+            played, flat = flat[len(policies) + 1:], flat[:len(policies) + 1]
             means = flat[:-1].mean(axis=1)
             optimizer.tell(xs, means)
             record = self._record(g, vectors, flat, means, optimizer.centre * self.scale, seeds)
+            for (name, policy), row in zip(side.items(), played, strict=True):
+                record[name] = {"policy": policy, "scores": [int(s) for s in row],
+                                "mean": float(row.mean())}
             record["wall_s"] = time.perf_counter() - t0
             with atomic_dir(self.out / GENERATION.format(g=g), replace=True) as tmp:
                 write_json(tmp / "generation.json", record)
@@ -267,6 +272,11 @@ class WeightSearch:
                      f"mean {record['mean']:,.0f}, control {record['control']['mean']:,.0f} "
                      f"({record['wall_s']:.1f} s)")
         return self.finish()
+
+    def _side_policies(self) -> dict[str, str]:
+        """Players beside the candidates and the control on each generation's games (the
+        same seeds), which the optimizer is not told: ``record key -> policy`` (none here)."""
+        return {}
 
     def _record(self, g: int, vectors: np.ndarray, flat: np.ndarray, means: np.ndarray,
                 centre: np.ndarray, seeds: list[int]) -> dict[str, Any]:
@@ -312,6 +322,7 @@ class WeightSearch:
             r = load_json(self.out / GENERATION.format(g=g) / "generation.json")
             point = {"generation": g, "best": r["best"], "mean": r["mean"],
                      "control": r["control"]["mean"], "frozen_sha256": r["frozen"]["sha256"]}
+            point.update({name: r[name]["mean"] for name in self._side_policies()})
             if r["health"]:  # the one-ply means of the frozen vector, the start and random
                 point.update({f"health_{arm}": float(np.mean(scores))
                               for arm, scores in r["health"]["scores"].items()})

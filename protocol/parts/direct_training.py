@@ -189,11 +189,13 @@ class DirectTraining:
         return {**self.planned, **extra}
 
     def describe(self) -> dict[str, Any]:
-        """JSON-ready, for the page: the learner, its planned recipe and what this profile
-        shrank of it, its files and its curve's kind."""
+        """JSON-ready, for the page and the readings of a learner's figures: the learner, its
+        planned recipe and what this profile shrank of it, its files, its curve's kind and the
+        figures it gives (:mod:`contracts.learner_figures`)."""
         return {"name": self.name, "learner": self.learner, "produces": self.kind.produces,
                 "recipe": self.recipe(), "shrunk": list(self.shrinks),
-                "record": self.record, "curve": self.curve, "curve_kind": self.kind.curve}
+                "record": self.record, "curve": self.curve, "curve_kind": self.kind.curve,
+                "figures": list(self.kind.figures_of(self.planned))}
 
 
 def _search(prof: ProfileSettings, name: str, depth: int, strata: int) -> tuple[int, int]:

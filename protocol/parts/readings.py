@@ -2,8 +2,9 @@
 
 Each reading is checked by its kind (:mod:`analysis.reading_kinds`): the
 keys it takes, what each names, its values, the kind's own check, and two
-distinct rankers for a kind that reads their paired difference.  A gate is
-a reading of a validation curve or of training health; a verdict rule names
+distinct rankers for a kind that reads their paired difference, and a figure the named
+weights' learner gives for a learner kind.  A gate is a reading of a validation curve, of
+training health or of a learner's curve; a verdict rule names
 declared readings and outcomes their kinds can give; ``recorded`` names
 declared arms, contrasts and weights, and a panel's rankers and figures.
 
@@ -20,9 +21,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.panel_readings import figure_names
-from analysis.reading_kinds import OPTIONAL, PANEL, READING_KINDS, REQUIRED, gate_kinds
+from analysis.reading_kinds import (
+    LEARNER,
+    OPTIONAL,
+    PANEL,
+    READING_KINDS,
+    REQUIRED,
+    gate_kinds,
+)
 from analysis.reading_result import NOT_RUN
-from protocol.claim import td_weights
+from contracts.learner_figures import FIGURES, LAST
+from engines.learners import get_learner
+from protocol.claim import direct_weights, td_weights
 from protocol.parts.base import KeyCheck, names_of
 from protocol.parts.panel import ranker_names, reference_name
 
@@ -31,7 +41,8 @@ _LABELS = {"contrast": ("contrast", "contrasts"), "weights": ("trained weights",
                                                               "trained weights"),
            "ranker": ("ranker", "the panel's rankers and reference"),
            "figure": ("figure", "the panel's figures"), "arm": ("arm", "arms"),
-           "judge": ("ranker", "the panel's rankers and reference")}
+           "judge": ("ranker", "the panel's rankers and reference"),
+           "learner": ("weights trained by one job", "weights trained by one job")}
 
 
 def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -41,7 +52,7 @@ def _pools(doc: Mapping[str, Any]) -> dict[str, Any]:
             "ranker": [reference_name(panel), *ranker_names(panel)] if panel else [],
             "judge": [reference_name(panel), *ranker_names(panel)] if panel else [],
             "figure": list(figure_names(panel["recall"])) if panel else [],
-            "arm": doc["arms"]}
+            "arm": doc["arms"], "learner": direct_weights(doc)}
 
 
 #: ``planned key -> declared key`` of a reading parameter whose planned name a YAML 1.1
@@ -116,13 +127,35 @@ def check_readings(doc: dict[str, Any], chk: KeyCheck) -> None:
                      "ranker (or the reference) as the judge")
         if r.get("judge") is not None:
             _check_judge(r["judge"], f"{key}.judge", doc, chk)
+        if kind.source == LEARNER:
+            _check_learner_figure(r, key, doc, chk)
     gates = gate_kinds()
     for i, gate in enumerate(doc["gates"]):
         if gate not in doc["readings"]:
             chk.fail(f"gates[{i}]", f"no reading {gate!r} (readings: {names_of(doc['readings'])})")
         if doc["readings"][gate]["kind"] not in gates:
             chk.fail(f"gates[{i}]", f"reading {gate!r} reads the screen; a gate must be a "
-                     f"validation or health reading ({', '.join(gates)})")
+                     f"validation, health or learner reading ({', '.join(gates)})")
+
+
+def _check_learner_figure(r: Mapping[str, Any], key: str, doc: Mapping[str, Any],
+                          chk: KeyCheck) -> None:
+    """The named weights' learner gives the figure (as declared: a figure that needs a key of
+    the learner's declaration, nnue-evolve's ``reference``, only with it), and ``last`` only
+    on a figure over the last generations."""
+    train = doc["weights"][r["weights"]]["train"]
+    learner = get_learner(train["learner"])
+    gives = learner.figures_of(train)
+    figure = FIGURES[r["figure"]]
+    if figure.name not in gives:
+        needs = (f" (it needs train.{figure.needs} in weights.{r['weights']})"
+                 if figure.name in learner.figures else "")
+        chk.fail(f"{key}.figure", f"{learner.name} weights {r['weights']!r} give no "
+                 f"{figure.name}{needs}; they give {', '.join(gives) or 'no figure'}")
+    if "last" in r and not figure.over_generations:
+        chk.fail(f"{key}.last", f"{figure.name} is not read over generations: only "
+                 f"{', '.join(f.name for f in FIGURES.values() if f.over_generations)} take "
+                 f"last (default {LAST})")
 
 
 def _check_judge(judge: str, key: str, doc: Mapping[str, Any], chk: KeyCheck) -> None:

@@ -9,7 +9,8 @@
 # training directory.  The command resumes from the newest checkpoint in its directory, so a
 # killed job goes on from there and gives the same bits.  An arm that plays the weights
 # (`weights: NAME`, `leaf: {weights: NAME}`) waits for the record (games.smk, arm_reads), and
-# so does a learner whose `start` names them.
+# so does a learner whose `start` names them, and the gates and verdict jobs of a claim whose
+# learner readings (learner-at-least, learner-at-most) read their curves.
 
 
 def direct_training(wc):
@@ -20,6 +21,21 @@ def direct_inputs(wc):
     """The records of the weights this training starts from."""
     p, t = CLAIMS[wc.claim], direct_training(wc)
     return [p.direct_trained[n].record for n in t.after]
+
+
+def direct_described(claim, gates=None):
+    """``name -> description`` (DirectTraining.describe: learner, files, curve kind, figures)
+    of the weights a claim trains by one job: all of them (the report's sections), or those a
+    learner reading reads (the gates' only, ``gates=True``; the verdict's, ``gates=False``)."""
+    p = CLAIMS[claim]
+    trainings = p.direct_trained if gates is None else p.learner_reads(gates)
+    return {n: t.describe() for n, t in trainings.items()}
+
+
+def learner_records(claim, gates=False):
+    """The records of the weights a claim's learner readings read (their curves sit beside
+    them): inputs of the gates job (``gates``) and of the verdict job."""
+    return [d["record"] for d in direct_described(claim, gates).values()]
 
 
 _DIRECT_TRAIN = PATHS.pattern("train")

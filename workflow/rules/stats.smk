@@ -49,13 +49,14 @@ rule contrast:
 
 
 def verdict_inputs(wc):
-    """The gates, curves and training health; the screen's files only when its block was
-    opened."""
+    """The gates, curves, training health and the records of learners a reading reads; the
+    screen's files only when its block was opened."""
     p = CLAIMS[wc.claim]
     files = {"gates": PATHS.path("gates", claim=wc.claim),
              "curves": [PATHS.path("curve", claim=wc.claim, weights=w)
                         for w in p.curve_weights()],
-             "health": [PATHS.path("health", claim=wc.claim, weights=w) for w in p.trained]}
+             "health": [PATHS.path("health", claim=wc.claim, weights=w) for w in p.trained],
+             "learners": learner_records(wc.claim)}
     if screen_opens(wc.claim):
         files["opened"] = PATHS.path("opened", claim=wc.claim, block=p.label)
         # the ledger's entries as the block was closed: a replay whose games differ
@@ -82,5 +83,6 @@ rule verdict:
         rule=lambda wc: CLAIMS[wc.claim].claim.doc["verdict"],
         tier=lambda wc: CLAIMS[wc.claim].tier,
         lowered_by=lambda wc: CLAIMS[wc.claim].lowered_by,
+        learners=lambda wc: direct_described(wc.claim, gates=False),
     script:
         "../scripts/verdict.py"

@@ -3,7 +3,8 @@
 # curve (paired margin per checkpoint) per trained weights.  Then the claim's gates: a
 # Snakemake checkpoint, so the jobs after it are created only once it has run, and only if
 # it lets the screen open; a failed gate never creates a screen job and never touches the
-# ledger.  A gate may also read a trained weights' training health (health.smk).
+# ledger.  A gate may also read a trained weights' training health (health.smk), or the curve
+# of weights trained by one job (direct.smk: a learner reading).
 
 
 def curve_points(wc):
@@ -39,6 +40,7 @@ checkpoint gates:
                            for w in CLAIMS[wc.claim].curve_weights()],
         health=lambda wc: [PATHS.path("health", claim=wc.claim, weights=w)
                            for w in CLAIMS[wc.claim].trained],
+        learners=lambda wc: learner_records(wc.claim, gates=True),
     output:
         PATHS.pattern("gates"),
     log:
@@ -48,5 +50,6 @@ checkpoint gates:
         gates=lambda wc: CLAIMS[wc.claim].gates,
         readings=lambda wc: CLAIMS[wc.claim].readings,
         enforced=PLAN.profile["enforce_gates"],
+        learners=lambda wc: direct_described(wc.claim, gates=True),
     script:
         "../scripts/gates.py"

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from analysis.learner_readings import learner_sources
 from analysis.panel_faults import fault_errors
 from analysis.readings import evaluate_all, integrity_errors
 from analysis.sequential.screen import exceeded_errors
@@ -22,7 +23,8 @@ def main() -> None:
     opened = load_json(inputs["opened"]) if "opened" in inputs else None
     frozen = {r["artefact"]: r for r in map(load_json, inputs.get("frozen", []))}
     panel = load_json(inputs["panel"]) if "panel" in inputs else None
-    readings = evaluate_all(S.params.readings, contrasts, curves, health, panel=panel)
+    readings = evaluate_all(S.params.readings, contrasts, curves, health, panel=panel,
+                            learners=learner_sources(S.params.learners))
     closed = load_json(inputs["closed"]) if "closed" in inputs else None
     errors = methodological_errors(integrity=integrity_errors(contrasts) + fault_errors(panel),
                                    gate=gate,
