@@ -12,7 +12,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS_DIR = REPO / "config" / "claims"
-CLAIMS = ("depth-five", "depth-native-leaf-weights", "evolved-nnue-leaf-d3", "factored-chance",
+CLAIMS = ("depth-five", "depth-native-leaf-weights", "evolved-nnue-leaf-d3",
+          "evolved-nnue-leaf-d3-gated", "factored-chance",
           "factored-chance-ladder", "fourth-ply",
           "kf-linear-q-transfer", "kf-six-weight-cem-searched", "kf-six-weight-policy-search",
           "linear-trained-leaf",
