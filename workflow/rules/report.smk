@@ -23,12 +23,6 @@ def training_files(claim, others=True):
     return files
 
 
-def direct_described(claim):
-    """Every weights the claim trains by one job, as the page and the records read them: its
-    recipe, record, curve and curve kind (``DirectTraining.describe``), by name."""
-    return {n: t.describe() for n, t in CLAIMS[claim].direct_trained.items()}
-
-
 def report_inputs(wc):
     """Everything the page shows; the screen's files only when its block was opened."""
     p = CLAIMS[wc.claim]
