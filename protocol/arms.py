@@ -1,7 +1,7 @@
 """Arm kinds as a claim declares them (``arms.<name>.play``): each registered once.
 
 A :class:`PlayKind` says what one kind of the engine's grammar
-(:data:`engines.play.spec.ARM_KINDS`) is in a declaration: the ``play``
+(:data:`engines.play.policy_grammar.ARM_KINDS`) is in a declaration: the ``play``
 values that name it, the keys it takes and needs (the declaration check,
 :func:`check_arm`; the schema's ``play`` enum is filled from
 :data:`PLAY_KINDS` by :func:`claim_schema`), the typed spec it builds
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines.leaves.kinds import LEAF_KINDS, LeafSpec
-from engines.play.spec import (
+from engines.play.arm_specs import (
     BASELINE_NAMES,
     EXTERNAL,
     KF,
@@ -28,10 +28,9 @@ from engines.play.spec import (
     Q,
     QSpec,
     SearchSpec,
-    declared_prune,
-    external_spec,
     parse_sampling,
 )
+from engines.play.policy_grammar import declared_prune, external_spec
 from protocol import costs
 from protocol.files import run_relative
 

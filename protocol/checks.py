@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contracts.hashing import hash_mismatch
-from engines.play.spec import Q
+from engines.play.arm_specs import Q
 from engines.seedbank import load_bank
 from protocol import costs
 from protocol.arms import decision_seconds
@@ -261,8 +261,8 @@ def trial_programs(plan: Plan, claims: Sequence[str] | None = None
     then it is told to quit.  A program that cannot play is kept as its refusal (raised by
     :func:`external_programs` for a claim the run runs), not raised here: a dry run's
     estimate lists every claim."""
+    from engines.play.arm_specs import ExternalSpec
     from engines.play.referee import OptionError, ProgramError, check_program
-    from engines.play.spec import ExternalSpec
 
     out = {}
     for c in plan.claims if claims is None else claims:
@@ -330,7 +330,7 @@ def estimate_table(plan: Plan, trials: dict[tuple[str, str], Trial] | None = Non
     (``trials``, :func:`trial_programs`) when given, else from the model's seconds a
     decision (its ``movetime``, or :data:`protocol.costs.EXTERNAL_DECISION_S`); a line
     under the table says which, for each external arm."""
-    from engines.play.spec import ExternalSpec
+    from engines.play.arm_specs import ExternalSpec
 
     width = max([24, *(len(c) + 2 for c in plan.order())])
     lines = [f"estimated CPU hours of the {plan.name} profile (one core each; "

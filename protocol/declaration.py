@@ -32,7 +32,7 @@ from engines.filters.kinds import ROOT_FILTERS
 from engines.learners import train_schema
 from engines.leaves.kinds import LEAF_KINDS
 from engines.ntuple.edits import EDITS
-from engines.play.spec import prune_priors
+from engines.play.policy_grammar import prune_priors
 from protocol.arms import PLAY_KINDS
 from protocol.claim import (
     Claim,
@@ -88,7 +88,7 @@ def claim_schema() -> dict[str, Any]:
     plays, :data:`protocol.arms.PLAY_KINDS`), the root filters
     (:data:`engines.filters.kinds.ROOT_FILTERS`), a kf arm's (and a kf prior's) named weights
     (:data:`engines.filters.kf_weights.KF_WEIGHTS`), the pruning priors
-    (:func:`engines.play.spec.prune_priors`), the leaves named without a path (the
+    (:func:`engines.play.policy_grammar.prune_priors`), the leaves named without a path (the
     leaf kinds that read no weights, :data:`engines.leaves.kinds.LEAF_KINDS`), the reading kinds
     (:data:`analysis.reading_kinds.READING_KINDS`), a panel's work kinds
     (:data:`contracts.panel_table.WORK`) and its conventions

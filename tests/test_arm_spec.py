@@ -12,11 +12,12 @@ from claims_support import REPO, own_claim, write_claim
 
 from engines.leaves import kinds
 from engines.leaves.kinds import LEAF_KINDS, LeafKind, register_leaf
-from engines.play import spec as spec_module
+from engines.play import policy_grammar
+from engines.play.arm_specs import Arm, SearchSpec
 from engines.play.games import play_game
 from engines.play.policy import FACTORIES, load_policy
+from engines.play.policy_grammar import ARM_KINDS, parse_arm, parse_policy
 from engines.play.runner import run_shard
-from engines.play.spec import ARM_KINDS, Arm, SearchSpec, parse_arm, parse_policy
 from engines.search import leaf as search_leaf
 from protocol.arms import PLAY_KINDS, check_arm, decision_seconds
 from protocol.declaration import claim_schema, load_claim
@@ -24,7 +25,7 @@ from protocol.declaration import claim_schema, load_claim
 
 def test_the_grammar_imports_no_numba() -> None:
     """The protocol and the command line read the grammar without loading the engine."""
-    code = ("import sys, engines.play.spec; "
+    code = ("import sys, engines.play.arm_specs, engines.play.policy_grammar; "
             "print(sorted(m for m in ('numba', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                          text=True, check=True)
@@ -78,7 +79,7 @@ def test_a_declared_arm_is_checked_by_its_kind() -> None:
 def test_a_worker_is_handed_the_spec_never_a_string(monkeypatch) -> None:
     """The runner parses ``NAME=POLICY`` once; loading and playing never parse again."""
     arms = [parse_arm("a=direct:leaf=zero,s=2"), parse_arm("b=random")]
-    monkeypatch.setattr(spec_module, "_BY_HEAD", {})  # any parse from here on fails
+    monkeypatch.setattr(policy_grammar, "_BY_HEAD", {})  # any parse from here on fails
     with pytest.raises(ValueError, match="unknown policy"):
         parse_policy("random")
     rows = run_shard(arms, 5, 2, progress_s=-1)

@@ -34,8 +34,8 @@ from contracts.games_table import (
 )
 from contracts.hashing import canonical_json, canonical_sha256, file_sha256
 from contracts.json_file import json_text, load_json, write_json
+from engines.play.policy_grammar import parse_arm
 from engines.play.runner import run_shard
-from engines.play.spec import parse_arm
 
 
 def test_the_runner_writes_exactly_the_header_the_statistics_read(tmp_path) -> None:

@@ -12,11 +12,12 @@ from engines.drop7.board import opening_cols, rows_to_cols, unpack
 from engines.filters import kf_ref
 from engines.filters.kf import kf_features, kf_values
 from engines.filters.kf_weights import FEATURES, KF_WEIGHTS, kf_weights
+from engines.play.arm_specs import KfSpec, PolicyError
 from engines.play.games import play_game
 from engines.play.policy import load_policy
+from engines.play.policy_grammar import canonical_policy, parse_policy
 from engines.play.positions import game_states
 from engines.play.rankers import offers_values, rank
-from engines.play.spec import KfSpec, PolicyError, canonical_policy, parse_policy
 from protocol.declaration import load_claims
 from protocol.schema import DeclarationError
 

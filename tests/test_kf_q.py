@@ -298,7 +298,8 @@ def test_kf_q_misuse_is_one_line_naming_the_file_and_key(tmp_path, edit, key, me
 
 
 def test_trained_weights_play_only_as_their_record_says(tmp_path) -> None:
-    from engines.play.spec import KfSpec, parse_policy
+    from engines.play.arm_specs import KfSpec
+    from engines.play.policy_grammar import parse_policy
 
     KfqRun(_config(), tmp_path / "t").run(EVERY, EVERY)
     spec = parse_policy(f"kf:w=trained:{tmp_path / 't'}")
@@ -307,7 +308,7 @@ def test_trained_weights_play_only_as_their_record_says(tmp_path) -> None:
     weights = json.loads((tmp_path / "t" / WEIGHTS).read_text())
     assert played.weights.tolist() == weights
     (tmp_path / "t" / WEIGHTS).write_text(json.dumps([w + 1e-9 for w in weights]))
-    from engines.play.spec import PolicyError
+    from engines.play.arm_specs import PolicyError
 
     with pytest.raises(PolicyError, match="weights.json") as err:
         load_policy(spec)

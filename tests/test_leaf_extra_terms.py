@@ -23,9 +23,9 @@ from engines.leaves.kinds import LeafError, parse_leaf
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value_no_disc
 from engines.leaves.linear_extra import extra_terms_into
 from engines.pinned_leaf import PinnedError, check_pinned
-from engines.play.spec import canonical_policy
-from engines.search.expectimax import Searcher
+from engines.play.policy_grammar import canonical_policy
 from engines.search.leaf import LEAF_LINEAR_TERMS, leaf_base, leaf_disc, load_leaf
+from engines.search.searcher import Searcher
 from protocol.checks import before_any_job
 from protocol.plan import load_plan
 from protocol.schema import DeclarationError

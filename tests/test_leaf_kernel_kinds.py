@@ -12,7 +12,6 @@ import pytest
 
 from engines.drop7.board import rows_to_cols
 from engines.search import leaf as search_leaf
-from engines.search.expectimax import STAT_LEAF_HITS, Searcher
 from engines.search.leaf import (
     BASE_PART,
     BY_DIFFERENCE,
@@ -25,6 +24,8 @@ from engines.search.leaf import (
     Leaf,
     load_leaf,
 )
+from engines.search.searcher import Searcher
+from engines.search.stats import STAT_LEAF_HITS
 
 BOARD = rows_to_cols(["0000000", "0000000", "0000000", "0000000", "0030000", "0124000",
                       "8914725"])
@@ -79,11 +80,13 @@ def test_a_leaf_of_an_undeclared_kernel_kind_is_refused() -> None:
 
 
 def test_the_search_names_no_kernel_kind() -> None:
-    """expectimax branches on facts only: a leaf of new arithmetic is its module, its
-    KernelKind and its branch in engines/search/leaf.py."""
-    source = (Path(search_leaf.__file__).parent / "expectimax.py").read_text()
-    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
-    assert not re.search(r"LEAF_(LINEAR|NTUPLE)\b", code)
+    """The search (its kernel, its frontier, its searcher) branches on facts only: a leaf of
+    new arithmetic is its module, its KernelKind and its branch in engines/search/leaf.py."""
+    for name in ("expectimax.py", "frontier.py", "searcher.py"):
+        source = (Path(search_leaf.__file__).parent / name).read_text()
+        code = "\n".join(line for line in source.splitlines()
+                         if not line.lstrip().startswith("#"))
+        assert not re.search(r"LEAF_(LINEAR|NTUPLE)\b", code), name
 
 
 @pytest.mark.parametrize(("leaf", "hits"), [("linear", True), ("zero", False)])

@@ -23,12 +23,12 @@ from engines.leaves.nnue_ref import active_features
 from engines.leaves.nnue_ref import nnue_value as nnue_value_ref
 from engines.leaves.nnue_weights import random_network, save_nnue, write_random_network
 from engines.pinned_leaf import PinnedError, check_pinned
+from engines.play.arm_specs import PolicyError
 from engines.play.policy import load_policy
 from engines.play.rankers import rank
-from engines.play.spec import PolicyError
-from engines.search.expectimax import Searcher
 from engines.search.leaf import LEAF_NNUE, load_leaf, nnue_leaf
 from engines.search.positions import load_positions
+from engines.search.searcher import Searcher
 from protocol.checks import before_any_job
 from protocol.plan import load_plan
 from protocol.schema import DeclarationError

@@ -27,8 +27,8 @@ from engines.ntuple.value import (
     phase_of,
     slot_offsets,
 )
-from engines.search.expectimax import Searcher
 from engines.search.leaf import LEAF_NTUPLE, Leaf
+from engines.search.searcher import Searcher
 from engines.train import kernel as kern
 from engines.train.trainer import NtupleLearner
 from engines.weights_files import WeightsError, array_chunks, save_weights

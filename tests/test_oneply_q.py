@@ -26,13 +26,14 @@ from engines.filters.oneply_q import (
 )
 from engines.filters.oneply_q_weights import read_q, save_q
 from engines.play import oneply_q_fit as fit
+from engines.play.arm_specs import PolicyError, QSpec
 from engines.play.panel import PanelRoot
 from engines.play.policy import load_policy
+from engines.play.policy_grammar import canonical_policy, parse_policy
 from engines.play.rankers import offers_values, rank
-from engines.play.spec import PolicyError, QSpec, canonical_policy, parse_policy
-from engines.search.expectimax import Searcher
 from engines.search.leaf import load_leaf
 from engines.search.positions import load_positions
+from engines.search.searcher import Searcher
 from engines.seedbank import load_bank
 from engines.weights_files import WeightsError
 

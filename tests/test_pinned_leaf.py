@@ -16,9 +16,10 @@ from engines.leaves.kinds import N_TERMS, LeafError, LeafSpec, parse_leaf
 from engines.leaves.linear import FAIR_WEIGHTS
 from engines.ntuple.layouts import FILL_RULES, FILL_SEP
 from engines.pinned_leaf import PinnedError, check_pinned, read_vector
+from engines.play.arm_specs import PolicyError
 from engines.play.games import play_game
 from engines.play.policy import load_policy
-from engines.play.spec import PolicyError, canonical_policy
+from engines.play.policy_grammar import canonical_policy
 from engines.search.leaf import leaf_base, load_leaf
 from engines.weights_files import array_chunks, save_weights, unpack_weights
 from protocol.checks import before_any_job

@@ -9,9 +9,10 @@ import pytest
 
 from engines.drop7 import core
 from engines.leaves.kinds import N_TERMS, LeafSpec
+from engines.play.arm_specs import PolicyError, SearchSpec
 from engines.play.players import BaselinePolicy, SearchPolicy
 from engines.play.policy import load_policy
-from engines.play.spec import PolicyError, SearchSpec, canonical_policy, parse_policy
+from engines.play.policy_grammar import canonical_policy, parse_policy
 
 CANONICAL = [
     "random",
@@ -144,7 +145,7 @@ def test_search_policy_reads_only_the_public_state() -> None:
 
 def test_an_external_policy_pins_its_command_words_by_sha256() -> None:
     """``sha256.N`` names a command word's file by its hash; it round-trips and is checked."""
-    from engines.play.spec import ExternalSpec
+    from engines.play.arm_specs import ExternalSpec
 
     pin = "0123456789abcdef" * 4
     text = f"external[movetime=5,option.side=left,sha256.1={pin}]:python3 p/player.py"

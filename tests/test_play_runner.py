@@ -13,6 +13,7 @@ from engines.play import games
 from engines.play.games import play_game
 from engines.play.players import Policy
 from engines.play.policy import load_policy
+from engines.play.policy_grammar import parse_arm, parse_policy
 from engines.play.runner import (
     RunError,
     merge_shards,
@@ -21,7 +22,6 @@ from engines.play.runner import (
     run_shard,
     shard_games,
 )
-from engines.play.spec import parse_arm, parse_policy
 
 ARMS = [parse_arm("rand=random"), parse_arm("direct=direct:leaf=linear"),
         parse_arm("d2=search:leaf=zero,d=2,s=2")]

@@ -11,7 +11,7 @@ from claims_support import REPO, claims_copy
 from test_panel_declaration import one_line
 
 from engines.filters.oneply_q_weights import save_q
-from engines.play.spec import parse_policy
+from engines.play.policy_grammar import parse_policy
 from engines.search.prune import prior_weights
 from protocol.checks import before_any_job
 from protocol.declaration import load_claims

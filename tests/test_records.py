@@ -17,8 +17,8 @@ from cli.main import main
 from contracts.cli_numbers import seed_hex
 from contracts.games_table import read_rows, write_rows
 from contracts.hashing import file_sha256
+from engines.play.policy_grammar import parse_arm
 from engines.play.runner import run_shard
-from engines.play.spec import parse_arm
 from protocol.plan import load_plan
 from protocol.records.bundle import write_bundle
 from protocol.records.check import bundle_files, check_bundle, check_record

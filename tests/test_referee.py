@@ -16,20 +16,13 @@ from engines.drop7 import core
 from engines.drop7.board import opening_cols
 from engines.drop7.game_loop import play_out
 from engines.play import referee_messages as msg
+from engines.play.arm_specs import DEFAULT_GRACE_MS, ExternalSpec, PolicyError
 from engines.play.games import play_game
 from engines.play.players import Policy
 from engines.play.policy import load_policy
+from engines.play.policy_grammar import canonical_policy, external_spec, parse_arm, parse_policy
 from engines.play.runner import run_shard
 from engines.play.serve import serve
-from engines.play.spec import (
-    DEFAULT_GRACE_MS,
-    ExternalSpec,
-    PolicyError,
-    canonical_policy,
-    external_spec,
-    parse_arm,
-    parse_policy,
-)
 
 PLAYER = Path(__file__).with_name("referee_player.py")
 PLAIN = f"{sys.executable} {PLAYER}"
@@ -360,7 +353,7 @@ _COMPILES = """
 import sys
 from numba.core import event
 from engines.play import runner
-from engines.play.spec import parse_arm
+from engines.play.policy_grammar import parse_arm
 compiles, game_row = [], runner._game_row
 def counted(*args, **kwargs):
     with event.install_recorder("numba:compiler_lock") as rec:

@@ -17,7 +17,7 @@ import pytest
 from engines.play import referee
 from engines.play.games import play_game
 from engines.play.policy import load_policy
-from engines.play.spec import parse_policy
+from engines.play.policy_grammar import parse_policy
 
 HOSTILE = Path(__file__).with_name("hostile_player.py")
 PLAYER = f"{sys.executable} {HOSTILE}"

@@ -259,8 +259,8 @@ def test_the_report_job_reads_the_panel_input_of_a_panel_only_claim(doc, tmp_pat
     from claims_support import REPO
 
     from contracts.games_table import write_rows
+    from engines.play.policy_grammar import parse_arm
     from engines.play.runner import run_shard
-    from engines.play.spec import parse_arm
 
     run = panel_run(doc, contrasts=False)
     plan = run.plan.to_json()

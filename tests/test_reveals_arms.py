@@ -6,7 +6,7 @@ import pytest
 from claims_support import REPO, claims_copy, fair_depth_claim
 
 from engines.leaves.kinds import LeafSpec
-from engines.play.spec import SearchSpec
+from engines.play.arm_specs import SearchSpec
 from engines.search.limits import MAX_REVEALS
 from protocol.arms import decision_seconds
 from protocol.declaration import load_claims

@@ -12,13 +12,15 @@ from engines.drop7.nibbles import legal_mask
 from engines.filters.root import refusals
 from engines.filters.survival import survival_refused
 from engines.filters.survival_ref import refused_columns
+from engines.play.arm_specs import PolicyError, SearchSpec
 from engines.play.games import play_game
 from engines.play.policy import load_policy
+from engines.play.policy_grammar import parse_policy
 from engines.play.positions import game_states
 from engines.play.rankers import rank
-from engines.play.spec import PolicyError, SearchSpec, parse_policy
-from engines.search.expectimax import STAT_LEN, Searcher
 from engines.search.leaf import load_leaf
+from engines.search.searcher import Searcher
+from engines.search.stats import STAT_LEN
 
 
 def _random_board(rng: np.random.Generator) -> np.ndarray:

@@ -22,9 +22,9 @@ from engines.leaves.nnue_ref import nnue_value
 from engines.leaves.nnue_weights import random_network
 from engines.ntuple.layouts import Layout
 from engines.ntuple.value import ntuple_value
-from engines.search.expectimax import Searcher
 from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf, nnue_leaf
 from engines.search.prune import prior_weights
+from engines.search.searcher import Searcher
 
 CENTRE = (3, 2, 4, 1, 5, 0, 6)
 

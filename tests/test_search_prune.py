@@ -10,9 +10,14 @@ import pytest
 from claims_support import REPO
 from test_search_kernel import CENTRE, _values_ref
 
+from engines.play.arm_specs import PolicyError
 from engines.play.policy import load_policy
-from engines.play.spec import PolicyError, canonical_policy, parse_policy
-from engines.search.expectimax import (
+from engines.play.policy_grammar import canonical_policy, parse_policy
+from engines.search.leaf import load_leaf
+from engines.search.positions import load_positions
+from engines.search.prune_kinds import PruneSpec
+from engines.search.searcher import Searcher
+from engines.search.stats import (
     STAT_LEAVES,
     STAT_LEN,
     STAT_NODES,
@@ -20,11 +25,7 @@ from engines.search.expectimax import (
     STAT_PRIOR_LEAVES,
     STAT_PRIOR_NODES,
     STAT_PRUNED,
-    Searcher,
 )
-from engines.search.leaf import load_leaf
-from engines.search.positions import load_positions
-from engines.search.prune_kinds import PruneSpec
 
 POSITIONS = load_positions()
 LINEAR = load_leaf("linear")

@@ -28,11 +28,12 @@ from engines.drop7.chance import (
     play_strata_of,
 )
 from engines.leaves.linear import FAIR_WEIGHTS, linear_value
+from engines.play.arm_specs import REGISTER_POLICY_SEED, PolicyError
 from engines.play.policy import load_policy
-from engines.play.spec import REGISTER_POLICY_SEED, PolicyError, parse_policy
-from engines.search.expectimax import Searcher
+from engines.play.policy_grammar import parse_policy
 from engines.search.leaf import load_leaf
 from engines.search.positions import load_positions
+from engines.search.searcher import Searcher
 from protocol.declaration import load_claims
 from protocol.plan import load_plan
 from protocol.schema import DeclarationError

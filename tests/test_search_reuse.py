@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from engines.ntuple.layouts import Layout
-from engines.search.expectimax import STAT_LEAF_HITS, STAT_NODE_HITS, Searcher
 from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf
 from engines.search.positions import load_positions
+from engines.search.searcher import Searcher
+from engines.search.stats import STAT_LEAF_HITS, STAT_NODE_HITS
 
 POSITIONS = load_positions()
 

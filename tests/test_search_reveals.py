@@ -16,14 +16,12 @@ from test_search_kernel import CENTRE, POSITIONS, _leaf, _values_ref
 from engines.drop7 import core
 from engines.drop7.board import rows_to_cols
 from engines.drop7.chance import canonicalise, chance_key, play_sample
-from engines.search.expectimax import (
-    MAX_REVEALS,
-    STAT_NODES,
-    Searcher,
-    node_table_bits,
-)
 from engines.search.leaf import load_leaf
+from engines.search.limits import MAX_REVEALS
 from engines.search.positions import load_positions
+from engines.search.searcher import Searcher
+from engines.search.stats import STAT_NODES
+from engines.search.value_table import node_table_bits
 
 EMPTY_ROW = "0000000"
 #: hand-built settled boards on which some drop pops next to cracked greys (9)

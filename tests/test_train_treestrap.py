@@ -20,8 +20,8 @@ from engines.drop7.core import SRC_STRATIFIED
 from engines.drop7.nibbles import CENTRE, is_legal
 from engines.ntuple.layouts import N_SLOTS, get_layout
 from engines.ntuple.value import entry_indices, ntuple_value_py
-from engines.search.expectimax import Searcher
 from engines.search.leaf import LEAF_NTUPLE, Leaf
+from engines.search.searcher import Searcher
 from engines.train import greedy
 from engines.train import kernel as kern
 from engines.train.evaluate import play_untrained

@@ -22,8 +22,8 @@ from contracts.trajectory import trajectory_checksum, trajectory_text
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
 from engines.play.policy import load_policy
+from engines.play.policy_grammar import parse_arm
 from engines.play.runner import run_shard
-from engines.play.spec import parse_arm
 from engines.seedbank import load_bank
 
 

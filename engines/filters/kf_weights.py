@@ -12,7 +12,7 @@ only a vector's direction matters.  Both come from the research register
   result ``RS-20260902T084356Z-784ebf14``,
   ``metrics.search.chosen.frozenUnitWeights``.
 
-The grammar (``kf:w=NAME``, :mod:`engines.play.spec`) and the declarations
+The grammar (``kf:w=NAME``, :mod:`engines.play.policy_grammar`) and the declarations
 (``weights: NAME``, :mod:`protocol.arms`) read this table: a new vector is one
 entry here.  A vector of one's own is a file pinned by its SHA-256
 (``kf:w=SHA256:PATH``): a JSON list of six finite numbers, in feature order

@@ -2,7 +2,7 @@
 
 A root filter reads the public state at a decision (board and next disc) and
 refuses some legal columns; the search then ranks only the others
-(:mod:`engines.filters.root`).  The grammar (``f=NAME``, :mod:`engines.play.spec`)
+(:mod:`engines.filters.root`).  The grammar (``f=NAME``, :mod:`engines.play.policy_grammar`)
 and the declarations (``filter: NAME``, :mod:`protocol.arms`) read this table,
 so a new filter is one entry here, its rule's module and its kernel in
 :data:`engines.filters.root.KERNELS`.

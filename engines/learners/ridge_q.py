@@ -51,7 +51,8 @@ KEYS: dict[str, Any] = {
 def check(train: Mapping[str, Any], fail: Fail) -> None:
     """The policies parse (the reference is a search); the games stop short of the training
     health's unseen games (:data:`engines.train.evaluate.UNSEEN_GAME`, never a fit's)."""
-    from engines.play.spec import PolicyError, SearchSpec, parse_policy
+    from engines.play.arm_specs import PolicyError, SearchSpec
+    from engines.play.policy_grammar import parse_policy
     from engines.train.evaluate import UNSEEN_GAME
 
     if train.get("first_game", 0) + train["games"] > UNSEEN_GAME:

@@ -20,7 +20,7 @@ Each kind is one :class:`LeafKind` in :data:`LEAF_KINDS` (its grammar, its
 search cost; the learner whose weights a leaf reads names it,
 :mod:`engines.learners`); the search's loader
 (:data:`engines.search.leaf.LOADERS`) builds the leaf of each.  The policy
-grammar (:mod:`engines.play.spec`), the search's loader, its bench, the plan
+grammar (:mod:`engines.play.policy_grammar`), the search's loader, its bench, the plan
 and its cost model all parse, spell and price leaves here
 (docs/architecture.md, "Recipe: a new leaf").
 """

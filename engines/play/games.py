@@ -36,8 +36,8 @@ from engines.drop7 import baselines, core
 from engines.drop7.board import CENTRE_ORDER
 from engines.drop7.game_loop import Chooser, play_out
 from engines.drop7.trajectory import replay_seeded, summary
+from engines.play.arm_specs import BaselineSpec
 from engines.play.players import BaselinePolicy, Policy
-from engines.play.spec import BaselineSpec
 
 Log = Callable[[str], None]
 

@@ -8,7 +8,7 @@ approach's ``analysis/fit_q.py``), in four steps:
    on *training-role* seeds (:meth:`engines.seedbank.SeedBank.training`), so
    no screen, validation or probe game is ever read;
 2. **Labels** (:func:`label_rows`): at each root, the reference search's
-   value of every legal column (:meth:`engines.search.expectimax.Searcher.choose_values`,
+   value of every legal column (:meth:`engines.search.searcher.Searcher.choose_values`,
    the panel's ranker values) beside the column's one-ply features
    (:func:`engines.filters.oneply_q.oneply_features`); a root is labelled as the
    first decision of a new game (:func:`engines.play.panel.ranker_rows`), so its
@@ -41,12 +41,12 @@ from engines.drop7 import core
 from engines.filters.oneply_q import FEATURE_NAMES, N_FEATURES, oneply_features, q_values, q_work
 from engines.filters.oneply_q_weights import save_q
 from engines.learners.ridge_q import DEFAULT_LAMBDA, TARGETS
+from engines.play.arm_specs import PolicyError, SearchSpec
 from engines.play.labeller import shard_roots
 from engines.play.panel import PanelRoot, game_roots
 from engines.play.players import Policy, SearchPolicy
 from engines.play.policy import load_policy
 from engines.play.rankers import rank
-from engines.play.spec import PolicyError, SearchSpec
 from engines.seedbank import load_bank
 
 

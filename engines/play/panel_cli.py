@@ -42,8 +42,8 @@ from contracts.trajectory import trajectory_checksum
 from engines.play.labeller import MAX_CONTINUATIONS, MAX_HORIZON, TARGETS
 from engines.play.panel import WORK, PanelRoot, game_roots, outcome_rows, ranker_rows
 from engines.play.policy import load_policy
+from engines.play.policy_grammar import ARM_NAME, parse_arm, parse_policy
 from engines.play.runner import parse_shard
-from engines.play.spec import ARM_NAME, parse_arm, parse_policy
 
 
 def root_entry(root: PanelRoot) -> dict[str, Any]:

@@ -12,9 +12,10 @@ import argparse
 
 from contracts.games_table import write_rows
 from engines.leaves.kinds import LEAF_GRAMMAR
+from engines.play.arm_specs import Arm
+from engines.play.policy_grammar import parse_arm, parse_policy
 from engines.play.runner import log_summary, parse_seeds, parse_shard, run_shard
 from engines.play.runner_cli import add_play_options, check_play_options
-from engines.play.spec import Arm, parse_arm, parse_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

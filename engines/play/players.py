@@ -1,4 +1,4 @@
-"""Players: a typed spec (:mod:`engines.play.spec`) made to move, one decision at a time.
+"""Players: a typed spec (:mod:`engines.play.arm_specs`) made to move, one decision at a time.
 
 A player sees the public state only: its ``choose(state, cols)`` reads the
 board, next disc and moves remaining; the game seed is never passed to it
@@ -17,14 +17,9 @@ from engines.drop7.board import opening_cols
 from engines.filters.kf import kf_values
 from engines.filters.kf_weights import kf_weights, read_kf_file, read_kf_trained
 from engines.filters.root import refusals
-from engines.play.spec import BaselineSpec, KfSpec, PolicySpec, SearchSpec
-from engines.search.expectimax import (
-    STAT_LEAVES,
-    STAT_NODES,
-    STAT_PRIOR_LEAVES,
-    STAT_PRIOR_NODES,
-    Searcher,
-)
+from engines.play.arm_specs import BaselineSpec, KfSpec, PolicySpec, SearchSpec
+from engines.search.searcher import Searcher
+from engines.search.stats import STAT_LEAVES, STAT_NODES, STAT_PRIOR_LEAVES, STAT_PRIOR_NODES
 
 #: the baselines' kernel ids (the numba kernels keep their integer dispatch)
 BASELINES = {

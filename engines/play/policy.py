@@ -1,9 +1,9 @@
 """The player of a policy: one factory per arm kind (:data:`FACTORIES`), :func:`load_policy`.
 
-A policy string is parsed by :mod:`engines.play.spec` (the grammar and the
-typed spec); the players live in :mod:`engines.play.players` and
+A policy string is parsed by :mod:`engines.play.policy_grammar` into its typed spec
+(:mod:`engines.play.arm_specs`); the players live in :mod:`engines.play.players` and
 :mod:`engines.play.referee` (an external program).  A new arm kind registers
-its grammar in the spec module and its factory here (docs/architecture.md).
+its grammar in the grammar module and its factory here (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -11,20 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engines.filters.kf_weights import KfWeightsError
+from engines.play.arm_specs import KfSpec, PolicyError, PolicySpec, QSpec, SearchSpec
 from engines.play.players import BaselinePolicy, KfPolicy, Policy, SearchPolicy
+from engines.play.policy_grammar import ARM_KINDS, parse_policy
 from engines.play.q_policy import QPolicy
 from engines.play.referee import ExternalPolicy
-from engines.play.spec import (
-    ARM_KINDS,
-    KfSpec,
-    PolicyError,
-    PolicySpec,
-    QSpec,
-    SearchSpec,
-    parse_policy,
-)
-from engines.search.expectimax import Searcher
 from engines.search.leaf import load_leaf
+from engines.search.searcher import Searcher
 
 
 def _search(spec: SearchSpec, verify: bool) -> Policy:
@@ -51,7 +44,8 @@ def _kf(spec: KfSpec, verify: bool) -> Policy:
         raise PolicyError(f"{spec.format()}: {exc}") from None
 
 
-#: an arm kind (:data:`engines.play.spec.ARM_KINDS`) -> the function that builds its player
+#: an arm kind (:data:`engines.play.policy_grammar.ARM_KINDS`) -> the function that builds its
+#: player
 #: from its spec (``verify``: check table files' SHA-256)
 FACTORIES: dict[str, Callable[..., Policy]] = {
     "baseline": lambda spec, verify: BaselinePolicy(spec),
@@ -66,7 +60,7 @@ FACTORIES: dict[str, Callable[..., Policy]] = {
 def register_factory(kind: str, factory: Callable[..., Policy]) -> None:
     """Add the player factory of a registered arm kind (once)."""
     if kind not in ARM_KINDS:
-        raise ValueError(f"arm kind {kind!r} is not registered (engines.play.spec)")
+        raise ValueError(f"arm kind {kind!r} is not registered (engines.play.policy_grammar)")
     if kind in FACTORIES:
         raise ValueError(f"arm kind {kind!r} has a factory already")
     FACTORIES[kind] = factory
@@ -75,7 +69,7 @@ def register_factory(kind: str, factory: Callable[..., Policy]) -> None:
 def load_policy(policy: str | PolicySpec, verify: bool = True) -> Policy:
     """Build the player for a policy spec (or a string, parsed once here): loads leaf weights
     or tables, or starts an external program (one that cannot start is a
-    :class:`~engines.play.spec.PolicyError`).
+    :class:`~engines.play.arm_specs.PolicyError`).
 
     Table files are memory-mapped and checked against their manifest, with
     their SHA-256 unless ``verify`` is false.

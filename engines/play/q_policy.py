@@ -1,6 +1,6 @@
 """The one-ply Q as a player and a ranker: greedy over a frozen fitted Q.
 
-``q:w=SHA256:PATH`` (:class:`engines.play.spec.QSpec`) plays the legal column
+``q:w=SHA256:PATH`` (:class:`engines.play.arm_specs.QSpec`) plays the legal column
 of highest Q (:func:`engines.filters.oneply_q.q_values`; ties as the search
 breaks them, centre first on the mirror-canonical board) and gives every
 column's Q, so a ranking panel ranks by its values
@@ -16,8 +16,8 @@ from engines.drop7 import core
 from engines.drop7.board import opening_cols
 from engines.filters.oneply_q import q_values, q_work
 from engines.filters.oneply_q_weights import read_q
+from engines.play.arm_specs import QSpec
 from engines.play.players import Policy
-from engines.play.spec import QSpec
 
 
 class QPolicy(Policy):

@@ -5,7 +5,7 @@ columns of a root.  :func:`rank` asks a player for its :class:`Ranking`:
 
 * a search or ``direct`` player (:class:`~engines.play.players.SearchPolicy`)
   gives the root's chance value of every column from the very search that
-  chooses (:meth:`engines.search.expectimax.Searcher.choose_values`), so its
+  chooses (:meth:`engines.search.searcher.Searcher.choose_values`), so its
   choice, counts and tables are those of a game's decision;
 * an external program gives its ``move``, and its values when it offers the
   protocol's ``values`` feature (docs/referee.md); one that does not is
@@ -37,9 +37,9 @@ import numpy as np
 
 from contracts.panel_table import FAULTS
 from engines.drop7 import core
+from engines.play.arm_specs import PolicyError
 from engines.play.games import centre_first
 from engines.play.players import Policy, SearchPolicy
-from engines.play.spec import PolicyError
 
 ILLEGAL, UNFINISHED = FAULTS
 

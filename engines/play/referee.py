@@ -1,7 +1,7 @@
 """The harness side of the referee protocol: another program plays as a policy.
 
 :class:`ExternalPolicy` is the player of an ``external[...]:COMMAND`` policy
-(:mod:`engines.play.spec`).  It starts the program (in the harness's
+(:mod:`engines.play.policy_grammar`).  It starts the program (in the harness's
 working directory, with the harness's environment; its standard error goes
 to the harness's), shakes hands, sets the declared options, and then for
 each decision sends the public state and ``go id N`` and reads the answer
@@ -37,7 +37,7 @@ names the game's seed and the move.
 A program that cannot start before the first game (a command word naming a
 file that does not exist, not found, exits, no ``ready`` within
 :data:`START_LIMIT_S`, an option it does not accept) is a
-:class:`~engines.play.spec.PolicyError`: one line, exit status 2;
+:class:`~engines.play.arm_specs.PolicyError`: one line, exit status 2;
 :func:`check_program` is the same start, for the workflow's check before any
 job.
 """
@@ -64,8 +64,8 @@ from engines.drop7 import core
 from engines.drop7.board import opening_cols
 from engines.drop7.trajectory import replay_seeded
 from engines.play import referee_messages as msg
+from engines.play.arm_specs import ExternalSpec, PolicyError
 from engines.play.players import Policy
-from engines.play.spec import ExternalSpec, PolicyError
 
 #: seconds a program may take from its start to ``ready`` (loading, compiling)
 START_LIMIT_S = 120.0

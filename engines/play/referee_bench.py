@@ -19,9 +19,10 @@ import numpy as np
 
 from contracts.cli_numbers import int_option
 from contracts.machine_facts import machine_facts
+from engines.play.arm_specs import ExternalSpec, PolicyError
 from engines.play.games import centre_first, play_policy, warm_up_driver
 from engines.play.policy import load_policy
-from engines.play.spec import ExternalSpec, PolicyError, parse_policy
+from engines.play.policy_grammar import parse_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -30,8 +30,9 @@ from contracts.register_games import (
 )
 from engines.drop7 import core
 from engines.drop7.game_loop import play_out
+from engines.play.arm_specs import PolicyError, SearchSpec
 from engines.play.policy import load_policy
-from engines.play.spec import PolicyError, SearchSpec, parse_policy
+from engines.play.policy_grammar import parse_policy
 
 
 def replay_games(policy: str, games: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

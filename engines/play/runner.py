@@ -6,7 +6,7 @@ arm (game ``i`` of arm A and of arm B are a pair).  Shard ``k`` of ``K``
 function of (policy, seed), so the merged table is the same for every ``K``
 and any number of worker processes (``wall_s`` aside).
 
-An arm is a name and its typed spec (:class:`engines.play.spec.Arm`): a
+An arm is a name and its typed spec (:class:`engines.play.arm_specs.Arm`): a
 worker process is handed the specs, never a string to parse again.  Rows
 are ordered arm by arm (the order the arms were given), then by game.
 A shard's CSV is written atomically (:func:`contracts.games_table.write_rows`):
@@ -27,10 +27,10 @@ from multiprocessing import get_context
 from contracts.cli_numbers import INT64_MAX, parse_int, parse_seed_block
 from contracts.errors import InputError, clip
 from contracts.games_table import GamesTableError, read_rows
+from engines.play.arm_specs import Arm
 from engines.play.games import Log, _stderr, play_game, warm_up_driver
 from engines.play.players import Policy
 from engines.play.policy import load_policy
-from engines.play.spec import Arm
 
 
 class RunError(ValueError):

@@ -17,8 +17,8 @@ import argparse
 from contracts.cli_numbers import finite_option, int_option
 from contracts.errors import InputError
 from contracts.games_table import write_rows
+from engines.play.policy_grammar import parse_arm
 from engines.play.runner import log_summary, merge_shards, parse_seeds, parse_shard, run_shard
-from engines.play.spec import parse_arm
 
 #: most worker processes a shard may ask for (a typo must not start a million processes)
 MAX_WORKERS = 1024

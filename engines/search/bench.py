@@ -47,10 +47,12 @@ import numpy as np
 from contracts.cli_numbers import int_option
 from contracts.machine_facts import machine_facts
 from engines.leaves.kinds import LEAF_GRAMMAR
-from engines.search.expectimax import (
-    MAX_DEPTH,
-    MAX_REVEALS,
-    MAX_STRATA,
+from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf, nnue_leaf
+from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
+from engines.search.positions import POSITIONS_FILE, load_positions
+from engines.search.prune_kinds import PruneSpec, parse_prune_text
+from engines.search.searcher import Searcher
+from engines.search.stats import (
     STAT_LEAF_HITS,
     STAT_LEAVES,
     STAT_NODE_HITS,
@@ -59,11 +61,7 @@ from engines.search.expectimax import (
     STAT_PRIOR_LEAVES,
     STAT_PRIOR_NODES,
     STAT_PRUNED,
-    Searcher,
 )
-from engines.search.leaf import LEAF_NTUPLE, Leaf, load_leaf, nnue_leaf
-from engines.search.positions import POSITIONS_FILE, load_positions
-from engines.search.prune_kinds import PruneSpec, parse_prune_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

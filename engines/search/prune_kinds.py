@@ -8,7 +8,7 @@ columns, a *prior* ranks the legal columns and only its top ``k`` are searched
 (:func:`engines.search.prune.feature_prior`), the weights it reads and
 whether it is the search's own one-ply value (work of the engine and the
 leaf).  The grammar (``prune=PRIOR,k=K[,from=P][,root=pruned]``,
-:mod:`engines.play.spec`) and the declarations (``prune: {prior, k, from,
+:mod:`engines.play.policy_grammar`) and the declarations (``prune: {prior, k, from,
 root, weights}``, :mod:`protocol.arms`) read this table, so a new prior is one
 entry here, its weights' loader in :func:`engines.search.prune.prior_weights`
 and its branch in :func:`engines.search.prune.feature_prior`.

@@ -15,7 +15,7 @@ from typing import Any
 
 from contracts.panel_table import OUTCOME_REFERENCE
 from engines.learners import get_learner
-from engines.play.spec import DEFAULT_STRATA, KF, Arm, PolicySpec
+from engines.play.arm_specs import DEFAULT_STRATA, KF, Arm, PolicySpec
 from protocol import costs
 from protocol.arms import arm_spec, check_arm, decision_seconds, play_kind
 from protocol.claim import Claim, declared_screen, is_pinned, pinned_path

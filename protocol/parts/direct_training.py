@@ -210,7 +210,8 @@ def _search(prof: ProfileSettings, name: str, depth: int, strata: int) -> tuple[
 
 def _shrunk_policy(prof: ProfileSettings, name: str, text: str) -> str:
     """A policy's text with its search shrunk as an arm's is (unchanged when not a search)."""
-    from engines.play.spec import SearchSpec, parse_policy
+    from engines.play.arm_specs import SearchSpec
+    from engines.play.policy_grammar import parse_policy
 
     spec = parse_policy(text)
     if not isinstance(spec, SearchSpec):
@@ -274,7 +275,7 @@ def plan_direct_training(claim: Claim, prof: ProfileSettings, paths: Paths,
     from protocol.costs import game_seconds
 
     def game(text: str) -> float:
-        from engines.play.spec import parse_policy
+        from engines.play.policy_grammar import parse_policy
 
         return game_seconds(decision_seconds(parse_policy(text)))
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from analysis.panel_conventions import HARNESS, REGISTER
 from contracts.panel_table import OUTCOME_REFERENCE
-from engines.play.spec import EXTERNAL, PolicySpec
+from engines.play.arm_specs import EXTERNAL, PolicySpec
 from protocol import costs
 from protocol.arms import decision_seconds, play_kind
 from protocol.claim import Claim

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engines.filters.kf_weights import KF_WEIGHTS, TRAINED
-from engines.play.spec import prior_weights
+from engines.play.policy_grammar import prior_weights
 from protocol.claim import Claim, direct_weights
 from protocol.files import OutsideRootError, run_relative
 from protocol.parts.base import KeyCheck, names_of

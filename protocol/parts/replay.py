@@ -18,7 +18,7 @@ from typing import Any
 
 from contracts.hashing import file_sha256, hash_mismatch, sha256_problem
 from contracts.register_games import RegisterGamesError, read_published
-from engines.play.spec import DEFAULT_STRATA, REGISTER_POLICY_SEED, SearchSpec, parse_sampling
+from engines.play.arm_specs import DEFAULT_STRATA, REGISTER_POLICY_SEED, SearchSpec, parse_sampling
 from protocol import costs
 from protocol.arms import play_kind
 from protocol.claim import Claim
@@ -85,7 +85,7 @@ class PlannedReplay:
 
     def seconds(self) -> float:
         """Estimated CPU seconds of the replay (the cost model's, at the declared search)."""
-        from engines.play.spec import parse_policy
+        from engines.play.policy_grammar import parse_policy
         from protocol.arms import decision_seconds
 
         return self.games * costs.game_seconds(decision_seconds(parse_policy(self.policy)))

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines.learners import learner_leaf
-from engines.play.spec import SearchSpec
+from engines.play.arm_specs import SearchSpec
 from protocol.claim import Claim, is_pinned, td_weights
 from protocol.parts.arm import PlannedArm, planned_arm
 from protocol.parts.base import KeyCheck, ProfileSettings, dtag

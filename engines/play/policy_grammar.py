@@ -1,4 +1,4 @@
-"""The policy grammar and the typed arm spec: one string per player, parsed once (no numba).
+"""The policy grammar: one string per player, parsed once into its typed spec (no numba).
 
 Grammar (the same in ``drop7 play --policy``, config files, arm names in
 reports and Python)::
@@ -45,27 +45,42 @@ canonical form joins the words with one space and writes ``movetime``,
 command words' ``sha256.N`` by ``N`` (a claim pins every file its program's
 words name: protocol/files.py).
 
-A parsed policy is a typed spec (:class:`BaselineSpec`, :class:`SearchSpec`,
-:class:`ExternalSpec`, :class:`KfSpec`: each a :class:`PolicySpec`); each arm kind is one
-:class:`ArmKind` in :data:`ARM_KINDS` (the words that start its strings and
-its parser).  The protocol builds specs from a claim's declaration and
-formats each once; ``drop7 run-arms`` parses its command line once; the
-player of a spec is built by :func:`engines.play.policy.load_policy`.  This
-module imports no numba, so the protocol and the command line read it for
-nothing.
+Each arm kind is one :class:`ArmKind` in :data:`ARM_KINDS` (the words that start its
+strings, its parser, its form in messages), registered here in grammar order; its spec
+is in :mod:`engines.play.arm_specs`.  ``drop7 run-arms`` parses its command line once
+(:func:`parse_arm`).  This module imports no numba, so the protocol and the command
+line read it for nothing.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 from contracts.hashing import sha256_problem
 from engines.filters.kf_weights import TRAINED, kf_weights_problem
 from engines.filters.kinds import ROOT_FILTERS
-from engines.leaves.kinds import LeafError, LeafSpec, leaf_grammar, parse_leaf
+from engines.leaves.kinds import LeafError, leaf_grammar, parse_leaf
+from engines.play.arm_specs import (
+    BASELINE_NAMES,
+    DEFAULT_DEPTH,
+    DEFAULT_GRACE_MS,
+    DEFAULT_STRATA,
+    EXTERNAL,
+    KF,
+    Arm,
+    BaselineSpec,
+    ExternalSpec,
+    KfSpec,
+    PolicyError,
+    PolicySpec,
+    Q,
+    QSpec,
+    SearchSpec,
+    parse_sampling,
+)
 from engines.search.limits import MAX_DEPTH, MAX_REVEALS, MAX_STRATA
 from engines.search.prune_kinds import (
     PRIOR_KINDS,
@@ -77,18 +92,6 @@ from engines.search.prune_kinds import (
     prune_spec,
 )
 
-#: the register's policy seed (its ``decide`` binary's): ``sampling=register`` plays with it
-REGISTER_POLICY_SEED = 0xD7075EED
-REGISTER = "register"
-#: the engine's baselines (numba kernels: engines.drop7.baselines)
-BASELINE_NAMES = ("random", "centre-first", "lowest-column")
-DEFAULT_DEPTH = 3
-DEFAULT_STRATA = 7
-EXTERNAL = "external"
-KF = "kf"
-#: milliseconds an external program may take beyond ``movetime`` before its decision is
-#: a time-out (with no ``movetime``, the whole limit)
-DEFAULT_GRACE_MS = 10_000
 MAX_MS = 3_600_000
 #: a command word: printable ASCII, no space, quote or backslash (the workflow passes the
 #: policy inside single quotes)
@@ -100,139 +103,6 @@ OPTION_VALUE = re.compile(r"[A-Za-z0-9._+/:@%-]+")
 _HEAD = re.compile(r"[a-z][a-z0-9-]*")
 #: an arm's name: letters, digits and ``._+-``, starting with a letter or digit
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
-
-
-class PolicyError(ValueError):
-    """A policy string that does not parse, or a policy that cannot load."""
-
-
-@dataclass(frozen=True)
-class PolicySpec:
-    """A parsed policy; ``kind`` names its :class:`ArmKind`, ``format()`` its one spelling."""
-
-    kind: ClassVar[str]
-
-    def format(self) -> str:
-        """The canonical policy string."""
-        raise NotImplementedError
-
-    def __str__(self) -> str:
-        return self.format()
-
-
-@dataclass(frozen=True)
-class BaselineSpec(PolicySpec):
-    """One of the engine's baselines (``random``, ``centre-first``, ``lowest-column``)."""
-
-    name: str
-    kind: ClassVar[str] = "baseline"
-
-    def format(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class SearchSpec(PolicySpec):
-    """``search`` (``dDsS`` expectimax over a leaf) or ``direct`` (the same at depth 1);
-    ``reveals``: the factored chance node's reveal samples per disc stratum (None: not
-    declared, the plain chance node); ``filter``: the root filter (None: every legal column
-    is ranked); ``sampling``: the register's policy seed when the chance samples are drawn
-    as the register draws them (None: our own, docs/search.md); ``prune``: the pruned search
-    (None: full width, docs/search.md "Pruned search"; search only)."""
-
-    name: str  # search | direct
-    leaf: LeafSpec
-    depth: int = DEFAULT_DEPTH
-    strata: int = DEFAULT_STRATA
-    reveals: int | None = None
-    filter: str | None = None
-    sampling: int | None = None
-    prune: PruneSpec | None = None
-
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        return self.name
-
-    def format(self) -> str:
-        text = f"{self.name}:leaf={self.leaf.format()}"
-        if self.name == "search":
-            text = f"{text},d={self.depth},s={self.strata}"
-        elif self.strata != DEFAULT_STRATA:
-            text = f"{text},s={self.strata}"
-        if self.reveals is not None:
-            text = f"{text},r={self.reveals}"
-        if self.filter is not None:
-            text = f"{text},f={self.filter}"
-        if self.sampling is not None:
-            text = f"{text},sampling={format_sampling(self.sampling)}"
-        if self.prune is not None:
-            text = f"{text},{self.prune.format()}"
-        return text
-
-
-def parse_sampling(text: str) -> int:
-    """The register's policy seed of a ``sampling`` value: ``register`` (its own seed) or
-    ``register:SEED`` (a 32-bit seed, decimal or ``0x`` hex)."""
-    head, sep, seed = text.partition(":")
-    if head == REGISTER and not sep:
-        return REGISTER_POLICY_SEED
-    if head == REGISTER and re.fullmatch(r"[0-9]+|0x[0-9a-fA-F]+", seed):
-        value = int(seed, 0)
-        if value < 1 << 32:
-            return value
-    raise PolicyError(f"sampling must be {REGISTER} or {REGISTER}:SEED (a 32-bit seed), "
-                      f"got {text!r}")
-
-
-def format_sampling(seed: int) -> str:
-    """The one spelling of a ``sampling`` value (:func:`parse_sampling` reads it back)."""
-    return REGISTER if seed == REGISTER_POLICY_SEED else f"{REGISTER}:{seed}"
-
-
-@dataclass(frozen=True)
-class ExternalSpec(PolicySpec):
-    """An external program: its command, time limit and the options the harness sets."""
-
-    command: tuple[str, ...]
-    movetime_ms: int | None = None
-    grace_ms: int = DEFAULT_GRACE_MS
-    options: tuple[tuple[str, str], ...] = ()
-    #: ``(N, SHA-256)``: command word N names a file that must hash to it (sorted by N)
-    pins: tuple[tuple[int, str], ...] = ()
-    kind: ClassVar[str] = EXTERNAL
-    name: ClassVar[str] = EXTERNAL
-
-    @property
-    def limit_s(self) -> float:
-        """Seconds a decision may take before it is a time-out: movetime plus grace."""
-        return ((self.movetime_ms or 0) + self.grace_ms) / 1000
-
-    def format(self) -> str:
-        params = ([f"movetime={self.movetime_ms}"] if self.movetime_ms is not None else []) + (
-            [f"grace={self.grace_ms}"] if self.grace_ms != DEFAULT_GRACE_MS else []) + [
-            f"option.{k}={v}" for k, v in self.options] + [
-            f"sha256.{n}={sha}" for n, sha in self.pins]
-        head = f"{EXTERNAL}[{','.join(params)}]" if params else EXTERNAL
-        return f"{head}:{' '.join(self.command)}"
-
-
-@dataclass(frozen=True)
-class KfSpec(PolicySpec):
-    """The six-feature Klein-Friedmann policy (one ply, greedy, deterministic: docs/search.md)
-    with a named weight vector, or (``weights`` None) the pinned file ``path`` of SHA-256
-    ``sha256``, or (``sha256`` None too) the frozen weights of the training directory
-    ``path``, checked against the SHA-256 of its record."""
-
-    weights: str | None
-    sha256: str | None = None
-    path: str | None = None
-    kind: ClassVar[str] = KF
-    name: ClassVar[str] = KF
-
-    def format(self) -> str:
-        w = (self.weights if self.weights is not None
-             else f"{TRAINED}:{self.path}" if self.sha256 is None else f"{self.sha256}:{self.path}")
-        return f"{KF}:w={w}"
 
 
 @dataclass(frozen=True)
@@ -481,30 +351,6 @@ def _kf_weights(w: str) -> KfSpec:
 register_arm_kind(ArmKind(KF, (KF,), _parse_kf, f"{KF}:w=WEIGHTS"))
 
 
-Q = "q"
-
-
-@dataclass(frozen=True)
-class QSpec(PolicySpec):
-    """The one-ply linear Q (:mod:`engines.filters.oneply_q`): greedy over the fitted weights
-    of the pinned weights directory ``path`` (SHA-256 ``sha256``: its manifest's; None: a fit
-    the claim trained, ``w=trained:DIR``, checked against its own manifest), its features
-    sampled with ``strata`` chance strata and ``reveals`` reveal samples per stratum."""
-
-    sha256: str | None
-    path: str
-    strata: int = DEFAULT_STRATA
-    reveals: int = 1
-    kind: ClassVar[str] = Q
-    name: ClassVar[str] = Q
-
-    def format(self) -> str:
-        text = f"{Q}:w={self.sha256 or TRAINED}:{self.path}"
-        if self.strata != DEFAULT_STRATA:
-            text = f"{text},s={self.strata}"
-        return f"{text},r={self.reveals}" if self.reveals != 1 else text
-
-
 def _parse_q(text: str) -> QSpec:
     """``q:w=SHA256:PATH[,s=S][,r=M]``."""
     head, sep, rest = text.partition(":")
@@ -522,25 +368,6 @@ def _parse_q(text: str) -> QSpec:
 
 
 register_arm_kind(ArmKind(Q, (Q,), _parse_q, f"{Q}:w=SHA256:PATH[,s=S][,r=M]"))
-
-
-@dataclass(frozen=True)
-class Arm:
-    """A named player: an arm's name and its typed spec; ``policy`` is the spec's canonical
-    string, formatted once (the games table's ``policy`` column, the workflow's command
-    line)."""
-
-    name: str
-    spec: PolicySpec
-    policy: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "policy", self.spec.format())
-
-    @property
-    def kind(self) -> str:
-        """The arm kind (``baseline``, ``search``, ``direct``, ``external``, ``kf``)."""
-        return self.spec.kind
 
 
 def parse_arm(text: str) -> Arm:
