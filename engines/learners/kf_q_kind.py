@@ -89,4 +89,5 @@ KF_Q = register_learner(LearnerKind(
     required=("games", "every"), checkpoints=checkpoints, is_checkpoint=is_checkpoint,
     entries=lambda layout: len(FEATURES), command=command, curve="kf-q", pinned=KF_FILE,
     check=check, plays="kf", budget="games", shrink="train_games", spacing="every",
-    frozen=(KF_TRAINED_WEIGHTS, KF_TRAINED_RECORD), seconds=seconds, defaults=DEFAULTS))
+    frozen=(KF_TRAINED_WEIGHTS, KF_TRAINED_RECORD), seconds=seconds, defaults=DEFAULTS,
+    vector="kf"))

@@ -57,7 +57,10 @@ class LearnerKind:
     estimate (``game``: the protocol's estimated CPU seconds of one whole game of a policy
     text); ``policies`` the keys of its declaration that name policies and ``searches`` those
     that declare ``{depth, strata}``, whose searches a profile shrinks as it shrinks an arm's;
-    ``defaults`` what its absent keys mean (filled by the plan)."""
+    ``defaults`` what its absent keys mean (filled by the plan); ``vector`` what its frozen
+    weights are as another learner's start reads them (a function of the declaration when it
+    depends on it; None: no learner starts from them): a ``start: {weights: NAME}`` names
+    weights of the starting learner's own vector."""
 
     name: str
     produces: str
@@ -88,6 +91,7 @@ class LearnerKind:
     #: the CPU of one of its training moves in TC-TD moves (the cost model's training rates are
     #: TC-TD's, protocol/costs.py), given its declaration; None: 1
     move_cost: Callable[[Mapping[str, Any]], float] | None = None
+    vector: str | Callable[[Mapping[str, Any]], str] | None = None
 
     @property
     def direct(self) -> bool:
@@ -98,6 +102,10 @@ class LearnerKind:
         """What reads the frozen weights of a declaration ``train``: an arm's play kind, or
         ``leaf`` (None: a learner validated as a leaf, not :attr:`direct`)."""
         return self.plays(train) if callable(self.plays) else self.plays
+
+    def vector_of(self, train: Mapping[str, Any]) -> str | None:
+        """The vector the frozen weights of a declaration ``train`` are (:attr:`vector`)."""
+        return self.vector(train) if callable(self.vector) else self.vector
 
     def frozen_files(self, train: Mapping[str, Any]) -> tuple[str, str]:
         """The frozen weights and their record in the training directory, for ``train``."""
