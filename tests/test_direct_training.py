@@ -142,7 +142,7 @@ def test_a_profile_shrinks_budget_sizes_and_searches_and_says_so(tmp_path) -> No
     (lambda d: d["weights"]["evolved"]["train"].update(start={"weights": "distiled"}),
      "weights.evolved.train.start.weights", "'distiled' is not weights this claim trains"),
     (lambda d: d["weights"]["evolved"]["train"].update(start={"weights": "searched"}),
-     "weights.evolved.train.start.weights", "not nnue weights"),
+     "weights.evolved.train.start.weights", "not the nnue vector"),
     (lambda d: d["weights"].update(evolved2={"train": {
         **d["weights"]["evolved"]["train"], "start": {"weights": "evolved"}}}) or
      d["weights"]["evolved"]["train"].update(start={"weights": "evolved2"}),

@@ -177,7 +177,7 @@ def test_a_bad_network_learner_declaration_is_one_line(tmp_path, train, key) -> 
     from protocol.schema import DeclarationError
 
     def edit(doc):
-        doc["weights"]["linear-trained"]["train"] = train
+        doc["weights"]["linear-trained"] = {"train": train}  # one job: no select
     folder = claims_copy(tmp_path, edit, claim="linear-trained-leaf")
     with pytest.raises(DeclarationError) as err:
         load_claim(folder / "linear-trained-leaf.yaml")

@@ -262,7 +262,7 @@ def test_the_ridge_q_learner_checks_its_keys_in_one_line(tmp_path) -> None:
                    ({**train, "target": "ranked"}, "train.target"),
                    ({**train, "moves": 5}, "unknown key weights.linear-trained.train.moves")):
         def edit(d, t=t):
-            d["weights"]["linear-trained"]["train"] = t
+            d["weights"]["linear-trained"] = {"train": t}  # one job: no select
         folder = claims_copy(tmp_path / str(len(key)), edit, claim="linear-trained-leaf")
         with pytest.raises(DeclarationError) as err:
             load_claim(folder / "linear-trained-leaf.yaml")

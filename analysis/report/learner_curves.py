@@ -74,6 +74,9 @@ def _search(curve: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[
             for p in points]
     notes = [f"frozen by the rule {curve['frozen']['rule']!r} after generation "
              f"{curve['generations']}"]
+    if curve.get("start_sha256"):  # a start this claim trained, checked against its record
+        notes.append(f"started from weights this claim trained, SHA-256 "
+                     f"{curve['start_sha256']}")
     if moves:
         notes.append("candidates scored by their games' mean length in moves (best, mean and "
                      "control); the one-ply health in points")

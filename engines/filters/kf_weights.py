@@ -73,8 +73,9 @@ KF_FILE = "kf-file"
 KF_TRAINED_WEIGHTS = "weights.json"
 KF_TRAINED_RECORD = "frozen.json"
 #: weights a claim trains, named in a policy string by their directory (``trained:DIR``: a kf
-#: arm's or prior's training directory, a q arm's or prior's frozen weights directory), each
-#: checked against the SHA-256 its own record holds
+#: arm's or prior's training directory, a q arm's or prior's frozen weights directory) or in a
+#: learner's ``--start`` (nnue-evolve's network, a weight search's vector), each checked against
+#: the SHA-256 its own record holds
 TRAINED = "trained"
 
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from contracts.cli_numbers import finite_option, int_option
 from contracts.errors import InputError
+from engines.filters.kf_weights import TRAINED
 from engines.learners.distil_cli import common_arguments, fresh_out, training_role
 from engines.learners.evolve import EvolveConfig, NetworkEvolution
-from engines.learners.network import TRAINED
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -90,4 +90,4 @@ KF_Q = register_learner(LearnerKind(
     entries=lambda layout: len(FEATURES), command=command, curve="kf-q", pinned=KF_FILE,
     check=check, plays="kf", budget="games", shrink="train_games", spacing="every",
     frozen=(KF_TRAINED_WEIGHTS, KF_TRAINED_RECORD), seconds=seconds, defaults=DEFAULTS,
-    figures=("final_moves",)))
+    figures=("final_moves",), vector="kf"))

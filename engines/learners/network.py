@@ -20,12 +20,9 @@ from typing import Any
 from contracts.weights_dir import MANIFEST
 from engines.learners.distil import NETWORK, TARGETS
 from engines.learners.registry import LearnerKind, register_learner
+from engines.learners.vectors import start_word
 from engines.learners.weight_search import FROZEN_DIR
 from engines.leaves.nnue_class import HIDDEN, MAX_HIDDEN, MAX_MID, MID, Sizes
-
-#: how a recipe names a start network this claim trains (``drop7 nnue-evolve --start
-#: trained:DIR``: the network directory, its manifest's SHA-256 the pin)
-TRAINED = "trained"
 
 _SEARCH = {"type": "object", "additionalProperties": False, "required": ["depth", "strata"],
            "properties": {"depth": {"type": "integer", "minimum": 1, "maximum": 6},
@@ -99,8 +96,7 @@ def evolve_command(recipe: Mapping[str, Any], end: int, out: str, start: int) ->
     manifest holds its SHA-256)."""
     s, begin = recipe["search"], recipe["start"]
     words: list[object] = [
-        "drop7", "nnue-evolve", "--start",
-        f"{TRAINED}:{begin[TRAINED]}" if TRAINED in begin else f"{begin['sha256']}:{begin['path']}",
+        "drop7", "nnue-evolve", "--start", start_word(begin),
         "--population", recipe["population"], "--generations", end, "--games", recipe["games"],
         "--sigma", recipe.get("sigma", 0.05), "--elites", recipe.get("elites", 4),
         "--tournament", recipe.get("tournament", 3), "--finalists", recipe.get("finalists", 8),
@@ -149,7 +145,7 @@ DISTIL = register_learner(LearnerKind(
     is_checkpoint=_steps("epochs")[1], entries=_sizes_entries, command=distil_command,
     curve="distil", leaf="nnue", pinned="nnue-file", plays="leaf", budget="epochs",
     frozen=(NETWORK, f"{NETWORK}/{MANIFEST}"), seconds=distil_seconds,
-    searches=("teacher", "probe"), sizes=("games",), figures=("holdout_top1",)))
+    searches=("teacher", "probe"), sizes=("games",), figures=("holdout_top1",), vector="nnue"))
 EVOLVE = register_learner(LearnerKind(
     name="nnue-evolve", produces="network weights evolved by whole games (mutation-only GA)",
     keys=EVOLVE_KEYS, required=("start", "population", "generations", "games", "search"),
@@ -158,4 +154,4 @@ EVOLVE = register_learner(LearnerKind(
     pinned="nnue-file", plays="leaf", budget="generations",
     frozen=(FROZEN_DIR, f"{FROZEN_DIR}/{MANIFEST}"), seconds=evolve_seconds,
     searches=("search", "reference"), sizes=("population", "games", "finalists", "select_games"),
-    figures=("best_gain", "mean_above_reference_share", "mean_minus_reference")))
+    figures=("best_gain", "mean_above_reference_share", "mean_minus_reference"), vector="nnue"))

@@ -5,8 +5,9 @@ Both maximise a score over vectors in the search's coordinates
 generation's population (a ``population x dim`` array), :meth:`tell` it its
 scores, :attr:`centre` the distribution's mean.  Every draw comes from the
 optimizer's own seeded generator, and the whole optimizer pickles
-(:func:`dump`, :func:`load`), so a search resumed from a generation's saved
-state draws exactly what an uninterrupted one would.
+(:func:`dump`, :func:`load`; CMA-ES's generator state beside it, which ``cmaes``
+leaves out), so a search resumed from a generation's saved state draws exactly
+what an uninterrupted one would.
 
 CMA-ES is CyberAgent's ``cmaes`` (numpy only, ask/tell, seeded,
 :class:`cmaes.CMA`), which minimises: it is told the negated scores.  The
@@ -43,6 +44,22 @@ class Cmaes:
 
         self.cma = CMA(mean=np.asarray(start, dtype=np.float64), sigma=float(sigma),
                        population_size=int(population), seed=int(seed) % 2**32)
+        # its stopping rule's history starts as uninitialised memory (np.empty), which would
+        # make two saved states of the same search differ; that rule is never asked
+        self.cma._funhist_values[:] = 0.0
+
+    def __getstate__(self) -> dict[str, object]:
+        """The optimizer with its generator's state: ``cmaes.CMA`` leaves its generator out of
+        a pickle and unpickles with a fresh, unseeded one, so a resumed search would draw
+        other candidates than an uninterrupted one."""
+        return {"cma": self.cma, "rng": self.cma._rng.get_state()}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        if "rng" not in state:
+            raise ValueError("a CMA-ES state saved without its generator (an older harness): "
+                             "it cannot resume as an uninterrupted search; remove the run")
+        self.cma = state["cma"]
+        self.cma._rng.set_state(state["rng"])
 
     def ask(self) -> np.ndarray:
         return np.array([self.cma.ask() for _ in range(self.cma.population_size)])

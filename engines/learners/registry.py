@@ -61,7 +61,10 @@ class LearnerKind:
     ``defaults`` what its absent keys mean (filled by the plan); ``figures`` the figures its
     curve or record gives (:data:`contracts.learner_figures.FIGURES`: a figure that needs a
     key is given only when the declaration has it), which a ``learner-at-least`` or
-    ``learner-at-most`` reading reads."""
+    ``learner-at-most`` reading reads; ``vector`` what its frozen
+    weights are as another learner's start reads them (a function of the declaration when it
+    depends on it; None: no learner starts from them): a ``start: {weights: NAME}`` names
+    weights of the starting learner's own vector."""
 
     name: str
     produces: str
@@ -93,6 +96,7 @@ class LearnerKind:
     #: TC-TD's, protocol/costs.py), given its declaration; None: 1
     move_cost: Callable[[Mapping[str, Any]], float] | None = None
     figures: tuple[str, ...] = ()
+    vector: str | Callable[[Mapping[str, Any]], str] | None = None
 
     @property
     def direct(self) -> bool:
@@ -103,6 +107,10 @@ class LearnerKind:
         """What reads the frozen weights of a declaration ``train``: an arm's play kind, or
         ``leaf`` (None: a learner validated as a leaf, not :attr:`direct`)."""
         return self.plays(train) if callable(self.plays) else self.plays
+
+    def vector_of(self, train: Mapping[str, Any]) -> str | None:
+        """The vector the frozen weights of a declaration ``train`` are (:attr:`vector`)."""
+        return self.vector(train) if callable(self.vector) else self.vector
 
     def frozen_files(self, train: Mapping[str, Any]) -> tuple[str, str]:
         """The frozen weights and their record in the training directory, for ``train``."""

@@ -3,8 +3,8 @@
 A declaration ``train: {learner: cmaes, target: leaf, population: 16, generations: 40,
 sigma: 0.25, games: 32, search: {depth: 4, strata: 5}, ...}`` searches the target vector by
 games on training-role seeds, ``drop7 weight-search`` running it; a checkpoint is a
-generation (one every ``every`` generations), its curve the best and mean score per
-generation.
+generation (``every`` is only counted toward the claim's checkpoint cap), its curve the best
+and mean score per generation.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from contracts.weights_dir import MANIFEST
 from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
 from engines.learners.registry import Fail, LearnerKind, register_learner
-from engines.learners.vectors import STARTS, TARGETS
+from engines.learners.vectors import STARTS, TARGETS, start_word
 from engines.learners.weight_search import FITNESS, FREEZE, FROZEN_DIR
 
 #: the keys of a weight-search declaration (``learner`` aside)
@@ -27,7 +27,8 @@ KEYS: dict[str, Any] = {
                    "description": "candidates a generation (CMA-ES weighs the better half)"},
     "generations": {"type": "integer", "minimum": 1, "maximum": 9_999},
     "every": {"type": "integer", "minimum": 1, "maximum": 9_999,
-              "description": "a checkpoint every this many generations (absent: each)"},
+              "description": "counted toward the claim's checkpoint cap and checked within "
+                             "the generations; the search itself writes every generation"},
     "sigma": {"type": "number", "exclusiveMinimum": 0, "maximum": 10,
               "description": "CMA-ES's step, or CEM's initial spread, in scaled coordinates"},
     "elite": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
@@ -38,9 +39,12 @@ KEYS: dict[str, Any] = {
                "required": ["depth", "strata"],
                "properties": {"depth": {"type": "integer", "minimum": 1, "maximum": 6},
                               "strata": {"type": "integer", "minimum": 1, "maximum": 7}}},
-    "start": {"description": "the start vector: shipped (the target's shipped weights), zero "
-                             "or a pinned file", "default": STARTS[0],
-              "oneOf": [{"enum": list(STARTS)}, {"$ref": "#/$defs/pinned"}]},
+    "start": {"description": "the start vector: shipped (the target's shipped weights), zero, "
+                             "a pinned file or {weights: NAME}, the same vector this claim "
+                             "trains by one job (another search's, kf-q's six weights)",
+              "default": STARTS[0],
+              "oneOf": [{"enum": list(STARTS)}, {"$ref": "#/$defs/pinned"},
+                        {"$ref": "#/$defs/trained"}]},
     # no schema default: an absent fitness is the score and leaves the planned recipe, and so
     # the protocol hash of a claim declared before the key, as it was
     "fitness": {"enum": list(FITNESS),
@@ -89,14 +93,13 @@ def check(train: Mapping[str, Any], fail: Fail) -> None:
 def command(recipe: Mapping[str, Any], end: int, out: str, start: int) -> list[object]:
     """``drop7 weight-search`` until generation ``end`` into ``out`` (resuming its newest
     generation when ``start`` > 0); ``recipe``: the declaration's keys, a pinned start as
-    ``{path, sha256}``."""
+    ``{path, sha256}``, a trained one as ``{trained: DIR}``."""
     search = recipe.get("search", {"depth": 1, "strata": 7})
-    begin = recipe.get("start", STARTS[0])
     words: list[object] = [
         "drop7", "weight-search", "--kind", recipe["learner"], "--target", recipe["target"],
         "--population", recipe["population"], "--generations", end, "--sigma", recipe["sigma"],
         "--games", recipe["games"], "--depth", search["depth"], "--strata", search["strata"],
-        "--start", begin if isinstance(begin, str) else f"{begin['sha256']}:{begin['path']}",
+        "--start", start_word(recipe.get("start", STARTS[0])),
         "--freeze", recipe.get("freeze", "mean"), "--first-game", recipe.get("first_game", 0),
         "--seed", recipe.get("seed", 0), "--out", out]
     if "elite" in recipe:
@@ -156,7 +159,8 @@ def _search(name: str, says: str) -> LearnerKind:
         entries=lambda target: TARGETS[target or "leaf"].length, command=command,
         curve="search", leaf="linear-trained", pinned="linear-file", check=check,
         plays=plays, budget="generations", frozen=frozen, seconds=seconds,
-        searches=("search",), sizes=("population", "games"), figures=("best_gain",))
+        searches=("search",), sizes=("population", "games"), figures=("best_gain",),
+        vector=lambda train: train["target"])
 
 
 CMAES = register_learner(_search("cmaes", "a searched weight vector (CMA-ES)"))

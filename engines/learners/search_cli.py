@@ -3,6 +3,7 @@
     drop7 weight-search --kind cmaes --target leaf-weights --population 16 --sigma 0.25 \\
         --games 32 --depth 4 --strata 5 --generations 40 --out DIR
     drop7 weight-search ... --generations 50 --out DIR --resume   # go on from DIR's newest
+    drop7 weight-search ... --start trained:RUN/frozen --out DIR    # from another run's vector
 
 Every candidate and the start vector (the control) play the same ``--games``
 games of the seed bank's training role each generation, from game
@@ -19,9 +20,18 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 from contracts.cli_numbers import finite_option, int_option
 from contracts.errors import InputError
-from engines.learners.vectors import STARTS, TARGETS, named_start, read_start
+from engines.filters.kf_weights import TRAINED
+from engines.learners.vectors import (
+    STARTS,
+    TARGETS,
+    named_start,
+    read_start,
+    read_trained_start,
+)
 from engines.learners.weight_search import FITNESS, FREEZE, KINDS, SearchConfig, WeightSearch
 
 #: the most candidates a generation, generations (``gen-NNNN``) and games a search may ask for
@@ -48,9 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the search depth a leaf candidate plays in (default 1)")
     parser.add_argument("--strata", type=int_option(1, 7), default=7,
                         help="the search's chance strata (default 7)")
-    parser.add_argument("--start", default=STARTS[0], metavar="|".join((*STARTS, "SHA256:PATH")),
-                        help="the start vector: the target's shipped weights, zeros, or a "
-                             "pinned file")
+    parser.add_argument("--start", default=STARTS[0],
+                        metavar="|".join((*STARTS, "SHA256:PATH", "trained:DIR")),
+                        help="the start vector: the target's shipped weights, zeros, a pinned "
+                             "file, or trained:DIR, weights the same claim trained (DIR holds "
+                             "their frozen record, whose SHA-256 they are checked against)")
     parser.add_argument("--fitness", choices=FITNESS, default=FITNESS[0],
                         help="what scores a candidate: its games' mean final score or mean "
                              f"length in moves (default {FITNESS[0]})")
@@ -72,15 +84,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="go on from OUT's newest whole generation")
 
 
-def _start(args: argparse.Namespace):
+def _start(args: argparse.Namespace) -> tuple[np.ndarray, str]:
+    """The start vector, and the SHA-256 of the weights this claim trained it from (``""``:
+    a named or pinned start)."""
     target = TARGETS[args.target]
     if args.start in STARTS:
-        return named_start(target, args.start)
+        return named_start(target, args.start), ""
     sha, sep, path = args.start.partition(":")
     if not sep or not path:
-        raise InputError(f"--start {args.start!r}: {', '.join(STARTS)} or SHA256:PATH")
+        raise InputError(f"--start {args.start!r}: {', '.join(STARTS)}, SHA256:PATH or "
+                         "trained:DIR")
     try:
-        return read_start(target, path, sha)
+        if sha == TRAINED:
+            return read_trained_start(target, path)
+        return read_start(target, path, sha), ""
     except ValueError as exc:
         raise InputError(f"--start: {str(exc).splitlines()[0]}") from None
 
@@ -97,10 +114,11 @@ def config_of(args: argparse.Namespace) -> SearchConfig:
     if args.first_game >= int(role["count"]):
         raise InputError(f"--first-game {args.first_game} is past the training role's "
                          f"{int(role['count'])} games")
+    start, start_sha256 = _start(args)
     return SearchConfig(args.kind, args.target, args.population, args.sigma, args.games,
                         args.depth, args.strata, int(role["start"]), int(role["count"]),
-                        args.first_game, args.seed, tuple(float(v) for v in _start(args)),
-                        args.freeze, args.elite, args.health_games, args.fitness)
+                        args.first_game, args.seed, tuple(float(v) for v in start),
+                        args.freeze, args.elite, args.health_games, args.fitness, start_sha256)
 
 
 def run(args: argparse.Namespace) -> int:

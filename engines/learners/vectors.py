@@ -13,14 +13,16 @@ The optimizer works in scaled coordinates, ``x = w / scale``: each weight
 over the magnitude of its shipped value (the intercept's scale is the mean
 magnitude of the 18), so one step size moves every weight by the same
 fraction of its own size, as the register's sign-normalised coordinates do.
-A search starts from the shipped weights, from zeros (:data:`STARTS`) or
-from a pinned file.  A candidate is written as a JSON list (:func:`write_vector`), the format a
-pinned vector takes, and played by its SHA-256 like any pinned file.
+A search starts from the shipped weights, from zeros (:data:`STARTS`), from
+a pinned file, or from weights the same claim trained (``trained:DIR``, checked against
+their record: :func:`read_trained_start`).  A candidate is written as a JSON list
+(:func:`write_vector`), the format a pinned vector takes, and played by its SHA-256 like any
+pinned file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +30,7 @@ import numpy as np
 
 from contracts.hashing import file_sha256
 from contracts.json_file import write_json
+from engines.filters.kf_weights import TRAINED
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,16 @@ TARGETS: dict[str, Target] = {
 STARTS = ("shipped", "zero")
 
 
+def start_word(begin: str | Mapping[str, str]) -> str:
+    """``--start`` of a planned start: a named one, ``SHA256:PATH`` (a pinned file) or
+    ``trained:DIR`` (weights this claim trains: the directory of their frozen record)."""
+    if isinstance(begin, str):
+        return begin
+    if TRAINED in begin:
+        return f"{TRAINED}:{begin[TRAINED]}"
+    return f"{begin['sha256']}:{begin['path']}"
+
+
 def named_start(target: Target, name: str) -> np.ndarray:
     """The start ``name`` (one of :data:`STARTS`) of ``target``."""
     if name == "zero":
@@ -110,6 +123,19 @@ def read_start(target: Target, path: str, sha256: str) -> np.ndarray:
         raise ValueError(f"{path}: holds an intercept; the leaf-weights target searches the 18 "
                          "weights alone (use target leaf)")
     return np.array(weights[:target.length])
+
+
+def read_trained_start(target: Target, directory: str) -> tuple[np.ndarray, str]:
+    """The start vector a claim trained by one job (``trained:DIR``: the directory of its frozen
+    record, a KF weights file's ``frozen.json`` for ``kf``, a linear weights directory's manifest
+    otherwise), checked against the SHA-256 that record holds; and that SHA-256."""
+    from contracts.json_file import recorded_sha256
+    from contracts.weights_dir import MANIFEST
+    from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
+
+    kf = target.name == "kf"
+    sha = recorded_sha256(f"{directory}/{KF_TRAINED_RECORD if kf else MANIFEST}", "--start")
+    return read_start(target, f"{directory}/{KF_TRAINED_WEIGHTS}" if kf else directory, sha), sha
 
 
 def write_vector(vector: np.ndarray, path: Path) -> str:

@@ -12,6 +12,9 @@ objective); the optimizer is told the means.  A config records its fitness
 only when it is not the default, so a score search's config and hash are
 those it had before the key existed.
 
+A start the same claim trained (``--start trained:DIR``) is checked against its record and
+its SHA-256 recorded (``start_sha256``) in the config, the frozen record and the curve.
+
 Checkpoint per generation: ``gen-NNNN/`` (written whole or not at all)
 holds ``generation.json`` (the candidates with their SHA-256 and per-game
 scores, the control's, best and mean, the distribution's centre, the vector
@@ -84,17 +87,22 @@ class SearchConfig:
     elite: float = 0.25
     health_games: int = 0
     fitness: str = FITNESS[0]
+    #: the SHA-256 of the frozen weights the start was read from, checked against their record
+    #: (a start the same claim trained; "": a named or pinned start)
+    start_sha256: str = ""
 
     @property
     def spec(self) -> Target:
         return TARGETS[self.target]
 
     def describe(self) -> dict[str, Any]:
-        """The config as ``config.json`` records it (``fitness`` only when not the
-        default)."""
+        """The config as ``config.json`` records it (``fitness`` only when not the default,
+        ``start_sha256`` only for a trained start: a config of neither hashes as before)."""
         out = {**asdict(self), "start": list(self.start)}
         if self.fitness == FITNESS[0]:
             del out["fitness"]
+        if not self.start_sha256:
+            del out["start_sha256"]
         return out
 
     def sha256(self) -> str:
@@ -338,11 +346,13 @@ class WeightSearch:
         vector = np.array(record["frozen"]["vector"])
         sha = write_vector(vector, self.out / FROZEN)
         assert sha == record["frozen"]["sha256"]
+        started = {"start_sha256": self.config.start_sha256} if self.config.start_sha256 else {}
         write_frozen(self.config.target, vector, self.out / FROZEN_DIR,
-                     {"learner": self.config.kind, "config_sha256": self.config.sha256()})
+                     {"learner": self.config.kind, "config_sha256": self.config.sha256(),
+                      **started})
         summary = {"config_sha256": self.config.sha256(), "generations": last,
                    "frozen": {"file": FROZEN, "sha256": sha, "rule": self.config.freeze},
-                   "curve": curve}
+                   **started, "curve": curve}
         if self.config.fitness != FITNESS[0]:  # the curve's best, mean and control are in it
             summary["fitness"] = self.config.fitness
         write_json(self.out / CURVE, summary)

@@ -9,12 +9,13 @@ six weights, a weight search's of target kf), a q arm's (ridge-q's fit), or an a
 networks).  The arm's games wait for the record, its SHA-256 enters the ledger opener's hashes
 (:attr:`protocol.plan_model.ClaimPlan.opener_records`) and the estimate prices the training
 by the learner's ``seconds``.  A start that names weights this claim trains
-(``start: {weights: NAME}``) waits for their record too.  A profile shrinks the learner's
-``budget`` (the cap ``shrink.<shrink>`` or ``claims.<id>.weights.<name>.<budget>``), its
-``sizes`` (``claims.<id>.weights.<name>.<key>``), its checkpoint spacing
-(``shrink.checkpoints`` or ``claims.<id>.weights.<name>.every``) and the searches its
-declaration names (``policies``, ``searches``), as it shrinks arms'; each shrink is listed on
-the page (docs/training.md, "Learners").
+(``start: {weights: NAME}``: nnue-evolve's network, a weight search's vector) waits for their
+record too, and the learner reads them from the record's directory, checked against it.  A
+profile shrinks the learner's ``budget`` (the cap ``shrink.<shrink>`` or
+``claims.<id>.weights.<name>.<budget>``), its ``sizes`` (``claims.<id>.weights.<name>.<key>``),
+its checkpoint spacing (``shrink.checkpoints`` or ``claims.<id>.weights.<name>.every``) and the
+searches its declaration names (``policies``, ``searches``), as it shrinks arms'; each shrink is
+listed on the page (docs/training.md, "Learners").
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ from protocol.paths import Paths
 
 #: the curve's games at every checkpoint of kf-q weights (the same for every claim)
 CURVE_GAMES = 64
-#: what an arm's ``leaf: {weights: NAME}`` reads (a learner's ``plays``)
-LEAF = "leaf"
 
 
 def _played_by(w: Mapping[str, Any]) -> str | None:
@@ -89,22 +88,25 @@ def check_direct(doc: dict[str, Any], chk: KeyCheck) -> None:
 
 
 def _check_starts(learned: Mapping[str, Any], chk: KeyCheck) -> None:
-    """A ``start: {weights: NAME}`` names weights this claim trains whose leaf is the
-    learner's, and the starts form no cycle."""
+    """A ``start: {weights: NAME}`` names weights this claim trains by one job whose frozen
+    vector is the learner's own (:meth:`~engines.learners.registry.LearnerKind.vector_of`: a
+    weight search's target, kf-q's six KF weights, a network), and the starts form no
+    cycle."""
     edges = {}
     for name, w in learned.items():
         start = w["train"].get("start")
         if not isinstance(start, Mapping) or "weights" not in start:
             continue
         key, other = f"weights.{name}.train.start.weights", start["weights"]
-        want = get_learner(w["train"]["learner"]).leaf
+        want = get_learner(w["train"]["learner"]).vector_of(w["train"])
         if other not in learned:
             chk.fail(key, f"{other!r} is not weights this claim trains by one job "
                      f"({names_of(learned)})")
         theirs = get_learner(learned[other]["train"]["learner"])
-        if _played_by(learned[other]) != LEAF or theirs.leaf != want:
-            chk.fail(key, f"{other!r} are {theirs.name} weights ({theirs.produces}), not "
-                     f"{want} weights this learner starts from")
+        have = theirs.vector_of(learned[other]["train"])
+        if have != want:
+            chk.fail(key, f"{other!r} are {theirs.name} weights ({theirs.produces}, vector "
+                     f"{have}), not the {want} vector this learner starts from")
         edges[name] = other
     for name in edges:
         seen, at = [name], edges[name]
@@ -234,9 +236,23 @@ def _spacing(claim: Claim, prof: ProfileSettings, name: str, kind: LearnerKind,
     return every
 
 
+def _check_overrides(claim: Claim, prof: ProfileSettings, name: str, kind: LearnerKind) -> None:
+    """A profile's ``claims.<id>.weights.<name>`` keys are those this learner shrinks (its
+    budget, spacing, sizes and, when it plays searches, ``search``): another (TC-TD's
+    ``moves``, a weight search's ``every``) would be accepted and never read."""
+    takes = {k for k in (kind.budget, kind.spacing, *kind.sizes) if k is not None}
+    if kind.searches or kind.policies:
+        takes.add("search")
+    for key in prof.over.get("weights", {}).get(name, {}):
+        if key not in takes:
+            prof.fail(f"claims.{claim.id}.weights.{name}.{key}", f"learner {kind.name} has no "
+                      f"{key} a profile shrinks (it shrinks: {', '.join(sorted(takes))})")
+
+
 def _shrink_sizes(claim: Claim, prof: ProfileSettings, name: str, kind: LearnerKind,
                   t: dict[str, Any], planned: dict[str, Any], shrunk: list[str]) -> None:
     """The budget, the spacing, the further sizes and the searches at this profile."""
+    _check_overrides(claim, prof, name, kind)
     size = prof.size(("weights", name, kind.budget), kind.shrink, t[kind.budget])
     planned[kind.budget] = size
     if kind.spacing is not None and kind.spacing in t:
@@ -291,9 +307,10 @@ def plan_direct_training(claim: Claim, prof: ProfileSettings, paths: Paths,
         pin = plan_pinned(claim, f"weights.{name}.train.start", t.get("start"))
         start = t.get("start")
         if isinstance(start, Mapping) and "weights" in start:
-            other = claim.direct[start["weights"]]["train"]
-            files = get_learner(other["learner"]).frozen_files(other)
-            planned["start"] = {"trained": f"{dirs[start['weights']]}/{files[0]}"}
+            # the directory of their frozen record: the start is read there and checked
+            # against it, once the job this one waits for (``after``) has written it
+            record = direct_files(claim, start["weights"], paths)[1]
+            planned["start"] = {"trained": record.rpartition("/")[0]}
             after = (start["weights"],)
         elif pin is not None:
             planned["start"] = {"path": pin.path, "sha256": pin.sha256}

@@ -24,6 +24,9 @@ from protocol.parts.pins import Artefact, Pinned, plan_artefact, plan_pinned, ta
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
 
+#: the checkpoint a validated learner's weights freeze when ``select`` is absent
+#: (:func:`protocol.stages.select_checkpoint`)
+SELECT_DEFAULT = "largest-margin"
 #: most checkpoints of one claim, over all its trained weights, in any profile: each is a
 #: training segment, a checkpoint on disk and a validation point (64 games)
 MAX_CHECKPOINTS = 1_000
@@ -40,10 +43,29 @@ def is_checkpoint(step: int, moves: int, every: int) -> bool:
     return td.is_checkpoint({"moves": moves, "every": every}, step)
 
 
+def check_select(doc: dict[str, Any], chk: KeyCheck) -> None:
+    """``select`` only where a validation curve selects a checkpoint (weights of a learner
+    validated as a leaf): weights trained to their end by one job freeze their learner's own
+    output, and an edit is not trained.  An absent ``select`` is :data:`SELECT_DEFAULT`, written
+    on every weights as the schema once filled it, so a claim's protocol hash stays as it was."""
+    from protocol.claim import td_weights
+
+    validated = td_weights(doc)
+    for name, w in doc.get("weights", {}).items():
+        if "select" in w and name not in validated:
+            what = (f"learner {w['train']['learner']} trains them to their end in one job "
+                    "and freezes its own output" if "train" in w
+                    else "an edit is not trained")
+            chk.fail(f"weights.{name}.select", f"{what}: there is no checkpoint to select "
+                     "(select is for weights validated as a leaf); remove the key")
+        w.setdefault("select", SELECT_DEFAULT)
+
+
 def check_training(doc: dict[str, Any], chk: KeyCheck) -> None:
-    """Each trained weights' keys as its learner checks them
-    (:attr:`engines.learners.registry.LearnerKind.check`), its checkpoints (at most
+    """The selections (:func:`check_select`), each trained weights' keys as its learner checks
+    them (:attr:`engines.learners.registry.LearnerKind.check`), its checkpoints (at most
     :data:`MAX_CHECKPOINTS` in all) and its selected step."""
+    check_select(doc, chk)
     total = 0
     for name, w in doc.get("weights", {}).items():
         if "train" not in w:
