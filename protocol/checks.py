@@ -255,14 +255,15 @@ def trial_programs(plan: Plan, claims: Sequence[str] | None = None
                    ) -> dict[tuple[str, str], Trial]:
     """Start every external arm's program of ``claims`` (every claim of the plan when None)
     as its jobs will start it, from the run's working directory
-    (:func:`engines.play.referee.check_program`): every command word that names a file must
+    (:func:`engines.play.referee_start.check_program`): every command word that names a file must
     exist (and hash to its pin), the program must start, shake hands in this protocol
     version, take the arm's options and answer its trial decisions, whose seconds are timed;
     then it is told to quit.  A program that cannot play is kept as its refusal (raised by
     :func:`external_programs` for a claim the run runs), not raised here: a dry run's
     estimate lists every claim."""
     from engines.play.arm_specs import ExternalSpec
-    from engines.play.referee import OptionError, ProgramError, check_program
+    from engines.play.referee_program import ProgramError
+    from engines.play.referee_start import OptionError, check_program
 
     out = {}
     for c in plan.claims if claims is None else claims:

@@ -47,9 +47,9 @@ def command_paths(command: Sequence[str], root: str | Path | None = None
 
     The words that name files are the program itself when written as a path (a bare name,
     ``python3``, is looked up on ``PATH`` and kept as written) and the words
-    :func:`engines.play.referee.command_files` names.  :class:`OutsideRootError` names the
+    :func:`engines.play.referee_start.command_files` names.  :class:`OutsideRootError` names the
     first word outside the root (its index in ``args[1]``)."""
-    from engines.play.referee import command_files
+    from engines.play.referee_start import command_files
 
     words = list(command)
     named = {i for i, w in enumerate(words) if i and w in command_files(words)}

@@ -45,7 +45,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_players_package_has_no_import_circle() -> None:
-    """policy.py (the factory) imports referee.py; nothing it imports imports it back."""
+    """policy.py (the factory) imports external_policy.py; nothing it imports imports it back."""
     files = {f"engines.play.{p.stem}": p for p in (REPO / "engines" / "play").glob("*.py")}
     graph = {m: {i for i in _imports(p) if i in files} for m, p in files.items()}
 

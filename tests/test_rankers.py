@@ -14,11 +14,11 @@ from engines.drop7 import core
 from engines.drop7.board import rows_to_cols
 from engines.play import referee_messages as msg
 from engines.play.arm_specs import ExternalSpec
+from engines.play.external_policy import ExternalPolicy
 from engines.play.games import play_game
 from engines.play.players import Policy
 from engines.play.policy import load_policy
 from engines.play.rankers import offers_values, rank
-from engines.play.referee import ExternalPolicy
 from engines.play.serve import serve
 from engines.search.leaf import load_leaf
 from engines.search.positions import load_positions

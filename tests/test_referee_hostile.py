@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from engines.play import referee
+from engines.play import referee_start
+from engines.play.external_policy import GAME_TIMEOUTS
 from engines.play.games import play_game
 from engines.play.policy import load_policy
 from engines.play.policy_grammar import parse_policy
+from engines.play.referee_program import QUIT_LIMIT_S, ProgramError
 
 HOSTILE = Path(__file__).with_name("hostile_player.py")
 PLAYER = f"{sys.executable} {HOSTILE}"
@@ -74,10 +76,10 @@ def pids_of(path: Path, seconds: float = 10.0) -> list[int]:
     ("grace=200", r"input pipe stayed full .* within 200 ms \(movetime \+ grace\)"),  # newgame
 ])
 def test_a_full_input_pipe_is_a_time_out_of_the_check(monkeypatch, params, message) -> None:
-    monkeypatch.setattr(referee, "START_LIMIT_S", 1.0)
+    monkeypatch.setattr(referee_start, "START_LIMIT_S", 1.0)
     ext = parse_policy(f"external[{params}]:{PLAYER} --fill-after-ready")
-    with within(10), pytest.raises(referee.ProgramError, match=message):
-        referee.check_program(ext)
+    with within(10), pytest.raises(ProgramError, match=message):
+        referee_start.check_program(ext)
 
 
 def test_a_full_input_pipe_at_newgame_is_unfinished_and_the_game_is_capped() -> None:
@@ -86,16 +88,16 @@ def test_a_full_input_pipe_at_newgame_is_unfinished_and_the_game_is_capped() -> 
     with within(20):
         row = play_game(policy, 3, log=log.append)
         policy.close()
-    assert row["unfinished"] == row["decisions"] == row["moves"] > referee.GAME_TIMEOUTS
+    assert row["unfinished"] == row["decisions"] == row["moves"] > GAME_TIMEOUTS
     timeouts = [line for line in log if "input pipe stayed full" in line]
-    assert len(timeouts) == referee.GAME_TIMEOUTS
+    assert len(timeouts) == GAME_TIMEOUTS
     assert all("timed out 3 times in this game" in line for line in log[len(timeouts):])
 
 
 def test_a_full_input_pipe_at_quit_does_not_hang_the_close() -> None:
     policy = load_policy(f"external:{PLAYER} --fill-after-ready")
     pid = policy.program.proc.pid
-    with within(2 * referee.QUIT_LIMIT_S + 3):
+    with within(2 * QUIT_LIMIT_S + 3):
         policy.close()
     assert gone([pid], 1)
 
@@ -108,12 +110,12 @@ def test_a_silent_program_costs_at_most_the_game_cap() -> None:
         row = play_game(policy, 4, log=log.append)
         policy.close()
     assert row["unfinished"] == row["decisions"] == row["moves"]
-    assert sum("(time-out)" in line for line in log) == referee.GAME_TIMEOUTS
+    assert sum("(time-out)" in line for line in log) == GAME_TIMEOUTS
     assert time.monotonic() - t0 < 10
     with within(20):  # the next game tries again
         row = play_game(policy, 5, log=log.append)
         policy.close()
-    assert sum("(time-out)" in line for line in log) == 2 * referee.GAME_TIMEOUTS
+    assert sum("(time-out)" in line for line in log) == 2 * GAME_TIMEOUTS
 
 
 def test_a_players_child_is_killed_after_quit(tmp_path) -> None:

@@ -12,7 +12,7 @@ policy (for search, one compiled kernel call), timed and checked:
   only counted: the policy's column is still played, so results never depend
   on the machine's speed or load.
 
-An external program (:mod:`engines.play.referee`) maps its faults onto these
+An external program (:mod:`engines.play.external_policy`) maps its faults onto these
 counts: a malformed answer is illegal, a time-out or a crash unfinished.
 
 Baseline policies choose through :func:`engines.drop7.baselines.baseline_choice`;

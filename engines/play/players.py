@@ -5,7 +5,7 @@ board, next disc and moves remaining; the game seed is never passed to it
 (the ``random`` baseline gets its own coin, a separate seeded stream, through
 ``new_game``; the Klein-Friedmann player, :class:`KfPolicy`, draws nothing).
 :func:`engines.play.policy.load_policy` builds the player of
-a spec; the external program's player is :class:`engines.play.referee.ExternalPolicy`.
+a spec; the external program's player is :class:`engines.play.external_policy.ExternalPolicy`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A policy string is parsed by :mod:`engines.play.policy_grammar` into its typed spec
 (:mod:`engines.play.arm_specs`); the players live in :mod:`engines.play.players` and
-:mod:`engines.play.referee` (an external program).  A new arm kind registers
+:mod:`engines.play.external_policy` (an external program).  A new arm kind registers
 its grammar in the grammar module and its factory here (docs/architecture.md).
 """
 
@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 from engines.filters.kf_weights import KfWeightsError
 from engines.play.arm_specs import KfSpec, PolicyError, PolicySpec, QSpec, SearchSpec
+from engines.play.external_policy import ExternalPolicy
 from engines.play.players import BaselinePolicy, KfPolicy, Policy, SearchPolicy
 from engines.play.policy_grammar import ARM_KINDS, parse_policy
 from engines.play.q_policy import QPolicy
-from engines.play.referee import ExternalPolicy
 from engines.search.leaf import load_leaf
 from engines.search.searcher import Searcher
 

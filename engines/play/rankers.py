@@ -21,7 +21,7 @@ A player's fault is handled as a game's decision is (:mod:`engines.play.games`):
 a choice that is not a legal column is ``illegal``, a choice that raises (a
 program's time-out or exit) ``unfinished`` and logged; either way the ranking
 takes the centre-first column and no values.  Values that are not a value of
-every legal column (:meth:`~engines.play.referee.ExternalPolicy.column_values`
+every legal column (:meth:`~engines.play.external_policy.ExternalPolicy.column_values`
 gives None) are ``illegal``, values that raise ``unfinished``; the choice
 stands and the root has no values.  :attr:`Ranking.fault` names it (the
 panel table's ``fault``, :data:`~contracts.panel_table.FAULTS`).

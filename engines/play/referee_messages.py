@@ -1,6 +1,6 @@
 """The referee protocol's messages, version 2: every line either side writes, in one place.
 
-The harness (:mod:`engines.play.referee`) and ``drop7 serve``
+The harness (:mod:`engines.play.external_policy`) and ``drop7 serve``
 (:mod:`engines.play.serve`) both build and parse their lines here, so the two
 sides cannot drift apart; docs/referee.md describes the protocol for anyone
 writing a program of their own.  A line is ASCII words separated by single

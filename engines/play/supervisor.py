@@ -1,6 +1,6 @@
 """A player's supervisor: the leader of the player's process group, which ends it with the harness.
 
-:mod:`engines.play.referee` starts every external program as
+:mod:`engines.play.referee_program` starts every external program as
 ``python -S supervisor.py HARNESS_PID COMMAND...`` in a new session.  The
 supervisor asks the kernel for a ``SIGTERM`` when the harness dies
 (``prctl(PR_SET_PDEATHSIG)``, Linux; a harness killed with ``SIGKILL`` runs
