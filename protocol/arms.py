@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines.filters.kf_weights import KF_WEIGHTS, TRAINED
 from engines.leaves.kinds import LEAF_KINDS, LeafSpec
 from engines.play.arm_specs import (
     BASELINE_NAMES,
@@ -30,7 +31,7 @@ from engines.play.arm_specs import (
     SearchSpec,
     parse_sampling,
 )
-from engines.play.policy_grammar import declared_prune, external_spec
+from engines.play.policy_grammar import declared_prune, external_spec, prior_weights
 from protocol import costs
 from protocol.files import run_relative
 
@@ -212,8 +213,6 @@ def check_arm(arm: Mapping[str, Any], fail: Callable[[str, str], None]) -> None:
         except ValueError as exc:
             fail("sampling", str(exc))
     if "prune" in arm and "prune" in kind.takes and "depth" in arm:
-        from protocol.parts.prune_weights import weights_text
-
         # the weights' form (a name the claim trains: a placeholder DIR; its name is checked by
         # protocol.parts.prune_weights)
         p = {**arm["prune"], "weights": weights_text(arm["prune"])}
@@ -237,3 +236,19 @@ def arm_spec(arm: Mapping[str, Any], leaf: LeafSpec | None = None) -> PolicySpec
 def decision_seconds(spec: PolicySpec) -> float:
     """Estimated seconds of one decision of an arm."""
     return PLAY_KINDS[spec.kind].decision_seconds(spec)
+
+
+def weights_text(prune: Mapping[str, Any], trained: Callable[[str], str] | None = None
+                 ) -> str | None:
+    """The ``prune=PRIOR:WEIGHTS`` text of a declared prior's weights: a named vector as is,
+    a pinned file ``SHA256:PATH`` (run-relative), trained weights ``trained:DIR`` with
+    ``trained(name)`` their directory (None: the name itself, a placeholder for the checks of
+    the declaration's form)."""
+    w = prune.get("weights")
+    if w is None:
+        return None
+    if isinstance(w, Mapping):
+        return f"{w['sha256']}:{w['file']}"
+    if prior_weights(prune["prior"]) == "kf" and w in KF_WEIGHTS:
+        return str(w)
+    return f"{TRAINED}:{trained(w) if trained else w}"

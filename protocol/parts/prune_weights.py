@@ -13,33 +13,18 @@ wait for the fit and the fit's SHA-256 enters the ledger opener's hashes as a q 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from engines.filters.kf_weights import KF_WEIGHTS, TRAINED
+from engines.filters.kf_weights import KF_WEIGHTS
 from engines.play.policy_grammar import prior_weights
+from protocol.arms import weights_text
 from protocol.claim import Claim, direct_weights
 from protocol.files import OutsideRootError, run_relative
 from protocol.parts.base import KeyCheck, names_of
 from protocol.parts.direct_training import direct_files, played_as
 from protocol.paths import Paths
 from protocol.schema import DeclarationError
-
-
-def weights_text(prune: Mapping[str, Any], trained: Callable[[str], str] | None = None
-                 ) -> str | None:
-    """The ``prune=PRIOR:WEIGHTS`` text of a declared prior's weights: a named vector as is,
-    a pinned file ``SHA256:PATH`` (run-relative), trained weights ``trained:DIR`` with
-    ``trained(name)`` their directory (None: the name itself, a placeholder for the checks of
-    the declaration's form)."""
-    w = prune.get("weights")
-    if w is None:
-        return None
-    if isinstance(w, Mapping):
-        return f"{w['sha256']}:{w['file']}"
-    if prior_weights(prune["prior"]) == "kf" and w in KF_WEIGHTS:
-        return str(w)
-    return f"{TRAINED}:{trained(w) if trained else w}"
 
 
 def check_prune_weights(doc: dict[str, Any], chk: KeyCheck) -> None:
