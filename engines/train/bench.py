@@ -287,7 +287,7 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
     def rounds(n: int, t: int, sitting: np.ndarray | None = None) -> int:
         numba.set_num_threads(t)
         return train_rounds(vals, acc, INITIAL_VALUE, layout.spec, 1.0, np.uint64(seed_start),
-                            1 << 40, carry, state, cols, n, learn_parts(t), fstats, ticks,
+                            1 << 40, carry, state, cols, n, learn_parts(), fstats, ticks,
                             sitting=sitting)
 
     # each case's threads keep what they learnt of the machine from block to block, as a

@@ -235,8 +235,9 @@ def _choose_lanes(vals, bias, spec, n, seed_start, seed_count, carry, state, col
 #: lanes per choose task (small, so the phase ends at most a couple of moves after its
 #: last thread could start no more work)
 CHUNK = 2
-#: learn parts per thread (:func:`learn_parts`): several, so a free thread takes over parts;
-#: at most ``MAX_PARTS`` (each lane's entries are sorted by part, each part walks every lane)
+#: learn parts per thread of numba's pool (:func:`learn_parts`): several, so a free thread
+#: takes over parts; at most ``MAX_PARTS`` (each lane's entries are sorted by part, each part
+#: walks every lane)
 PARTS_PER_THREAD = 8
 MAX_PARTS = 64
 #: a worker's cycle counts (``wticks[w, 0]``): choosing, learning, waiting, sitting out, and
@@ -270,9 +271,11 @@ def new_sitting() -> np.ndarray:
     return sitting
 
 
-def learn_parts(threads: int) -> int:
-    """The learn phase's parts for ``threads`` threads (the tables do not depend on it)."""
-    return min(PARTS_PER_THREAD * max(int(threads), 1), MAX_PARTS)
+def learn_parts() -> int:
+    """The learn phase's parts: from the size of numba's pool, not from the threads a call
+    runs, so a round is the same tasks with one thread or two, and a thread that sits out
+    leaves the other exactly the work of one thread alone (the tables depend on neither)."""
+    return min(PARTS_PER_THREAD * max(int(numba.config.NUMBA_NUM_THREADS), 1), MAX_PARTS)
 
 
 @njit(cache=True, _nrt=False)

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import numba
 import numpy as np
 
 from contracts.atomic import atomic_dir, replace_symlink
@@ -463,7 +462,7 @@ class NtupleLearner:
         return int(train_rounds(self.vals, self.acc, self.bias, self.layout.spec,
                                 self.alpha, np.uint64(seeds.start), seeds.count, carry, state,
                                 cols, moves // self.lanes,
-                                learn_parts(numba.get_num_threads()), fstats, self.ticks,
+                                learn_parts(), fstats, self.ticks,
                                 sitting=self.sitting))
 
     def values_chunks(self, block: int = 1 << 20):
