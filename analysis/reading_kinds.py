@@ -185,16 +185,12 @@ def _contrast_arms(c: Mapping[str, Any]) -> list[str]:
                                                             for a in p]
 
 
-def _arm_threshold(at_least: bool) -> Callable[..., Any]:
-    def read(figs: Mapping[str, Any], figure: str, threshold: float, on: str) -> Any:
-        return readers.read_arm_threshold(at_least, figs, figure, float(threshold), on)
-    return read
-
-
-def _learner_threshold(at_least: bool) -> Callable[..., Any]:
-    def read(source: Mapping[str, Any], figure: str, threshold: float,
-             last: int | None) -> Any:
-        return read_learner_threshold(at_least, source, figure, float(threshold), last)
+def _threshold_of(reader: Callable[..., Any], at_least: bool) -> Callable[..., Any]:
+    """A kind's reader of a figure against its threshold (an arm's or a learner's):
+    ``reader(at_least, source, figure, threshold, extra)``, ``extra`` the kind's last key
+    (an arm's ``on``, a learner's ``last``)."""
+    def read(source: Mapping[str, Any], figure: str, threshold: float, extra: Any) -> Any:
+        return reader(at_least, source, figure, float(threshold), extra)
     return read
 
 
@@ -260,10 +256,10 @@ for _kind in (
     ReadingKind("non-inferior", _PF,
                 (_CONTRAST, Parameter("margin", "value", problem=readers.margin_problem)),
                 CONTRAST, readers.read_non_inferior),
-    ReadingKind("arm-at-most", _PF, _ARM_THRESHOLD, ARM, _arm_threshold(False),
-                check=_arm_read),
-    ReadingKind("arm-at-least", _PF, _ARM_THRESHOLD, ARM, _arm_threshold(True),
-                check=_arm_read),
+    ReadingKind("arm-at-most", _PF, _ARM_THRESHOLD, ARM,
+                _threshold_of(readers.read_arm_threshold, False), check=_arm_read),
+    ReadingKind("arm-at-least", _PF, _ARM_THRESHOLD, ARM,
+                _threshold_of(readers.read_arm_threshold, True), check=_arm_read),
     ReadingKind("filter-rate-at-least", _PF,
                 (_CONTRAST, Parameter("threshold", "value", problem=readers.rate_problem)),
                 CONTRAST, readers.read_filter_rate, check=_filtered_candidate),
@@ -272,8 +268,9 @@ for _kind in (
                 readers.read_margin_below),
     ReadingKind("training-health", _PF, (_WEIGHTS,), HEALTH, readers.read_training_health),
     ReadingKind("learner-at-least", _PF, _LEARNER_THRESHOLD, LEARNER,
-                _learner_threshold(True)),
-    ReadingKind("learner-at-most", _PF, _LEARNER_THRESHOLD, LEARNER, _learner_threshold(False)),
+                _threshold_of(read_learner_threshold, True)),
+    ReadingKind("learner-at-most", _PF, _LEARNER_THRESHOLD, LEARNER,
+                _threshold_of(read_learner_threshold, False)),
     ReadingKind("figure-at-least", _PF, _PANEL_THRESHOLD, PANEL,
                 _threshold("figure-at-least")),
     ReadingKind("figure-at-most", _PF, _PANEL_THRESHOLD, PANEL, _threshold("figure-at-most")),

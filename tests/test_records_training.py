@@ -62,7 +62,8 @@ def _described(name: str, learner: str, kind: str) -> dict:
     """DirectTraining.describe()'s shape."""
     return {"name": name, "learner": learner, "produces": "weights", "recipe": {"games": 4},
             "shrunk": [f"{name}: trained on 4 games"], "record": f"r/{name}",
-            "curve": None if kind == "ridge-q" else f"c/{name}", "curve_kind": kind}
+            "curve": None if kind == "ridge-q" else f"c/{name}", "curve_kind": kind,
+            "figures": []}
 
 
 def _kf_q() -> tuple[dict, dict]:

@@ -32,6 +32,7 @@ import numpy as np
 from contracts.json_file import load_json, write_json
 from engines.learners.nnue_fit import segments
 from engines.learners.optimizers import Ga
+from engines.learners.registry import fair_search
 from engines.learners.weight_search import (
     CANDIDATES,
     CURVE,
@@ -77,8 +78,7 @@ class EvolveConfig(SearchConfig):
         """The reference search, the fair leaf's (None: no reference)."""
         if self.reference is None:
             return None
-        depth, strata = self.reference
-        return f"search:leaf=linear,d={depth},s={strata}"
+        return fair_search(*self.reference)
 
     def overlaps_health(self, generations: int) -> bool:
         """The weight search's guard, with the re-selection's block read after the last

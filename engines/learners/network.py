@@ -19,7 +19,7 @@ from typing import Any
 
 from contracts.weights_dir import MANIFEST
 from engines.learners.distil import NETWORK, TARGETS
-from engines.learners.registry import LearnerKind, register_learner
+from engines.learners.registry import LearnerKind, fair_search, register_learner
 from engines.learners.vectors import start_word
 from engines.learners.weight_search import FROZEN_DIR
 from engines.leaves.nnue_class import HIDDEN, MAX_HIDDEN, MAX_MID, MID, Sizes
@@ -78,7 +78,7 @@ def distil_command(recipe: Mapping[str, Any], end: int, out: str, start: int) ->
     """``drop7 nnue-distil`` until epoch ``end`` into ``out``."""
     t, p = recipe["teacher"], recipe.get("probe", {"depth": 1, "strata": 7})
     words: list[object] = [
-        "drop7", "nnue-distil", "--teacher", f"search:leaf=linear,d={t['depth']},s={t['strata']}",
+        "drop7", "nnue-distil", "--teacher", fair_search(t["depth"], t["strata"]),
         "--games", recipe["games"], "--every", recipe.get("every", 1),
         "--holdout", recipe.get("holdout", 5), "--target", recipe.get("target", "columns"),
         "--hidden", recipe.get("hidden", HIDDEN), "--mid", recipe.get("mid", MID),
@@ -120,7 +120,7 @@ def distil_seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> f
     priced: seconds beside the labels at the register's sizes)."""
     t, p = recipe["teacher"], recipe.get("probe", {"depth": 1, "strata": 7})
     every, held = recipe.get("every", 1), 1 / recipe.get("holdout", 5)
-    teacher = game(f"search:leaf=linear,d={t['depth']},s={t['strata']}")
+    teacher = game(fair_search(t["depth"], t["strata"]))
     probe = game(f"search:leaf=nnue:network,d={p['depth']},s={p['strata']}")
     return recipe["games"] * (teacher * (1 + 1 / every) + 2 * held * probe / every)
 
@@ -134,7 +134,7 @@ def evolve_seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> f
                      + recipe.get("finalists", 8) * recipe.get("select_games", 128))
     if "reference" in recipe:
         r = recipe["reference"]
-        seconds += (game(f"search:leaf=linear,d={r['depth']},s={r['strata']}")
+        seconds += (game(fair_search(r["depth"], r["strata"]))
                     * recipe["games"] * recipe["generations"])
     return seconds
 

@@ -26,6 +26,12 @@ from engines.leaves.kinds import LeafSpec
 Fail = Callable[[str, str], None]
 
 
+def fair_search(depth: int, strata: int) -> str:
+    """The policy text of the fair-leaf search ``dDsS``: a teacher's, a reference's, or what a
+    leaf candidate plays in the cost model."""
+    return f"search:leaf=linear,d={depth},s={strata}"
+
+
 @dataclass(frozen=True)
 class LearnerKind:
     """A learner kind (see the module docstring).

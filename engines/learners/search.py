@@ -15,7 +15,7 @@ from typing import Any
 
 from contracts.weights_dir import MANIFEST
 from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
-from engines.learners.registry import Fail, LearnerKind, register_learner
+from engines.learners.registry import Fail, LearnerKind, fair_search, register_learner
 from engines.learners.vectors import STARTS, TARGETS, start_word
 from engines.learners.weight_search import FITNESS, FREEZE, FROZEN_DIR
 
@@ -131,7 +131,7 @@ def plays(train: Mapping[str, Any]) -> str:
 def candidate_policy(train: Mapping[str, Any]) -> str:
     """A policy that plays a leaf target's candidate as the search does, for the cost model."""
     s = train["search"]
-    return f"search:leaf=linear,d={s['depth']},s={s['strata']}"
+    return fair_search(s["depth"], s["strata"])
 
 
 #: CPU seconds of one KF game (or a random one) in the search's own process: 3.3 s a
@@ -145,7 +145,7 @@ def seconds(recipe: Mapping[str, Any], game: Callable[[str], float]) -> float:
     if recipe["target"] == "kf":
         per_game = (recipe["population"] + 1) * recipe["games"] + 3 * HEALTH_GAMES
         return recipe["generations"] * per_game * KF_GAME_SECONDS
-    one_ply = game("search:leaf=linear,d=1,s=7")
+    one_ply = game(fair_search(1, 7))
     per = ((recipe["population"] + 1) * recipe["games"] * game(candidate_policy(recipe))
            + HEALTH_GAMES * (2 * one_ply + game("random")))
     return recipe["generations"] * per

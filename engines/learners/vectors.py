@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from contracts.hashing import file_sha256
-from contracts.json_file import write_json
-from engines.filters.kf_weights import TRAINED
+from contracts.json_file import recorded_sha256, write_json
+from contracts.weights_dir import MANIFEST
+from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS, TRAINED
 
 
 @dataclass(frozen=True)
@@ -129,10 +130,6 @@ def read_trained_start(target: Target, directory: str) -> tuple[np.ndarray, str]
     """The start vector a claim trained by one job (``trained:DIR``: the directory of its frozen
     record, a KF weights file's ``frozen.json`` for ``kf``, a linear weights directory's manifest
     otherwise), checked against the SHA-256 that record holds; and that SHA-256."""
-    from contracts.json_file import recorded_sha256
-    from contracts.weights_dir import MANIFEST
-    from engines.filters.kf_weights import KF_TRAINED_RECORD, KF_TRAINED_WEIGHTS
-
     kf = target.name == "kf"
     sha = recorded_sha256(f"{directory}/{KF_TRAINED_RECORD if kf else MANIFEST}", "--start")
     return read_start(target, f"{directory}/{KF_TRAINED_WEIGHTS}" if kf else directory, sha), sha

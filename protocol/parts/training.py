@@ -18,7 +18,7 @@ from typing import Any
 
 from contracts.train_directory import checkpoint_steps, segments, step_dir
 from engines.learners import get_learner, learner_leaf, td
-from protocol.claim import Claim
+from protocol.claim import Claim, td_weights
 from protocol.parts.base import KeyCheck, ProfileSettings, moves_text, names_of
 from protocol.parts.pins import Artefact, Pinned, plan_artefact, plan_pinned, table_entries
 from protocol.paths import Paths
@@ -48,8 +48,6 @@ def check_select(doc: dict[str, Any], chk: KeyCheck) -> None:
     validated as a leaf): weights trained to their end by one job freeze their learner's own
     output, and an edit is not trained.  An absent ``select`` is :data:`SELECT_DEFAULT`, written
     on every weights as the schema once filled it, so a claim's protocol hash stays as it was."""
-    from protocol.claim import td_weights
-
     validated = td_weights(doc)
     for name, w in doc.get("weights", {}).items():
         if "select" in w and name not in validated:

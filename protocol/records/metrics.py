@@ -58,8 +58,19 @@ OPERATING_FIGURES = {"at": "at", "shift": "shift", "simulations": "n_sims",
                      "fixedSampleRejectionRate": "fixed_rejection_rate"}
 
 
-def _pick(source: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
-    return {out: source[key] for out, key in names.items() if key in source}
+def pick(source: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """``{figure: value}`` of the keys ``source`` holds (a dotted key reads into a nested
+    object; a key absent at any level leaves its figure out)."""
+    out = {}
+    for figure, key in names.items():
+        value: Any = source
+        for part in key.split("."):
+            if not isinstance(value, Mapping) or part not in value:
+                break
+            value = value[part]
+        else:
+            out[figure] = value
+    return out
 
 
 def sequential_metrics(seq: Mapping[str, Any]) -> dict[str, Any]:
@@ -69,13 +80,13 @@ def sequential_metrics(seq: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "looksPlanned": list(design["looks"]), "alpha": design["alpha"],
         "spending": design["spending"], "alphaSpent": list(design["alpha_spent"]),
-        "looks": [_pick(x, LOOK_FIGURES) for x in seq["looks"]],
+        "looks": [pick(x, LOOK_FIGURES) for x in seq["looks"]],
         "stopLook": seq["stop"]["look"], "decision": seq["stop"]["decision"],
         "nominalLevelAtStop": seq["level"], "bootstrapLowerAtLevel": seq["bootstrap_lb"],
         "criteria": dict(seq["criteria"]),
-        "estimate": ({"error": est["error"]} if "error" in est else _pick(est, ESTIMATE_FIGURES)),
+        "estimate": ({"error": est["error"]} if "error" in est else pick(est, ESTIMATE_FIGURES)),
         "effectForPower": seq["effect"], "effectSource": seq["effect_source"],
-        "operating": [_pick(r, OPERATING_FIGURES) for r in seq.get("operating", [])],
+        "operating": [pick(r, OPERATING_FIGURES) for r in seq.get("operating", [])],
     }
 
 
@@ -89,7 +100,7 @@ def result_metrics(verdict: Mapping[str, Any], contrasts: Mapping[str, Mapping[s
         "outcomes": dict(verdict.get("outcomes", {})),
         "rule": None if rule is None else int(rule) + 1,
         "methodologicalErrors": list(verdict.get("methodological_errors", [])),
-        "contrasts": {name: _pick(c, CONTRAST_FIGURES) for name, c in contrasts.items()},
+        "contrasts": {name: pick(c, CONTRAST_FIGURES) for name, c in contrasts.items()},
         "frozenWeightsSha256": dict(sorted(frozen.items())),
     }
     seq = [(name, c["sequential"]) for name, c in contrasts.items() if c.get("sequential")]

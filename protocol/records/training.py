@@ -23,7 +23,7 @@ from typing import Any
 from contracts.cli_numbers import seed_hex
 from engines.learners import get_learner
 from protocol.records.ids import RecordError
-from protocol.records.metrics import CONTRAST_FIGURES
+from protocol.records.metrics import CONTRAST_FIGURES, pick
 from protocol.stages import POINT_KEYS
 
 #: a validation curve point -> its key: the step, the checkpoint's arm, the margin and the
@@ -102,21 +102,6 @@ KINDS = {
                  "configSha256": "config_sha256"},
         record={"hidden": "hidden", "mid": "mid", "entries": "entries"}),
 }
-
-
-def pick(source: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
-    """``{figure: value}`` of the keys ``source`` holds (a dotted key reads into a nested
-    object; a key absent at any level leaves its figure out)."""
-    out = {}
-    for figure, key in names.items():
-        value: Any = source
-        for part in key.split("."):
-            if not isinstance(value, Mapping) or part not in value:
-                break
-            value = value[part]
-        else:
-            out[figure] = value
-    return out
 
 
 def health_metrics(health: Mapping[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from analysis.health import TrainingHealth
+from analysis.learner_readings import learner_sources
 from contracts.games_table import read_rows
 from contracts.hashing import file_sha256
 from contracts.json_file import load_json
@@ -38,8 +39,8 @@ def main() -> None:
         S.params.plan, curves={c["weights"]: c for c in map(load_json, inputs["curves"])},
         health={n: TrainingHealth.from_json(load_json(p)).to_json()
                 for n, p in S.params.health.items()},
-        direct={n: (d, load_json(d["curve"]) if d["curve"] else None, load_json(d["record"]))
-                for n, d in S.params.direct.items()})
+        direct={n: (S.params.direct[n], s["curve"], s["record"])
+                for n, s in learner_sources(S.params.direct).items()})
     write_bundle(S.output[0], S.params.plan, load_json(S.input.verdict), provenance,
                  opened=load_json(S.input.opened) if opened else None,
                  closed=closed or None,
