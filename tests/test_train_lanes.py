@@ -18,10 +18,12 @@ from engines.held_core import held_core
 from engines.ntuple.layouts import INITIAL_VALUE, get_layout
 from engines.train import kernel as kern
 from engines.train.lanes import (
+    S_OWED,
     S_SIT,
     SIT_ROUNDS,
     SLOW_TICKS,
     T_SAT,
+    T_SIT,
     TICKS_LEN,
     new_sitting,
     owner,
@@ -34,8 +36,10 @@ TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2
 
 
 def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
-           zeroed: bool = False, slow_ticks: int = SLOW_TICKS, ticks=None, sitting=None):
-    """Tables and carry after ``sum(chunks)`` rounds of ``lanes`` lanes (fresh tables)."""
+           zeroed: bool = False, slow_ticks: int = SLOW_TICKS, ticks=None, sitting=None,
+           cores: int | None = None, count_path: str | None = None):
+    """Tables and carry after ``sum(chunks)`` rounds of ``lanes`` lanes (fresh tables);
+    ``cores`` 0 calls the machine always crowded, so a slow task always sits out."""
     ticks = np.zeros(TICKS_LEN, dtype=np.int64) if ticks is None else ticks
     entries = int(spec[2])
     vals = alloc_zeroed((entries,)) if zeroed else np.zeros(entries, dtype=np.float32)
@@ -50,7 +54,7 @@ def _lanes(spec, lanes: int, chunks: list[int], parts: int, threads: int = 1,
         for rounds in chunks:
             train_rounds(vals, acc, INITIAL_VALUE, spec, 1.0, np.uint64(SEEDS.start),
                          SEEDS.count, carry, state, cols, rounds, parts, np.zeros(kern.F_LEN),
-                         ticks, slow_ticks, sitting)
+                         ticks, slow_ticks, sitting, cores, count_path)
     finally:
         numba.set_num_threads(before)
     return vals, acc, carry
@@ -99,33 +103,63 @@ def test_workers_sitting_out_any_rounds_keep_the_bits() -> None:
     ref = _lanes(wide_spec(), 16, [rounds], 1)
     ticks = np.zeros(TICKS_LEN, dtype=np.int64)
     got = _lanes(wide_spec(), 16, [rounds // 3, rounds - rounds // 3], 5, 2, slow_ticks=0,
-                 ticks=ticks)
+                 ticks=ticks, cores=0)
     assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
     assert ticks[T_SAT] > 0
     alone = np.zeros(TICKS_LEN, dtype=np.int64)
-    _lanes(wide_spec(), 16, [rounds], 5, 1, slow_ticks=0, ticks=alone)
+    _lanes(wide_spec(), 16, [rounds], 5, 1, slow_ticks=0, ticks=alone, cores=0)
     assert alone[T_SAT] == 0
+
+
+@pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
+def test_a_slow_task_on_a_machine_with_a_core_for_every_thread_sits_nobody_out() -> None:
+    """Every task looks descheduled, but the machine has fewer runnable threads than cores
+    (a million, here): a hiccup of the host, not a competitor, so nobody sits out."""
+    rounds = 3200 // 16
+    ref = _lanes(wide_spec(), 16, [rounds], 1)
+    ticks = np.zeros(TICKS_LEN, dtype=np.int64)
+    got = _lanes(wide_spec(), 16, [rounds], 5, 2, slow_ticks=0, ticks=ticks, cores=10**6)
+    assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
+    assert ticks[T_SAT] == 0 and ticks[T_SIT] == 0
 
 
 @pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
 def test_sitting_out_carries_over_calls_and_keeps_the_bits() -> None:
     """A sitting-out state kept from call to call, in calls of 7 rounds (shorter than a first
-    sit-out): the second worker's sit-outs grow past ``SIT_ROUNDS``, which they can only do
-    from a sit-out a call's end cut short and the next call finished; the tables and lanes
-    are still one thread's, and a fresh state in each call never grows."""
+    sit-out): a worker's sit-outs grow past ``SIT_ROUNDS``, which they can only do from a
+    sit-out a call's end cut short and the next calls finished (resting); the tables and
+    lanes are still one thread's, and a fresh state in each call never grows."""
     rounds = 3200 // 16
     chunks = [7] * 20 + [rounds - 140]
     ref = _lanes(wide_spec(), 16, [rounds], 1)
     sitting, ticks = new_sitting(), np.zeros(TICKS_LEN, dtype=np.int64)
-    got = _lanes(wide_spec(), 16, chunks, 3, 2, slow_ticks=0, ticks=ticks, sitting=sitting)
+    got = _lanes(wide_spec(), 16, chunks, 3, 2, slow_ticks=0, ticks=ticks, sitting=sitting,
+                 cores=0)
     assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
-    assert sitting[1, 0, S_SIT] > SIT_ROUNDS and ticks[T_SAT] > 0
+    assert sitting[:, 0, S_SIT].max() > SIT_ROUNDS and ticks[T_SAT] > 0
     fresh = new_sitting()
     for chunk in chunks[:20]:
         one = new_sitting()
-        _lanes(wide_spec(), 16, [chunk], 3, 2, slow_ticks=0, sitting=one)
+        _lanes(wide_spec(), 16, [chunk], 3, 2, slow_ticks=0, sitting=one, cores=0)
         fresh = np.maximum(fresh, one)
-    assert fresh[1, 0, S_SIT] == SIT_ROUNDS
+    assert fresh[:, 0, S_SIT].max() == SIT_ROUNDS
+
+
+@pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
+@pytest.mark.parametrize("crowded", [True, False])
+def test_a_worker_owing_rounds_rests_while_the_machine_is_crowded(crowded: bool) -> None:
+    """Worker 1 owes 100 rounds of a sit-out: on a crowded machine two 8-round calls run on
+    worker 0 alone (16 rounds sat out, 84 still owed: the second call had two threads
+    again to rest one of); on a free one both work and nothing is owed.  The bits are one
+    thread's either way."""
+    ref = _lanes(wide_spec(), 16, [16], 1)
+    sitting, ticks = new_sitting(), np.zeros(TICKS_LEN, dtype=np.int64)
+    sitting[1, 0, S_OWED] = 100
+    got = _lanes(wide_spec(), 16, [8, 8], 3, 2, ticks=ticks, sitting=sitting,
+                 cores=0 if crowded else 10**6)
+    assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
+    assert sitting[1, 0, S_OWED] == (84 if crowded else 0)
+    assert ticks[T_SAT] == (16 if crowded else 0)
 
 
 def test_lanes_change_the_tables_and_layout_e_ignores_the_threads() -> None:

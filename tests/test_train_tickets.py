@@ -12,11 +12,10 @@ from numba import njit, prange
 
 from engines.train.cycles import cycle_counter
 from engines.train.tickets import (
-    DONE,
     SPIN_TICKS,
+    done_count,
     fetch_add,
     finish,
-    load_acquire,
     nap,
     sync_len,
     take,
@@ -40,12 +39,12 @@ def _run(phases, per_phase, task_us, slow_us, done_by, seen, runs):
                 k, j = take(sync, w, 2, (per_phase,), q, 0, j)
                 if k < 0:
                     break
-                seen[q * per_phase + k] = load_acquire(sync, DONE)
+                seen[q * per_phase + k] = done_count(sync)
                 fetch_add(runs, q * per_phase + k, 1)
                 if task_us + w * slow_us > 0:
                     nap(task_us + w * slow_us)
                 done_by[q * per_phase + k] = w
-                finish(sync)
+                finish(sync, w)
 
 
 def _tickets(threads: int, slow_us: int, phases: int = 50, per_phase: int = 8,
@@ -103,7 +102,7 @@ def _one_waits(busy_ticks, waited):
             t0 = cycle_counter()
             while cycle_counter() - t0 < busy_ticks:
                 pass
-            finish(sync)
+            finish(sync, w)
         else:
             waited[0] = wait_done(sync, 1)
 

@@ -35,8 +35,10 @@ With ``--lanes L [--threads T]`` it times the lane trainer
 choosing, learning and waiting (``choose_us_per_move``, ``learn_us_per_move``,
 ``wait_us_per_move``, and sitting out, ``sit_us_per_move``: summed over the
 threads, from the kernel's cycle counts; ``sat_out_share``, the worker rounds
-sat out per round).  ``--threads 1,2`` times each thread count in turn, block by block
-on the same tables, and adds ``by_threads`` (each count's figures) and
+sat out per round).  A block is played in the trainer's calls of the kernel,
+about ``CALL_S`` (half a second) each, so what a call costs as it starts and
+ends is timed as a training pays it.  ``--threads 1,2`` times each thread
+count in turn, block by block on the same tables, and adds ``by_threads`` (each count's figures) and
 ``speedup`` (each count's rate over the first's): a ratio measured in one
 run, which the VM's drift between runs cannot fake.  ``--busy`` adds the
 busy case, interleaved: after each round of blocks the same round again
@@ -78,6 +80,7 @@ from engines.train.lanes import (
     new_sitting,
     train_rounds,
 )
+from engines.train.trainer import FIRST_CALL_MOVES, next_call
 from engines.weights_files import alloc_zeroed, anon_huge_bytes
 
 #: the benchmark's games read seeds ``--seed-start .. --seed-start + BENCH_SEEDS - 1``
@@ -133,6 +136,14 @@ def _timed(fn, *args):
     w0, c0 = time.perf_counter(), time.process_time()
     result = fn(*args)
     return result, time.perf_counter() - w0, time.process_time() - c0
+
+
+def _huge_share(huge: int | None, table_bytes: int) -> float | None:
+    """Anonymous memory in transparent huge pages over the tables' bytes, capped at 1 (None
+    where the OS does not tell, or with no tables: layout ``null``)."""
+    if huge is None or table_bytes == 0:
+        return None
+    return round(min(huge / table_bytes, 1.0), 3)
 
 
 def _play(tables, layout, carry, state, cols, moves, learn, seed_start):
@@ -210,7 +221,7 @@ def train_bench(layout_name: str, moves: int, warm: int, nboards: int, seed_star
         "n_active": layout.n_active,
         "table_bytes": table_bytes,
         "touch_s": round(touch_s, 2),
-        "huge_page_fraction": None if huge is None else round(min(huge / table_bytes, 1.0), 3),
+        "huge_page_fraction": _huge_share(huge, table_bytes),
         "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "moves": int(played),
         "repeat": repeat,
@@ -266,7 +277,8 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
     """Time the lane trainer at each thread count of ``threads``; returns the JSON-ready dict.
 
     The thread counts take turns, block by block, on the same tables (``repeat`` blocks
-    each), so their ratio is measured in one run, under the same load and table state; with
+    each, the order of a turn reversed every other turn), so their ratio is measured in one
+    run, under the same load and table state; with
     ``busy`` each turn is followed by the same turn with one core held by a competing
     process, started before and stopped after it.
     """
@@ -290,15 +302,28 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
                             1 << 40, carry, state, cols, n, learn_parts(), fstats, ticks,
                             sitting=sitting)
 
+    # a block is played in the trainer's calls (about CALL_S each, each case and thread count
+    # keeping its own pace): what a call costs at its start and end is timed as in a training
+    calls = {(held, t): FIRST_CALL_MOVES for held in (False, True) for t in threads}
+
+    def block(n: int, t: int, held: bool) -> int:
+        played = 0
+        while played < n:
+            m = min(max(calls[held, t] // lanes, 1), n - played)
+            t0 = time.perf_counter()
+            played += rounds(m, t, sittings[held]) // lanes
+            calls[held, t] = next_call(m * lanes, time.perf_counter() - t0)
+        return played * lanes
+
     # each case's threads keep what they learnt of the machine from block to block, as a
     # training's do from call to call (not from the other case: the case changes between
     # blocks here, rarely in a training)
     sittings = {False: new_sitting(), True: new_sitting()}
 
-    def turn(times: dict, held: bool = False) -> None:
-        for t in threads:
+    def turn(times: dict, order: tuple[int, ...], held: bool = False) -> None:
+        for t in order:
             ticks[:] = 0
-            played, wall, cpu = _timed(rounds, max(moves // lanes, 1), t, sittings[held])
+            played, wall, cpu = _timed(block, max(moves // lanes, 1), t, held)
             times[t].append((played, wall, cpu, *(ticks[k] / hz for k in
                                                   (T_CHOOSE, T_LEARN, T_WAIT, T_SIT)),
                              int(ticks[T_SAT]) / max(played // lanes, 1)))
@@ -309,11 +334,14 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
     hz = _cycles_per_s()
     blocks: dict[int, list] = {t: [] for t in threads}
     busy_blocks: dict[int, list] = {t: [] for t in threads}
-    for _ in range(repeat):
-        turn(blocks)
+    for r in range(repeat):
+        # the thread counts go first and last in turn (1, 2 then 2, 1 ...), so a drift within
+        # a turn (the competitor just started, the host) favours none of them
+        order = threads if r % 2 == 0 else threads[::-1]
+        turn(blocks, order)
         if busy:
             with held_core(_HOLD_S):
-                turn(busy_blocks, held=True)
+                turn(busy_blocks, order, held=True)
     figures = [_lane_figures(t, blocks[t]) for t in threads]
     huge = anon_huge_bytes()
     table_bytes = int(vals.nbytes + acc.nbytes)
@@ -324,7 +352,7 @@ def lanes_bench(layout_name: str, lanes: int, threads: tuple[int, ...], moves: i
         "lanes": lanes,
         "table_bytes": table_bytes,
         "touch_s": round(touch_s, 2),
-        "huge_page_fraction": None if huge is None else round(min(huge / table_bytes, 1.0), 3),
+        "huge_page_fraction": _huge_share(huge, table_bytes),
         "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "repeat": repeat,
         **figures[0],

@@ -46,6 +46,8 @@ The threads' time is counted with the cycle counter (``ticks[T_CHOOSE]``,
 
 from __future__ import annotations
 
+import os
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -77,12 +79,16 @@ from engines.train.kernel import (
     play_move_target,
     tc_entry,
 )
+from engines.train.machine_load import BUF_LEN, count_file, crowded, path_bytes
 from engines.train.tickets import (
     LINE,
+    NAP_US,
     compare_swap,
+    done_count,
     fetch_add,
     finish,
     load_acquire,
+    nap,
     sync_len,
     take,
     wait_done,
@@ -256,11 +262,15 @@ MAX_SIT = 4096
 #: for a sit-out of ``SIT_ROUNDS``, as much longer as the sit-out is, at most ``MAX_NAP_US``
 SIT_NAP_US = 2000
 MAX_NAP_US = 20_000
-#: a worker's sitting-out state between calls (``sitting[w, 0]``, :func:`new_sitting`): its last
-#: sit-out's length, rounds since it rejoined, rounds it still owes, and its usual task
-#: cycles of each phase, so a training cut into calls keeps what it learnt of the machine
+#: a worker's sitting-out state between calls (``sitting[w, 0]``, :func:`new_sitting`): the
+#: team's last sit-out's length and the rounds since a sitter came back (the same in every
+#: row), the rounds it still owes, and its usual task cycles of each phase, so a training cut
+#: into calls keeps what it learnt of the machine
 S_SIT, S_SINCE, S_OWED, S_USUAL0, S_USUAL1 = range(5)
 SCHED_LEN = 5
+#: the team's doubling within a call (``ladder``, a cache line of its own): the last sit-out's
+#: length, and the round a sitter last came back (negative: in an earlier call)
+L_SIT, L_BACK = 0, 1
 
 
 def new_sitting() -> np.ndarray:
@@ -281,7 +291,8 @@ def learn_parts() -> int:
 @njit(cache=True, _nrt=False)
 def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state, cols,
             idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn, tables, seqs,
-            fstats, n_rounds, sync, seats, wticks, sitting, w, workers, slow_ticks) -> None:
+            fstats, n_rounds, sync, seats, ladder, wticks, sitting, w, workers, slow_ticks,
+            load_path, load_buf, cores) -> None:
     """Worker ``w``'s part of ``n_rounds`` rounds, by ticket (:mod:`engines.train.tickets`).
 
     A round is two phases: its choose tasks (``CHUNK`` lanes each), then its learn tasks
@@ -291,12 +302,17 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
     update list) included: a task leaves nothing in it that the next task reads.
 
     A task that took more than ``slow_ticks`` cycles and ``SLOW_FACTOR`` times the worker's
-    usual one was descheduled while it ran (another process wants the core): the worker then
-    sits out the rest of the round and the next ``SIT_ROUNDS`` (doubling while it keeps
-    being descheduled), napping, so the others run every task and the OS can give them the
-    free cores.  ``seats[0]`` counts the workers sitting out; one always stays.  Its sit-out
-    length, the rounds since it rejoined, a sit-out the call's end cut short and its usual
-    task cycles carry over to the next call in ``sitting[w, 0]``.
+    usual one was descheduled while it ran: unless the machine has a core for every runnable
+    thread (:func:`engines.train.machine_load.crowded`: then it was a hiccup of the host), the
+    worker sits out the rest of the round and the next ``SIT_ROUNDS`` (doubling while it
+    keeps being descheduled), napping, so the others run every task and the OS can give them
+    the free cores (:func:`_sit_out`).  ``seats[0]`` counts the workers sitting out; one
+    always stays.  The doubling is the team's (``ladder``: the last sit-out's length and the
+    round a sitter last came back), not the worker's: which thread shares its core with the
+    competitor changes as the OS places the threads at each call, and a thread new to the
+    held core must not start the doubling again from ``SIT_ROUNDS``.  The rounds of a sit-out
+    the call's end cut short (:func:`train_rounds` runs the next calls without it) and the
+    worker's usual task cycles carry over to the next call in ``sitting[w, 0]``.
     """
     lanes = carry.shape[0]
     chunks = (lanes + CHUNK - 1) // CHUNK
@@ -305,14 +321,7 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
     ticks = wticks[w, 0]
     own = sitting[w, 0]
     usual0, usual1 = own[S_USUAL0], own[S_USUAL1]  # a moving mean of each phase's task cycles
-    sit = own[S_SIT]
-    rejoined = -own[S_SINCE]
     i = 0
-    owed = min(own[S_OWED], n_rounds)  # the rest of a sit-out the last call cut short
-    own[S_OWED] = 0
-    if owed > 0 and workers > 1 and _take_seat(seats, workers):
-        i = _sit_out(sync, seats, ticks, 0, owed, per_round, sit)
-        rejoined = i
     while i < n_rounds:
         first = 0  # the phase's first task in the round
         slow = False
@@ -335,11 +344,13 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
                     for lane in range(lanes):
                         count_delta(fstats, upd_delta[lane])
                 dt = cycle_counter() - t0
-                finish(sync)
+                finish(sync, w)
                 ticks[T_CHOOSE if phase == 0 else T_LEARN] += dt
                 usual = usual0 if phase == 0 else usual1
                 if dt > slow_ticks and dt > SLOW_FACTOR * usual and workers > 1:
-                    slow = _take_seat(seats, workers)
+                    # a hiccup of the host leaves every runnable thread a core: no sit-out
+                    slow = (crowded(load_path, load_buf[w], cores) != 0
+                            and _take_seat(seats, workers))
                 elif phase == 0:
                     usual0 = dt if usual0 == 0 else (7 * usual0 + dt) // 8
                 else:
@@ -350,26 +361,49 @@ def _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, c
         if not slow:
             i += 1
             continue
-        sit = min(2 * sit, MAX_SIT) if i - rejoined < 4 * sit else SIT_ROUNDS
+        sit = load_acquire(ladder, L_SIT)
+        sit = min(2 * sit, MAX_SIT) if i - load_acquire(ladder, L_BACK) < 4 * sit else SIT_ROUNDS
+        ladder[L_SIT] = sit
         back = i + 1 + sit
-        own[S_OWED] = max(back - n_rounds, 0)
-        i = _sit_out(sync, seats, ticks, i, min(back, n_rounds), per_round, sit)
-        rejoined = i
-    own[S_SIT] = sit
-    own[S_SINCE] = min(n_rounds - rejoined, 4 * MAX_SIT)
+        until = min(back, n_rounds)
+        i = _sit_out(sync, seats, ticks, i, until, per_round, sit, load_path, load_buf[w], cores)
+        own[S_OWED] = max(back - n_rounds, 0) if i == until else 0
+        ladder[L_BACK] = i
     own[S_USUAL0], own[S_USUAL1] = usual0, usual1
 
 
 @njit(cache=True, _nrt=False)
-def _sit_out(sync, seats, ticks, i, back, per_round, sit) -> np.int64:
-    """Sit out rounds ``i .. back - 1`` (napping longer the longer the sit-out ``sit``), give
-    the seat back, and return ``back``."""
+def _sit_out(sync, seats, ticks, i, back, per_round, sit, load_path, load_buf,
+             cores) -> np.int64:
+    """Sit out from round ``i`` to round ``back``, give the seat back, and return the round
+    to go on from: ``back``, or the round under way when the machine, looked at after each
+    nap, no longer has a thread waiting for a core (:func:`engines.train.machine_load.crowded`).
+
+    A nap lasts ``SIT_NAP_US``, as much longer as the sit-out ``sit`` is (at most
+    ``MAX_NAP_US``), and never more than half the time the rounds still to wait for should
+    take at the pace of the naps before (at least ``NAP_US``): the sitter comes back within
+    a short nap of ``back``, which matters most when ``back`` ends the call."""
     t0 = cycle_counter()
-    wait_done(sync, back * per_round, min(SIT_NAP_US * max(sit // SIT_ROUNDS, 1), MAX_NAP_US))
+    target = back * per_round
+    longest = min(SIT_NAP_US * max(sit // SIT_ROUNDS, 1), MAX_NAP_US)
+    us = longest
+    last = done_count(sync)
+    resume = back
+    while last < target:
+        nap(us)
+        done = done_count(sync)
+        if done >= target:
+            break
+        if crowded(load_path, load_buf, cores) == 0:
+            resume = max(done // per_round, i)
+            break
+        if done > last:
+            us = max(min(longest, us * (target - done) // (2 * (done - last))), NAP_US)
+        last = done
     ticks[T_SIT] += cycle_counter() - t0
-    ticks[T_SAT] += back - i
+    ticks[T_SAT] += resume - i
     fetch_add(seats, 0, -1)
-    return back
+    return resume
 
 
 @njit(cache=True, inline="always")
@@ -386,7 +420,8 @@ def _take_seat(seats, workers) -> bool:
 
 def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
                  n_rounds, parts, fstats, ticks, slow_ticks: int = SLOW_TICKS,
-                 sitting: np.ndarray | None = None) -> int:
+                 sitting: np.ndarray | None = None, cores: int | None = None,
+                 count_path: str | None = None) -> int:
     """Train ``n_rounds`` rounds of ``L = carry.shape[0]`` lanes; returns the moves played.
 
     ``carry[l]`` (``C_*``), ``state[l]`` and ``cols[l]`` are lane ``l``'s
@@ -398,19 +433,52 @@ def train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, st
     task it runs, as tests do to show the bits do not move).  ``sitting`` (:func:`new_sitting`)
     keeps each worker's sitting-out state from one call to the next, so a training cut into
     calls does not learn again, call after call, that a core is taken (None: a fresh state).
+    A worker sits out only while the machine has more runnable threads than ``cores`` (None:
+    its cores; 0, as tests give, calls it always crowded) or does not say, as the count file
+    ``count_path`` tells (None: the machine's; :mod:`engines.train.machine_load`).
+
+    A worker whose sit-out the last call's end cut short *rests*: while the machine stays
+    crowded for the whole team (or does not say), the call runs on the other threads only,
+    and what it still owes shrinks by the call's rounds.  Its thread is then not even woken,
+    so a call with a core held is one thread's call, without the cost of starting and ending
+    a parallel region with a sleeping thread in it every half second.
     ``ticks[T_CHOOSE]``, ``ticks[T_LEARN]``, ``ticks[T_WAIT]`` and ``ticks[T_SIT]``
     accumulate the cycles the threads spent choosing, learning, waiting and sitting out
-    (summed over the threads), ``ticks[T_SAT]`` the rounds they sat out.
+    (summed over the threads), ``ticks[T_SAT]`` the rounds they sat out (resting ones
+    included).
     """
+    sitting = new_sitting() if sitting is None else sitting
+    path = count_file() if count_path is None else path_bytes(count_path)
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    workers = numba.get_num_threads()
+    owed = sitting[:workers, 0, S_OWED]
+    resting = np.flatnonzero(owed > 0)
+    # the reader is one of the team: the others would add workers - 1 runnable threads
+    if (0 < len(resting) < workers
+            and crowded(path, np.zeros(BUF_LEN, dtype=np.uint8), cores - (workers - 1)) != 0):
+        active = np.flatnonzero(owed == 0)
+        team = sitting[active]
+        numba.set_num_threads(len(active))
+        try:
+            moves = _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
+                                  state, cols, n_rounds, parts, fstats, ticks, team,
+                                  len(active), slow_ticks, path, cores)
+        finally:
+            numba.set_num_threads(workers)
+        sitting[active] = team
+        owed[resting] = np.maximum(owed[resting] - n_rounds, 0)
+        ticks[T_SAT] += n_rounds * len(resting)
+        return int(moves)
+    owed[:] = 0
     return int(_train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry,
-                             state, cols, n_rounds, parts, fstats, ticks,
-                             new_sitting() if sitting is None else sitting,
-                             numba.get_num_threads(), slow_ticks))
+                             state, cols, n_rounds, parts, fstats, ticks, sitting, workers,
+                             slow_ticks, path, cores))
 
 
 @njit(cache=True, parallel=True)
 def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, state, cols,
-                  n_rounds, parts, fstats, ticks, sitting, workers, slow_ticks) -> np.int64:
+                  n_rounds, parts, fstats, ticks, sitting, workers, slow_ticks, load_path,
+                  cores) -> np.int64:
     """:func:`train_rounds` on ``workers`` workers (numba's thread count: one each)."""
     lanes = carry.shape[0]
     n = spec[1]
@@ -434,7 +502,14 @@ def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, s
     acc_flat = acc.reshape(acc.shape[0] * acc.shape[1])
     sync = np.zeros(sync_len(workers), dtype=np.int64)
     seats = np.zeros(LINE, dtype=np.int64)
+    ladder = np.zeros(LINE, dtype=np.int64)
+    ladder[L_SIT] = SIT_ROUNDS
+    ladder[L_BACK] = -4 * MAX_SIT
+    for w in range(workers):  # a resting row came back at this call's start at the latest
+        ladder[L_SIT] = max(ladder[L_SIT], sitting[w, 0, S_SIT])
+        ladder[L_BACK] = max(ladder[L_BACK], -sitting[w, 0, S_SINCE])
     wticks = np.zeros((workers, PAD, TICKS_LEN), dtype=np.int64)
+    load_buf = np.zeros((workers, BUF_LEN), dtype=np.uint8)
     for lane in range(lanes):
         if carry[lane, C_IN_GAME]:
             canonicalise(cols[lane], canon0)
@@ -442,9 +517,11 @@ def _train_rounds(vals, acc, bias, spec, alpha, seed_start, seed_count, carry, s
     for w in prange(workers):
         _worker(vals, acc, acc_flat, bias, spec, alpha, n, seed_start, seed_count, carry, state,
                 cols, idx_s, parts, upd_idx, upd_off, upd_delta, wk, soff, jslot, cs, cw, cn,
-                tables, seqs, fstats, n_rounds, sync, seats, wticks, sitting, w, workers,
-                slow_ticks)
+                tables, seqs, fstats, n_rounds, sync, seats, ladder, wticks, sitting, w,
+                workers, slow_ticks, load_path, load_buf, cores)
     for w in range(workers):
         for k in range(TICKS_LEN):
             ticks[k] += wticks[w, 0, k]
+        sitting[w, 0, S_SIT] = ladder[L_SIT]
+        sitting[w, 0, S_SINCE] = min(n_rounds - ladder[L_BACK], 4 * MAX_SIT)
     return n_rounds * lanes

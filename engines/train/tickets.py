@@ -4,7 +4,7 @@ A parallel kernel lists its tasks in *phases* (a phase's tasks may run at
 once; a phase needs every task of the phases before it done), and each phase
 in one *range* per worker (:func:`share`).  Each worker, phase after phase:
 waits until every task of the phases before is done (:func:`wait_done`, on
-the count ``sync[DONE]`` that :func:`finish` raises), then takes tasks from
+the workers' counts of tasks done that :func:`finish` raises), then takes tasks from
 its own range's counter (:func:`claim_below`, an atomic compare-and-swap
 that never passes the range's end), and when that range is empty, from the
 other workers' ranges in turn.  On an idle machine each worker runs its own
@@ -24,8 +24,10 @@ busy machine's give the core back.
 Which worker runs which task is up to the OS; the kernels that use tickets
 keep their results independent of it (each task writes its own arrays; see
 :mod:`engines.train.lanes`).  ``sync`` is an ``int64`` array of
-:func:`sync_len` zeros: the done count and each range's counter, each on a
-cache line of its own.  A range's counter counts every ticket it handed
+:func:`sync_len` zeros: for each range, a cache line holding its counter
+and the count of tasks done by its worker (:func:`done_slot`), which only that
+worker writes: a single count that every worker raised after each task would
+move from core to core at every task.  A range's counter counts every ticket it handed
 out, phase after phase: in a phase it hands out ``base .. base + size - 1``,
 ``base`` being the sizes of its range in the phases before.
 """
@@ -41,8 +43,6 @@ from numba.extending import intrinsic
 
 from engines.train.cycles import cycle_counter
 
-#: ``sync[DONE]``: tasks finished; range ``r``'s counter is ``sync[counter(r)]``
-DONE = 0
 #: int64 slots of a cache line
 LINE = 8
 #: a waiter spins at most this many cycles (tens of microseconds at 2-4 GHz) and this many
@@ -145,6 +145,24 @@ def counter(r) -> int:
 
 
 @njit(cache=True, inline="always")
+def done_slot(w) -> int:
+    """The slot of worker ``w``'s count of tasks done: on its own range's line, which only
+    it writes until the others run out of work (a count every worker raised would bounce
+    between the cores at every task)."""
+    return (w + 1) * LINE + 1
+
+
+@njit(cache=True)
+def done_count(sync) -> int:
+    """Tasks done, summed over the workers' counts (each read with acquire order; the counts
+    only grow, so the sum never exceeds the tasks done)."""
+    total = 0
+    for w in range(len(sync) // LINE - 1):
+        total += load_acquire(sync, done_slot(w))
+    return total
+
+
+@njit(cache=True, inline="always")
 def share(total, ranges, r):
     """Range ``r``'s share ``lo .. hi - 1`` of a phase's ``total`` tasks (contiguous, the
     ``ranges`` shares as equal as they can be)."""
@@ -188,20 +206,21 @@ def take(sync, w, workers, sizes, cycle, phase, j):
 
 
 @njit(cache=True, inline="always")
-def finish(sync) -> None:
-    """Count one task done (after its writes: the count publishes them to its readers)."""
-    fetch_add(sync, DONE, 1)
+def finish(sync, w) -> None:
+    """Count one task done by worker ``w`` (after its writes: the count publishes them to
+    its readers)."""
+    fetch_add(sync, done_slot(w), 1)
 
 
 @njit(cache=True)
 def wait_done(sync, tickets, nap_us=NAP_US) -> int:
     """Return once ``tickets`` tasks are done: spin ``SPIN_TICKS`` cycles, then nap ``nap_us``
     microseconds at a time. Returns the cycles waited."""
-    if load_acquire(sync, DONE) >= tickets:
+    if done_count(sync) >= tickets:
         return 0
     t0 = cycle_counter()
     turns = 0
-    while load_acquire(sync, DONE) < tickets:
+    while done_count(sync) < tickets:
         if turns < SPIN_TURNS and cycle_counter() - t0 < SPIN_TICKS:
             cpu_relax()
             turns += 1

@@ -65,6 +65,11 @@ TRAINER_VERSION = 1
 #: most lanes a run may train in
 MAX_LANES = 1024
 RESUME_FORMAT = "drop7-train-resume-v1"
+#: a call of the kernel lasts about this long (seconds): progress lines and checkpoints
+#: come between calls, and ``drop7 bench train --lanes`` times calls of this size too
+CALL_S = 0.5
+#: a training's first call, in moves (the next ones follow the measured pace)
+FIRST_CALL_MOVES = 2_000
 #: the resume format of a run in more than one lane (per-lane carry, state and cols)
 RESUME_FORMAT_LANES = "drop7-train-lanes-resume-v1"
 #: every resume format (a state of one names its lanes in its config)
@@ -126,6 +131,12 @@ def updates_per_move(layout: str) -> int:
 def config_hash(config: dict) -> str:
     """SHA-256 (first 16 hex digits) of the canonical JSON of a training config."""
     return canonical_sha256(config)[:16]
+
+
+def next_call(moves: int, seconds: float) -> int:
+    """The moves of the next kernel call after one of ``moves`` took ``seconds``: as many as
+    take ``CALL_S`` at that pace (between 1,000 and 2,000,000)."""
+    return int(min(max(moves * (CALL_S / seconds if seconds > 0 else 2.0), 1_000), 2_000_000))
 
 
 def _fmt_eta(seconds: float) -> str:
@@ -333,7 +344,7 @@ class Trainer:
         self._check_disk(steps)
         start_moves, t_session = self.moves, time.perf_counter()
         fstats = np.zeros(kern.F_LEN)
-        chunk = 2_000
+        chunk = FIRST_CALL_MOVES
         last_log = time.perf_counter()
         log_moves, log_games, log_score = self.moves, self._total(kern.C_GAMES_DONE), \
             self._total(kern.C_SCORE_SUM)
@@ -344,7 +355,7 @@ class Trainer:
                 self.learner.play(self.seeds, *self._rows(), n, fstats)
                 dt = time.perf_counter() - t0
                 self.wall_s += dt
-                chunk = int(min(max(chunk * (0.5 / dt if dt > 0 else 2.0), 1_000), 2_000_000))
+                chunk = next_call(chunk, dt)
                 now = time.perf_counter()
                 if now - last_log >= self.log_every:
                     rate = (self.moves - log_moves) / (now - last_log)
