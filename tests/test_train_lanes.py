@@ -126,9 +126,11 @@ def test_a_slow_task_on_a_machine_with_a_core_for_every_thread_sits_nobody_out()
 @pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
 def test_sitting_out_carries_over_calls_and_keeps_the_bits() -> None:
     """A sitting-out state kept from call to call, in calls of 7 rounds (shorter than a first
-    sit-out): a worker's sit-outs grow past ``SIT_ROUNDS``, which they can only do from a
+    sit-out): the sit-outs grow past twice ``SIT_ROUNDS``, which they can only do from a
     sit-out a call's end cut short and the next calls finished (resting); the tables and
-    lanes are still one thread's, and a fresh state in each call never grows."""
+    lanes are still one thread's.  A fresh state in each call grows at most once (a second
+    worker slow on the call's last task, as the first comes back, doubles the team's
+    sit-out), never twice."""
     rounds = 3200 // 16
     chunks = [7] * 20 + [rounds - 140]
     ref = _lanes(wide_spec(), 16, [rounds], 1)
@@ -136,13 +138,13 @@ def test_sitting_out_carries_over_calls_and_keeps_the_bits() -> None:
     got = _lanes(wide_spec(), 16, chunks, 3, 2, slow_ticks=0, ticks=ticks, sitting=sitting,
                  cores=0)
     assert _sha(*got[:2]) == _sha(*ref[:2]) and np.array_equal(got[2], ref[2])
-    assert sitting[:, 0, S_SIT].max() > SIT_ROUNDS and ticks[T_SAT] > 0
+    assert sitting[:, 0, S_SIT].max() > 2 * SIT_ROUNDS and ticks[T_SAT] > 0
     fresh = new_sitting()
     for chunk in chunks[:20]:
         one = new_sitting()
         _lanes(wide_spec(), 16, [chunk], 3, 2, slow_ticks=0, sitting=one, cores=0)
         fresh = np.maximum(fresh, one)
-    assert fresh[:, 0, S_SIT].max() == SIT_ROUNDS
+    assert fresh[:, 0, S_SIT].max() <= 2 * SIT_ROUNDS
 
 
 @pytest.mark.skipif(not TWO_THREADS, reason="needs two threads")
